@@ -1,0 +1,123 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest's /init (busybox sh): mount the pseudo file systems, load the
+# benchmark module, then run the job in /job/job.conf, or give a shell when
+# there is none.  Messages go to /dev/kmsg so that they land on the console
+# with the kernel's timestamps; the host's runner reads them there.
+#
+# For each point of the job: set the module's parameters, clear
+# /proc/lock_stat, run the module under perf stat (and perf lock record when
+# asked), save the module's results and /proc/lock_stat while the module is
+# still loaded (lock_stat forgets a module's classes on unload), checksum
+# the files and stream them to the host as a tar archive on the virtio port
+# "lockbench.results", so that a point already measured survives a later
+# hang or panic.
+#
+# Job format (guest/JOB.md): "lockbench-job v1", then "option KEY VALUE" and
+# "point ID KEY=VALUE..." lines, all validated by the host.
+
+PATH=/bin:/sbin:/usr/bin:/usr/sbin
+export PATH
+
+log() {
+	echo "lockbench: $*" >/dev/kmsg
+}
+
+fail() {
+	log "FAIL $*"
+	echo "LOCKBENCH-JOB-END status=fail" >/dev/kmsg
+	sync
+	poweroff -f
+}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+log "LOCKBENCH-INIT cpus=$(grep -c ^processor /proc/cpuinfo) kernel=$(uname -r)"
+
+if [ ! -f /job/job.conf ]; then
+	insmod /mbox_bench.ko || log "insmod mbox_bench.ko failed"
+	echo "lockbench: no job: interactive shell; 'poweroff -f' to leave"
+	setsid cttyhack sh
+	poweroff -f
+fi
+
+read -r magic version </job/job.conf
+[ "$magic $version" = "lockbench-job v1" ] || fail "unknown job format: $magic $version"
+
+perf_stat=1
+perf_lock=0
+inject=none
+port=
+for p in /sys/class/virtio-ports/*; do
+	[ "$(cat "$p/name" 2>/dev/null)" = lockbench.results ] && port=/dev/${p##*/}
+done
+[ -n "$port" ] || fail "no virtio port lockbench.results"
+
+while read -r kind key val; do
+	[ "$kind" = option ] || continue
+	case $key in
+	perf_stat) perf_stat=$val ;;
+	perf_lock) perf_lock=$val ;;
+	inject) inject=$val ;;
+	esac
+done </job/job.conf
+
+insmod /mbox_bench.ko || fail "insmod mbox_bench.ko failed"
+params=/sys/module/mbox_bench/parameters
+bench=/sys/kernel/debug/mbox_bench
+
+# Faults on request, for the harness's own tests.
+case $inject in
+none) ;;
+panic)
+	log "injecting a panic"
+	echo c >/proc/sysrq-trigger
+	;;
+hang | lockdep | warn)
+	log "injecting $inject"
+	echo "$inject" >$bench/inject
+	;;
+*) fail "unknown inject $inject" ;;
+esac
+
+# The job's lines, "point ID key=value ...", with values checked by the host.
+grep '^point ' /job/job.conf >/tmp/points
+while read -r kind id rest; do
+	dir=/tmp/out/points/$id
+	mkdir -p "$dir"
+	for kv in $rest; do
+		echo "${kv#*=}" >"$params/${kv%%=*}" || fail "point $id: bad parameter $kv"
+	done
+	log "point $id start $rest"
+	echo 0 >/proc/lock_stat
+	run="echo 1 >$bench/run"
+	if [ "$perf_stat" = 1 ]; then
+		run="perf stat -a -x, -o $dir/perf-stat.csv \
+-e task-clock,context-switches,cpu-migrations,cycles,instructions -- sh -c '$run'"
+	fi
+	if [ "$perf_lock" = 1 ]; then
+		run="perf lock record -a -q -o $dir/perf.data -- $run"
+	fi
+	if ! sh -c "$run" >"$dir/run.log" 2>&1; then
+		log "point $id run failed: $(tail -n 3 "$dir/run.log" | tr '\n' ' ')"
+	fi
+	cat $bench/results >"$dir/results.txt"
+	cat /proc/lock_stat >"$dir/lock_stat.txt"
+	if [ "$perf_lock" = 1 ]; then
+		perf lock report -i "$dir/perf.data" >"$dir/perf-lock.txt" 2>&1
+	fi
+	(cd "$dir" && sha256sum -- * >/tmp/SHA256SUMS && mv /tmp/SHA256SUMS .)
+	(cd /tmp/out && tar -cf - "points/$id") >"$port"
+	log "point $id done $(grep '^end ' "$dir/results.txt")"
+	rm -rf "$dir"
+done </tmp/points
+
+rmmod mbox_bench
+log "LOCKBENCH-JOB-END status=ok"
+sync
+poweroff -f

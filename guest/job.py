@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The job a guest runs: workload points and options, checked on the host.
+
+The guest's init reads it as plain "option KEY VALUE" and
+"point ID KEY=VALUE..." lines (guest/JOB.md), so every value is checked here
+against a whitelist of keys and integer ranges: nothing from a job or
+campaign file reaches the guest's shell unchecked.
+"""
+import re
+
+MAGIC = "lockbench-job v1"
+# Module parameters a point may set, with their allowed ranges (the module
+# checks them again).
+POINT_KEYS = {
+    "read_pct": (0, 100),
+    "mailboxes": (1, 4096),
+    "miss_pct": (0, 100),
+    "duration_ms": (1, 600000),
+    "seed": (0, 2**32 - 1),
+    "timing": (0, 1),
+}
+OPTIONS = {
+    "perf_stat": ("0", "1"),
+    "perf_lock": ("0", "1"),
+    "inject": ("none", "panic", "hang", "lockdep", "warn"),
+}
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
+
+
+class JobError(Exception):
+    pass
+
+
+def check_point(pid, params):
+    if not ID_RE.match(str(pid)):
+        raise JobError(f"point id {pid!r} must match {ID_RE.pattern}")
+    for key, val in params.items():
+        if key not in POINT_KEYS:
+            raise JobError(f"point {pid}: unknown parameter {key!r} "
+                           f"(allowed: {', '.join(POINT_KEYS)})")
+        lo, hi = POINT_KEYS[key]
+        if isinstance(val, bool) or not isinstance(val, int) or not lo <= val <= hi:
+            raise JobError(f"point {pid}: {key}={val!r} must be an integer in {lo}..{hi}")
+
+
+def render(points, options):
+    """points: list of (id, {param: int}); options: {key: str}."""
+    lines = [MAGIC]
+    for key, val in options.items():
+        if key not in OPTIONS or str(val) not in OPTIONS[key]:
+            raise JobError(f"option {key}={val!r} not allowed")
+        lines.append(f"option {key} {val}")
+    if not points:
+        raise JobError("a job needs at least one point")
+    seen = set()
+    for pid, params in points:
+        check_point(pid, params)
+        if pid in seen:
+            raise JobError(f"duplicate point id {pid!r}")
+        seen.add(pid)
+        kv = " ".join(f"{k}={v}" for k, v in params.items())
+        lines.append(f"point {pid} {kv}".rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def parse(text, name="job"):
+    """Parse and check a job file; return (points, options)."""
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    if not lines or lines[0].strip() != MAGIC:
+        raise JobError(f"{name}: first line must be {MAGIC!r}")
+    points, options = [], {}
+    for n, line in enumerate(lines[1:], 2):
+        words = line.split()
+        if words[0] == "option" and len(words) == 3:
+            options[words[1]] = words[2]
+        elif words[0] == "point" and len(words) >= 2:
+            params = {}
+            for kv in words[2:]:
+                key, sep, val = kv.partition("=")
+                if not sep or not re.fullmatch(r"[0-9]+", val):
+                    raise JobError(f"{name}: line {n}: {kv!r} is not KEY=INTEGER")
+                params[key] = int(val)
+            points.append((words[1], params))
+        else:
+            raise JobError(f"{name}: line {n}: expected 'option KEY VALUE' or 'point ID KEY=VALUE...'")
+    try:
+        render(points, options)
+    except JobError as e:
+        raise JobError(f"{name}: {e}") from None
+    return points, options

@@ -1,0 +1,406 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Boot one kernel variant in QEMU (TCG) and run a job in it, or give a shell.
+
+Usage: run_guest.py VARIANT [--cpus N] [--mem MB] [--job FILE --out DIR]
+                            [--timeout S] [--dry-run]
+
+With --job, the run directory OUT gets: console.log, qemu-cmd (the exact
+command, replayable), job.conf, meta.json and points/<id>/ for every point
+the guest finished (each checked against the guest's SHA256SUMS).  The run
+never hangs and never lies: a wall-clock limit and a silence limit kill a
+stuck guest ("hung"), the console is scanned for panics, oopses, lockdep
+reports and warnings, and a run without every point and the guest's end
+marker is never "ok".
+
+Exit status: 0 ok; 2 bad arguments; 3 variant or root fs not built or a
+package missing; 10 hung, 11 panic, 12 oops, 13 lockdep, 14 warning,
+15 incomplete, 16 QEMU killed, 130 interrupted.
+"""
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import re
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import job as jobmod  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
+INIT = os.path.join(ROOT, "guest", "init.sh")
+QEMU = "qemu-system-arm"
+
+EXIT = {"ok": 0, "hung": 10, "panic": 11, "oops": 12, "lockdep": 13,
+        "warning": 14, "incomplete": 15, "killed": 16, "interrupted": 130}
+# Most severe first: a run's state is the worst thing that happened to it.
+SEVERITY = ["panic", "hung", "interrupted", "oops", "lockdep", "warning",
+            "killed", "incomplete", "ok"]
+CONSOLE_PATTERNS = [
+    ("panic", re.compile(r"Kernel panic - not syncing")),
+    ("lockdep", re.compile(
+        r"possible circular locking dependency|possible recursive locking"
+        r"|inconsistent lock state|possible irq lock inversion"
+        r"|suspicious RCU usage|lock held when returning|bad unlock balance"
+        r"|held lock freed|INFO: lockdep is turned off|DEBUG_LOCKS_WARN_ON")),
+    ("oops", re.compile(r"\bBUG:|\bOops\b|Internal error:|Unable to handle kernel")),
+    ("warning", re.compile(r"WARNING:|\[ cut here \]")),
+]
+# Guest time for booting, and per point beyond its duration (perf, dumps).
+BOOT_S = 90
+POINT_OVERHEAD_S = 30
+
+
+class RunError(Exception):
+    def __init__(self, code, msg):
+        super().__init__(msg)
+        self.code = code
+
+
+def make_parser():
+    p = argparse.ArgumentParser(
+        prog="./run.sh boot",
+        description="Boot a kernel variant under QEMU TCG: a shell, or one job.")
+    p.add_argument("variant", help="a built variant (./run.sh build VARIANT)")
+    p.add_argument("--cpus", type=int, default=2, help="vCPUs, 1..16 (default 2)")
+    p.add_argument("--mem", type=int, default=512, help="guest memory in MiB, 128..2048 (default 512)")
+    p.add_argument("--job", help="job file to run (guest/JOB.md); without it, a shell")
+    p.add_argument("--out", help="run directory for --job (created; must not exist or be empty)")
+    p.add_argument("--timeout", type=float, help="wall-clock limit in s (default: from the job)")
+    p.add_argument("--silence", type=float,
+                   help="kill as hung after this many s without console output (default: from the job)")
+    p.add_argument("--dry-run", action="store_true", help="print the QEMU command and exit")
+    return p
+
+
+def artifacts(variant):
+    vdir = os.path.join(BUILD, variant)
+    need = {n: os.path.join(vdir, n) for n in ("zImage", "mbox_bench.ko", "build-meta.json")}
+    for path in need.values():
+        if not os.path.isfile(path):
+            raise RunError(3, f"variant {variant!r} is not built ({path} missing): run ./run.sh build {variant}")
+    rootfs = os.path.join(BUILD, "rootfs", "rootfs.cpio")
+    if not os.path.isfile(rootfs):
+        raise RunError(3, f"no guest root file system ({rootfs}): run ./run.sh build")
+    need["rootfs"] = rootfs
+    return need
+
+
+def make_initrd(path, art, job_text):
+    """The root fs cpio followed by a second cpio with init, module, job."""
+    if not shutil.which("cpio"):
+        raise RunError(3, "missing 'cpio': run ./run.sh setup")
+    with tempfile.TemporaryDirectory() as stage:
+        shutil.copy(INIT, os.path.join(stage, "init"))
+        os.chmod(os.path.join(stage, "init"), 0o755)
+        shutil.copy(art["mbox_bench.ko"], os.path.join(stage, "mbox_bench.ko"))
+        names = ["init", "mbox_bench.ko"]
+        if job_text is not None:
+            os.mkdir(os.path.join(stage, "job"))
+            with open(os.path.join(stage, "job", "job.conf"), "w") as f:
+                f.write(job_text)
+            names += ["job", "job/job.conf"]
+        cp = subprocess.run(["cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"],
+                            input="\n".join(names).encode(), cwd=stage,
+                            capture_output=True, check=False)
+        if cp.returncode:
+            raise RunError(1, f"cpio failed: {cp.stderr.decode().strip()}")
+    with open(path, "wb") as out:
+        with open(art["rootfs"], "rb") as f:
+            shutil.copyfileobj(f, out)
+        out.write(cp.stdout)
+
+
+def qemu_cmd(art, cpus, mem, initrd, results=None):
+    """The one place the QEMU command is assembled."""
+    machine = "virt,gic-version=3" if cpus > 8 else "virt"
+    cmd = [QEMU, "-M", machine, "-cpu", "cortex-a15", "-accel", "tcg,thread=multi",
+           "-smp", str(cpus), "-m", str(mem), "-no-reboot", "-nic", "none",
+           "-kernel", art["zImage"], "-initrd", initrd,
+           "-append", "console=ttyAMA0 panic=-1 loglevel=6"]
+    if results is None:
+        return cmd + ["-nographic"]
+    return cmd + ["-display", "none", "-monitor", "none", "-serial", "stdio",
+                  "-device", "virtio-serial-device",
+                  "-chardev", f"file,id=results,path={results}",
+                  "-device", "virtserialport,chardev=results,name=lockbench.results"]
+
+
+def die_with_parent(sig):
+    """A preexec_fn: the child gets SIG when its parent dies, even by SIGKILL,
+    so that no QEMU outlives a killed harness."""
+    def set_pdeathsig():
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, int(sig), 0, 0, 0)  # PR_SET_PDEATHSIG
+    return set_pdeathsig
+
+
+def host_info():
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        qv = subprocess.run([QEMU, "--version"], capture_output=True, text=True,
+                            check=False).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        qv = "unknown"
+    return {"cpu_model": model, "cores": os.cpu_count(), "qemu_version": qv,
+            "accel": "tcg"}
+
+
+def now_iso():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def watch(proc, console_path, limit, silence, results_path):
+    """Stream the console to a file, scan it, enforce the limits.
+
+    Returns (events, problems, hung) where events maps marker names to the
+    seconds since start they were seen.
+    """
+    start = time.monotonic()
+    last = start
+    last_size = 0
+    events, problems = {}, []
+    buf = b""
+    fd = proc.stdout.fileno()
+    hung = None
+    with open(console_path, "wb") as con:
+        while True:
+            now = time.monotonic()
+            if now - start > limit:
+                hung = f"wall-clock limit of {limit:.0f} s reached"
+                break
+            try:
+                size = os.path.getsize(results_path)
+            except OSError:
+                size = 0
+            if size != last_size:
+                last_size, last = size, now
+            if now - last > silence:
+                hung = f"no console output or results for {silence:.0f} s"
+                break
+            ready, _, _ = select.select([fd], [], [], 0.5)
+            if not ready:
+                if proc.poll() is not None:
+                    break
+                continue
+            data = os.read(fd, 65536)
+            if not data:
+                break
+            last = time.monotonic()
+            con.write(data)
+            con.flush()
+            buf += data
+            *lines, buf = buf.split(b"\n")
+            for raw in lines:
+                line = raw.decode("utf-8", "replace").rstrip("\r")
+                t = round(time.monotonic() - start, 3)
+                for name in ("LOCKBENCH-INIT", "LOCKBENCH-JOB-END"):
+                    if name in line and name not in events:
+                        events[name] = t
+                if "lockbench: point " in line and " start " in line:
+                    events.setdefault("first-point", t)
+                for state, pat in CONSOLE_PATTERNS:
+                    if pat.search(line):
+                        problems.append({"state": state, "t": t, "line": line.strip()})
+                        break
+        con.write(buf)
+    return events, problems, hung
+
+
+def stop(proc):
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def collect(results_path, out, planned):
+    """Unpack the guest's tar stream; return the ids of the verified points."""
+    done, bad = [], []
+    if not os.path.isfile(results_path) or os.path.getsize(results_path) == 0:
+        return done, bad
+    try:
+        with tarfile.open(results_path, ignore_zeros=True) as tar:
+            for m in tar:
+                parts = m.name.split("/")
+                ok = (len(parts) in (2, 3) and parts[0] == "points"
+                      and parts[1] in planned and (m.isdir() or m.isfile())
+                      and all(jobmod.ID_RE.match(x) or re.fullmatch(r"[A-Za-z0-9_.-]+", x)
+                              for x in parts[1:]))
+                if not ok:
+                    bad.append(f"unexpected member {m.name!r} in the results stream")
+                    continue
+                tar.extract(m, out, filter="data") if hasattr(tarfile, "data_filter") \
+                    else tar.extract(m, out)
+    except (tarfile.TarError, OSError, EOFError) as e:
+        bad.append(f"results stream cut or garbled: {e}")
+    for pid in planned:
+        d = os.path.join(out, "points", pid)
+        sums = os.path.join(d, "SHA256SUMS")
+        if not os.path.isfile(sums):
+            continue
+        ok = True
+        with open(sums) as f:
+            for line in f:
+                digest, _, name = line.strip().partition("  ")
+                p = os.path.join(d, name)
+                if not os.path.isfile(p) or hashlib.sha256(open(p, "rb").read()).hexdigest() != digest:
+                    bad.append(f"point {pid}: {name} does not match the guest's SHA-256")
+                    ok = False
+        if ok:
+            done.append(pid)
+    return done, bad
+
+
+def run_job(args, art):
+    with open(args.job) as f:
+        text = f.read()
+    points, options = jobmod.parse(text, args.job)
+    planned = [pid for pid, _ in points]
+    dur = sum(p.get("duration_ms", 1000) for _, p in points) / 1000
+    extra = POINT_OVERHEAD_S * (2 if options.get("perf_lock") == "1" else 1)
+    limit = args.timeout or BOOT_S + dur * 2 + extra * len(points)
+    longest = max(p.get("duration_ms", 1000) for _, p in points) / 1000
+    silence = args.silence or 60 + 2 * longest
+    out = args.out
+    os.makedirs(out, exist_ok=True)
+    if os.listdir(out):
+        raise RunError(2, f"run directory {out} is not empty")
+    with open(os.path.join(out, "job.conf"), "w") as f:
+        f.write(text)
+    initrd = os.path.join(out, ".initrd")
+    results = os.path.join(out, ".results.tar")
+    make_initrd(initrd, art, text)
+    cmd = qemu_cmd(art, args.cpus, args.mem, initrd, results)
+    with open(os.path.join(out, "qemu-cmd"), "w") as f:
+        f.write(shlex.join(cmd) + "\n")
+    with open(art["build-meta.json"]) as f:
+        build = json.load(f)
+    meta = {"format": 1, "variant": args.variant, "arch": build.get("arch", "arm"),
+            "cpus": args.cpus, "mem_mb": args.mem, "build": build,
+            "host": host_info(), "timeout_s": limit, "silence_s": silence,
+            "points_planned": planned, "start": now_iso()}
+    t0 = time.monotonic()
+    interrupted = []
+
+    def on_signal(signum, _frame):
+        interrupted.append(signal.Signals(signum).name)
+        raise KeyboardInterrupt
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True,
+                            preexec_fn=die_with_parent(signal.SIGKILL))
+    events, problems, hung = {}, [], None
+    try:
+        events, problems, hung = watch(proc, os.path.join(out, "console.log"),
+                                       limit, silence, results)
+    except KeyboardInterrupt:
+        interrupted = interrupted or ["SIGINT"]
+    finally:
+        stop(proc)
+        for s, h in old.items():
+            signal.signal(s, h)
+    wall = time.monotonic() - t0
+    done, bad = collect(results, out, planned)
+    for p in (initrd, results):
+        if os.path.exists(p):
+            os.unlink(p)
+    states = [pr["state"] for pr in problems]
+    if hung:
+        states.append("hung")
+        problems.append({"state": "hung", "t": round(wall, 3), "line": hung})
+    if interrupted:
+        states.append("interrupted")
+        problems.append({"state": "interrupted", "t": round(wall, 3),
+                         "line": f"harness got {interrupted[0]}"})
+    rc = proc.returncode
+    if rc is not None and rc < 0 and not hung and not interrupted:
+        states.append("killed")
+        problems.append({"state": "killed", "t": round(wall, 3),
+                         "line": f"QEMU died from signal {-rc}"})
+    missing = [p for p in planned if p not in done]
+    if missing or bad or "LOCKBENCH-JOB-END" not in events:
+        states.append("incomplete")
+        for b in bad:
+            problems.append({"state": "incomplete", "t": round(wall, 3), "line": b})
+        if missing:
+            problems.append({"state": "incomplete", "t": round(wall, 3),
+                             "line": f"points not brought back: {' '.join(missing)}"})
+    state = next(s for s in SEVERITY if s in states + ["ok"])
+    meta.update({
+        "end": now_iso(), "wall_s": round(wall, 3), "qemu_exit": rc,
+        "boot_to_init_s": events.get("LOCKBENCH-INIT"),
+        "boot_to_workload_s": events.get("first-point"),
+        "points_done": done, "state": state, "exit_code": EXIT[state],
+        "problems": problems,
+    })
+    tmp = os.path.join(out, "meta.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(meta, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, os.path.join(out, "meta.json"))
+    return meta
+
+
+def main(argv):
+    args = make_parser().parse_args(argv)
+    try:
+        if not 1 <= args.cpus <= 16:
+            raise RunError(2, f"--cpus {args.cpus}: must be 1..16")
+        if not 128 <= args.mem <= 2048:
+            raise RunError(2, f"--mem {args.mem}: must be 128..2048")
+        if args.job and not args.out:
+            raise RunError(2, "--job needs --out DIR")
+        if args.out and not args.job:
+            raise RunError(2, "--out needs --job FILE")
+        if args.job and not os.path.isfile(args.job):
+            raise RunError(2, f"--job {args.job}: no such file")
+        if not shutil.which(QEMU):
+            raise RunError(3, f"missing '{QEMU}': run ./run.sh setup")
+        art = artifacts(args.variant)
+        if args.dry_run:
+            res = os.path.join(args.out, ".results.tar") if args.job else None
+            print(shlex.join(qemu_cmd(art, args.cpus, args.mem, "INITRD", res)))
+            return 0
+        if not args.job:
+            with tempfile.TemporaryDirectory() as tmp:
+                initrd = os.path.join(tmp, "initrd")
+                make_initrd(initrd, art, None)
+                return subprocess.call(qemu_cmd(art, args.cpus, args.mem, initrd))
+        meta = run_job(args, art)
+    except (RunError, jobmod.JobError, OSError) as e:
+        print(f"boot: {e}", file=sys.stderr)
+        return getattr(e, "code", 2)
+    for pr in meta["problems"]:
+        print(f"boot: {args.variant} c{args.cpus}: {pr['state']}: {pr['line']}", file=sys.stderr)
+    print(f"boot: {args.variant} c{args.cpus}: {meta['state']}: "
+          f"{len(meta['points_done'])}/{len(meta['points_planned'])} points, "
+          f"boot-to-workload {meta['boot_to_workload_s']} s, wall {meta['wall_s']} s: {args.out}")
+    return meta["exit_code"]
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

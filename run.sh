@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The one entry point of the lock benchmark harness.
+#
+# Usage: ./run.sh [COMMAND [ARGS...]]   (./run.sh help for the list)
+
+set -euo pipefail
+LB_PROG=run.sh
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/scripts/lib.sh"
+cd "$LB_ROOT"
+
+usage() {
+	cat <<'EOF'
+usage: ./run.sh [COMMAND [ARGS...]]
+
+With no command: install what is missing, build both kernels, run the
+default campaign and print its verdict and where the plots are.
+
+commands:
+  setup                       install the Debian packages the harness needs
+  build [VARIANT...]          build kernels + module (default: every variant)
+                              and the guest root file system
+  boot VARIANT [--cpus N] [--mem MB] [--job FILE] [--out DIR]
+                              boot a variant in QEMU: a shell, or one job
+  campaign FILE [--jobs N] [--hosts FILE]
+  campaign --resume DIR       run a campaign (campaigns/*.toml), or finish one
+  analyze DIR                 raw results -> DIR/tidy/*.csv, cross-checks
+  report DIR                  verdict table, summary.md/csv, commit-msg.txt
+  lockstat FILE [--class RE]  a /proc/lock_stat dump -> tidy CSV
+  test                        the whole test suite (what CI runs)
+  help                        this text
+
+Every command takes --help.  Bad input exits 2 with one line.
+EOF
+}
+
+# Python parts run on Debian's interpreter, which has pandas and scipy.
+py() {
+	lb_need_file "$LB_PY" python3
+	PYTHONPATH=$LB_ROOT exec "$LB_PY" "$@"
+}
+
+cmd=${1:-all}
+[ $# -eq 0 ] || shift
+case $cmd in
+help | -h | --help)
+	usage
+	;;
+setup)
+	exec scripts/setup.sh "$@"
+	;;
+build)
+	case ${1:-} in -h | --help)
+		echo "usage: ./run.sh build [VARIANT...]  (variants: $(scripts/variant.py list | tr '\n' ' '))"
+		exit 0
+		;;
+	esac
+	scripts/setup.sh --check
+	if [ $# -eq 0 ]; then
+		mapfile -t vs < <(scripts/variant.py list)
+		set -- "${vs[@]}"
+	fi
+	for v in "$@"; do
+		scripts/build-kernel.sh "$v"
+	done
+	guest/build-rootfs.sh
+	;;
+boot)
+	py guest/run_guest.py "$@"
+	;;
+campaign)
+	py scripts/campaign.py "$@"
+	;;
+analyze)
+	py -m analysis.analyze "$@"
+	;;
+report)
+	py -m analysis.report "$@"
+	;;
+lockstat)
+	py -m analysis.lockstat_cli "$@"
+	;;
+test)
+	exec tests/run-all.sh "$@"
+	;;
+all)
+	scripts/setup.sh
+	"$0" build
+	"$0" campaign campaigns/default.toml
+	;;
+*)
+	lb_die 2 "unknown command '$cmd' (./run.sh help lists them)"
+	;;
+esac

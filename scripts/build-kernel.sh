@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build one kernel variant and its benchmark module.
+#
+# The Debian linux-source-6.1 tarball is extracted once into build/src as a
+# git repository (tag "base"); each variant gets a git worktree of it,
+# build/VARIANT/src, with its series applied by "git am", and its own O=
+# directory, build/VARIANT/obj.  The config is tinyconfig with the
+# variant's fragments merged by the kernel's merge_config.sh, then checked
+# by configcheck.sh.  Steps whose inputs did not change are skipped, and
+# ccache (outside the repository) makes the other variants cheap.
+#
+# Usage: build-kernel.sh VARIANT
+#
+# Output, in build/VARIANT: zImage, config, mbox_bench.ko, build.log and
+# build-meta.json, which is written last: its presence means a complete
+# build.  Exit codes as in lib.sh.
+
+set -euo pipefail
+LB_PROG=build
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 1 ] || lb_die 2 "usage: build-kernel.sh VARIANT"
+variant=$1
+lb_need make gcc ccache arm-linux-gnueabihf-gcc bison flex bc git xz perl flock
+lb_need_file /usr/src/linux-source-6.1.tar.xz linux-source
+lb_need_file "$LB_PY" python3
+
+spec=$("$LB_PY" "$LB_ROOT/scripts/variant.py" show "$variant") || exit 2
+patches=()
+configs=()
+while read -r key val; do
+	case $key in
+	patch) patches+=("$val") ;;
+	config) configs+=("$val") ;;
+	esac
+done <<<"$spec"
+
+export ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf-
+# Reproducible version strings: a rebuild with nothing changed relinks
+# nothing.
+export KBUILD_BUILD_TIMESTAMP="2010-05-05 00:00:00 UTC" KBUILD_BUILD_USER=lockbench KBUILD_BUILD_HOST=lockbench
+export GIT_COMMITTER_NAME=lockbench GIT_COMMITTER_EMAIL=lockbench@localhost
+kmake=(make -s "CC=ccache ${CROSS_COMPILE}gcc" "HOSTCC=ccache gcc" -j"$(($(nproc) + 1))")
+mkdir -p "$LB_BUILD" "$CCACHE_DIR"
+start=$(date +%s.%N)
+
+# 1. The pristine tree, extracted once per Debian package version.
+pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+base=$LB_BUILD/src
+exec 9>"$LB_BUILD/.src.lock"
+flock 9
+if [ "$(cat "$base/.stamp" 2>/dev/null)" != "$pkgver" ]; then
+	echo "build: extracting linux-source-6.1 $pkgver into $base"
+	rm -rf "$base"
+	mkdir -p "$base"
+	tar -C "$base" -xf /usr/src/linux-source-6.1.tar.xz
+	# Debian's top-level .gitignore ignores everything: add with -f.
+	(cd "$base/linux-source-6.1" &&
+		git init -q -b debian . &&
+		git add -A -f . &&
+		git -c user.name=lockbench -c user.email=lockbench@localhost \
+			commit -q -m "Debian linux-source-6.1 $pkgver" &&
+		git tag base)
+	echo "$pkgver" >"$base/.stamp"
+fi
+flock -u 9
+repo=$base/linux-source-6.1
+
+# 2. The variant's tree: a worktree with its series applied.
+vdir=$LB_BUILD/$variant
+tree=$vdir/src
+obj=$vdir/obj
+mkdir -p "$vdir" "$obj"
+series_id=$({
+	echo "$pkgver"
+	sha256sum "${patches[@]}" | cut -d' ' -f1
+} | sha256sum | cut -d' ' -f1)
+# A tree left from an earlier extraction is not a worktree of this one.
+if ! git -C "$repo" worktree list --porcelain | grep -qxF "worktree $tree"; then
+	rm -rf "$tree" "$vdir/series.sha256"
+	git -C "$repo" worktree prune
+	git -C "$repo" worktree add -q --detach "$tree" base
+fi
+if [ "$(cat "$vdir/series.sha256" 2>/dev/null)" != "$series_id" ]; then
+	rm -f "$vdir/series.sha256" "$vdir/build-meta.json"
+	git -C "$tree" am --abort >/dev/null 2>&1 || true
+	git -C "$tree" checkout -q -f --detach base
+	for p in "${patches[@]}"; do
+		if ! git -C "$tree" am -q --keep-cr "$p" >"$vdir/am.log" 2>&1; then
+			git -C "$tree" am --abort >/dev/null 2>&1 || true
+			lb_die 4 "patch $(basename "$p") does not apply to linux-source-6.1 $pkgver (variant $variant): see $vdir/am.log"
+		fi
+	done
+	echo "$series_id" >"$vdir/series.sha256"
+fi
+
+# 3. The config: tinyconfig + fragments, checked.
+config_id=$({
+	echo "$series_id"
+	sha256sum "${configs[@]}" | cut -d' ' -f1
+} | sha256sum | cut -d' ' -f1)
+if [ ! -f "$obj/.config" ] || [ "$(cat "$vdir/config.sha256" 2>/dev/null)" != "$config_id" ]; then
+	rm -f "$vdir/config.sha256"
+	{
+		"${kmake[@]}" -C "$tree" O="$obj" tinyconfig &&
+			"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${configs[@]}" &&
+			"${kmake[@]}" -C "$tree" O="$obj" olddefconfig
+	} >"$vdir/config.log" 2>&1 || lb_die 5 "configuring $variant failed: see $vdir/config.log"
+	"$LB_ROOT/scripts/configcheck.sh" "$obj/.config" "${configs[@]}" ||
+		lb_die 6 "variant $variant: requested config options did not stick (see above)"
+	echo "$config_id" >"$vdir/config.sha256"
+fi
+
+# 4. The kernel.
+echo "build: $variant: kernel ($(basename "$obj"))"
+if ! "${kmake[@]}" -C "$tree" O="$obj" zImage modules >"$vdir/build.log" 2>&1; then
+	tail -n 15 "$vdir/build.log" >&2
+	lb_die 5 "kernel build of variant $variant failed: see $vdir/build.log"
+fi
+
+# 5. The benchmark module, built out of the source folder (Kbuild writes
+# its objects beside the sources).
+mod=$vdir/module
+rm -rf "$mod"
+mkdir -p "$mod"
+cp "$LB_ROOT"/bench-module/Kbuild "$LB_ROOT"/bench-module/*.c "$mod"/
+if ! "${kmake[@]}" -C "$obj" M="$mod" modules >"$vdir/module.log" 2>&1; then
+	tail -n 15 "$vdir/module.log" >&2
+	lb_die 5 "module build for variant $variant failed: see $vdir/module.log"
+fi
+
+# 6. Artifacts and build-meta.json, last.
+cp "$obj/arch/arm/boot/zImage" "$vdir/zImage"
+cp "$obj/.config" "$vdir/config"
+cp "$mod/mbox_bench.ko" "$vdir/mbox_bench.ko"
+harness=$(git -C "$LB_ROOT" rev-parse -q --verify HEAD 2>/dev/null || echo none)
+[ -z "$(git -C "$LB_ROOT" status --porcelain 2>/dev/null)" ] || harness="$harness-dirty"
+end=$(date +%s.%N)
+"$LB_PY" "$LB_ROOT/scripts/variant.py" meta "$variant" \
+	--kernel-version "$("${kmake[@]}" -C "$tree" O="$obj" kernelrelease)" \
+	--package-version "$pkgver" \
+	--config "$obj/.config" \
+	--compiler "$("${CROSS_COMPILE}gcc" --version | head -n 1)" \
+	--build-seconds "$(echo "$end - $start" | bc)" \
+	--tree-commit "$(git -C "$tree" rev-parse HEAD)" \
+	--harness-commit "$harness" >"$vdir/build-meta.json.tmp"
+mv "$vdir/build-meta.json.tmp" "$vdir/build-meta.json"
+printf 'build: %s: done in %.0f s: %s\n' "$variant" "$(echo "$end - $start" | bc)" "$vdir"

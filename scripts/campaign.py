@@ -1,0 +1,363 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Run a benchmark campaign: one QEMU boot per (variant, vCPUs, repetition).
+
+Usage: ./run.sh campaign FILE [--jobs N] [--out DIR] [--dry-run]
+       ./run.sh campaign --resume DIR [--jobs N]
+
+Each boot ("cell") runs every workload point of the campaign.  Within each
+repetition the variants are interleaved (alternating order, or seeded
+random) so that drift on the host cancels out.  A cell runs in
+cells/.tmp-ID and is renamed to cells/ID when it ends; manifest.json says
+the state of every planned cell and is replaced atomically after each
+change.  Ctrl-C or SIGTERM stops the running cells (their partial output is
+kept as cells/ID.partial-N) and leaves every finished cell intact; --resume
+runs only what is not done, after checking that neither the campaign file
+nor the kernels changed.
+
+Exit status: 0 every cell done; 1 some cell failed; 2 bad input; 3 not
+built; 130 interrupted.
+"""
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "guest"))
+import campaign_file  # noqa: E402
+import run_guest  # noqa: E402
+
+PY = "/usr/bin/python3"
+RESULTS = os.path.join(ROOT, "results")
+# Build-meta fields that identify a kernel; the others (build time, harness
+# commit) change on a no-op rebuild.
+IDENTITY = ("kernel_version", "debian_package_version", "patches",
+            "config_fragments", "config_sha256", "compiler", "tree_commit")
+
+
+def make_parser():
+    p = argparse.ArgumentParser(prog="./run.sh campaign", description=__doc__.split("\n")[0])
+    p.add_argument("file", nargs="?", help="campaign file (campaigns/*.toml)")
+    p.add_argument("--resume", metavar="DIR", help="finish the campaign in DIR")
+    p.add_argument("--jobs", type=int, help="cells side by side (default: as many as fit "
+                   "the host's cores by vCPUs)")
+    p.add_argument("--out", help="results directory (default results/NAME-UTCSTAMP)")
+    p.add_argument("--dry-run", action="store_true", help="print the planned cells and exit")
+    p.add_argument("--no-report", action="store_true", help="do not run the report at the end")
+    return p
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def utc_stamp():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def plan(c):
+    """The cells, interleaved: variants alternate (or are shuffled) per rep."""
+    cells = []
+    rng = random.Random(c["seed"])
+    for rep in range(1, c["repetitions"] + 1):
+        for cpus in c["cpus"]:
+            order = list(c["variants"])
+            if c["order"] == "random":
+                rng.shuffle(order)
+            elif rep % 2 == 0:
+                order.reverse()
+            for v in order:
+                cells.append({"id": f"r{rep:02d}-{v}-c{cpus}", "variant": v, "cpus": cpus,
+                              "rep": rep, "state": "planned",
+                              "oversubscribed": cpus > (os.cpu_count() or 1)})
+    return cells
+
+
+def build_identity(variant):
+    vdir = os.path.join(run_guest.BUILD, variant)
+    meta_path = os.path.join(vdir, "build-meta.json")
+    try:
+        with open(meta_path) as f:
+            meta = json.load(f)
+        meta["module_sha256"] = sha256_file(os.path.join(vdir, "mbox_bench.ko"))
+        meta["image_size"] = os.path.getsize(os.path.join(vdir, "zImage"))
+    except (OSError, ValueError):
+        raise run_guest.RunError(3, f"variant {variant!r} is not built: run ./run.sh build {variant}") from None
+    return meta
+
+
+def same_kernel(a, b):
+    return all(a.get(k) == b.get(k) for k in IDENTITY + ("module_sha256",))
+
+
+class Manifest:
+    def __init__(self, path, data):
+        self.path, self.data = path, data
+
+    @classmethod
+    def load(cls, d):
+        path = os.path.join(d, "manifest.json")
+        try:
+            with open(path) as f:
+                return cls(path, json.load(f))
+        except (OSError, ValueError) as e:
+            raise campaign_file.CampaignError(f"{d}: no readable manifest.json ({e})") from None
+
+    def save(self):
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.data, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, self.path)
+
+    def cell(self, cid):
+        return next(c for c in self.data["cells"] if c["id"] == cid)
+
+
+class Progress:
+    def __init__(self, total):
+        self.total, self.t0 = total, time.monotonic()
+        self.tty = sys.stdout.isatty()
+        self.walls = []
+
+    def show(self, done, running, note=""):
+        el = time.monotonic() - self.t0
+        left = self.total - done
+        eta = "?"
+        if self.walls:
+            par = max(1, len(running))
+            eta = fmt(sum(self.walls) / len(self.walls) * left / par)
+        line = (f"[{done}/{self.total}] {', '.join(running) or '-'} | "
+                f"elapsed {fmt(el)} | ETA {eta}" + (f" | {note}" if note else ""))
+        if self.tty:
+            print("\r\033[K" + line, end="", flush=True)
+        else:
+            print(line, flush=True)
+
+    def say(self, msg):
+        print(("\r\033[K" if self.tty else "") + msg, flush=True)
+
+
+def fmt(s):
+    s = int(s)
+    return f"{s // 60}m{s % 60:02d}s"
+
+
+def start_cell(d, man, cell, job_path):
+    tmp = os.path.join(d, "cells", f".tmp-{cell['id']}")
+    if os.path.exists(tmp):
+        shutil.rmtree(tmp)
+    c = man.data["campaign"]
+    cmd = [PY, os.path.join(ROOT, "guest", "run_guest.py"), cell["variant"],
+           "--cpus", str(cell["cpus"]), "--mem", str(c["mem_mb"]),
+           "--job", job_path, "--out", tmp]
+    log = open(os.path.join(d, "cells", f".tmp-{cell['id']}.log"), "w")
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, preexec_fn=run_guest.die_with_parent(signal.SIGTERM))
+    log.close()
+    cell["state"] = "running"
+    cell["attempts"] = cell.get("attempts", 0) + 1
+    man.save()
+    return proc, tmp
+
+
+def keep_aside(path):
+    """Move an unfinished cell's files to PATH.partial-N."""
+    n = 1
+    while os.path.exists(f"{path}.partial-{n}"):
+        n += 1
+    os.rename(path, f"{path}.partial-{n}")
+    return f"{path}.partial-{n}"
+
+
+def finish_cell(d, man, cell, tmp, interrupted):
+    final = os.path.join(d, "cells", cell["id"])
+    log = tmp + ".log"
+    meta = None
+    try:
+        with open(os.path.join(tmp, "meta.json")) as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        pass
+    if os.path.isdir(tmp) and os.path.exists(log):
+        os.replace(log, os.path.join(tmp, "runner.log"))
+    state = meta["state"] if meta else "error"
+    if interrupted and state != "ok":
+        state = "interrupted"
+    if state == "ok":
+        if os.path.exists(final):
+            keep_aside(final)
+        os.rename(tmp, final)
+        cell["state"] = "done"
+    else:
+        cell["state"] = state
+        if os.path.isdir(tmp):
+            if os.path.exists(final):
+                keep_aside(final)
+            os.rename(tmp, final)
+            cell["kept"] = os.path.basename(keep_aside(final))
+    if meta:
+        cell["wall_s"] = meta.get("wall_s")
+        cell["boot_to_workload_s"] = meta.get("boot_to_workload_s")
+        cell["problems"] = [f"{p['state']}: {p['line']}" for p in meta.get("problems", [])][:10]
+    man.save()
+    return meta
+
+
+def run_cells(d, man, jobs):
+    cells = [c for c in man.data["cells"] if c["state"] != "done"]
+    job_path = os.path.join(d, "job.conf")
+    cores = os.cpu_count() or 1
+    prog = Progress(len(man.data["cells"]))
+    done = len(man.data["cells"]) - len(cells)
+    running = {}
+    stop = []
+
+    def on_signal(signum, _frame):
+        stop.append(signal.Signals(signum).name)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        while cells or running:
+            if stop and running:
+                for proc, _tmp, _cell in running.values():
+                    if proc.poll() is None:
+                        proc.send_signal(signal.SIGTERM)
+            used = sum(c["cpus"] for _p, _t, c in running.values())
+            while cells and not stop and len(running) < jobs:
+                nxt = cells[0]
+                # Never oversubscribe the host with side-by-side cells; a
+                # cell bigger than the host runs alone (and is flagged).
+                if running and used + nxt["cpus"] > cores:
+                    break
+                cells.pop(0)
+                running[nxt["id"]] = (*start_cell(d, man, nxt, job_path), nxt)
+                used += nxt["cpus"]
+                prog.show(done, list(running))
+            if stop and not running:
+                break
+            time.sleep(0.2)
+            for cid, (proc, tmp, cell) in list(running.items()):
+                if proc.poll() is None:
+                    continue
+                del running[cid]
+                meta = finish_cell(d, man, cell, tmp, bool(stop))
+                if cell["state"] == "done":
+                    done += 1
+                    if meta:
+                        prog.walls.append(meta["wall_s"])
+                else:
+                    prog.say(f"campaign: cell {cid}: {cell['state']}"
+                             + (f": {cell['problems'][0]}" if cell.get("problems") else ""))
+                prog.show(done, list(running))
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    if prog.tty:
+        print()
+    return stop
+
+
+def create(args):
+    c = campaign_file.load(args.file)
+    builds = {v: build_identity(v) for v in c["variants"]}
+    rootfs = os.path.join(run_guest.BUILD, "rootfs", "rootfs.cpio")
+    if not os.path.isfile(rootfs):
+        raise run_guest.RunError(3, "no guest root file system: run ./run.sh build")
+    d = args.out or os.path.join(RESULTS, f"{c['name']}-{utc_stamp()}")
+    if os.path.exists(d) and os.listdir(d):
+        raise campaign_file.CampaignError(f"{d}: exists and is not empty")
+    cells = plan(c)
+    if args.dry_run:
+        for cell in cells:
+            print(f"{cell['id']}: {cell['variant']} {cell['cpus']} vCPUs"
+                  + (" (oversubscribed)" if cell["oversubscribed"] else ""))
+        return None
+    os.makedirs(os.path.join(d, "cells"), exist_ok=True)
+    os.chmod(d, 0o755)
+    shutil.copy(args.file, os.path.join(d, "campaign.toml"))
+    with open(os.path.join(d, "job.conf"), "w") as f:
+        f.write(campaign_file.job_text(c))
+    man = Manifest(os.path.join(d, "manifest.json"), {
+        "format": 1, "campaign": c, "created": utc_stamp(),
+        "host": run_guest.host_info(), "builds": builds,
+        "rootfs_sha256": sha256_file(rootfs), "cells": cells})
+    man.save()
+    return d, man
+
+
+def resume(args):
+    d = args.resume
+    man = Manifest.load(d)
+    c = man.data["campaign"]
+    src = c["file"] if os.path.isfile(c["file"]) else os.path.join(d, "campaign.toml")
+    if sha256_file(src) != c["file_sha256"]:
+        raise campaign_file.CampaignError(
+            f"{d}: refusing to resume: campaign file {src} changed since the campaign started")
+    for v, old in man.data["builds"].items():
+        if not same_kernel(old, build_identity(v)):
+            raise campaign_file.CampaignError(
+                f"{d}: refusing to resume: kernel variant {v!r} was rebuilt differently since")
+    rootfs = os.path.join(run_guest.BUILD, "rootfs", "rootfs.cpio")
+    if not os.path.isfile(rootfs) or sha256_file(rootfs) != man.data["rootfs_sha256"]:
+        raise campaign_file.CampaignError(f"{d}: refusing to resume: the guest root file system changed")
+    for cell in man.data["cells"]:
+        tmp = os.path.join(d, "cells", f".tmp-{cell['id']}")
+        if os.path.isdir(tmp):  # a harness that was killed outright
+            keep_aside(tmp)
+        if cell["state"] == "running":
+            cell["state"] = "interrupted"
+    man.save()
+    return d, man
+
+
+def main(argv):
+    args = make_parser().parse_args(argv)
+    try:
+        if bool(args.file) == bool(args.resume):
+            raise campaign_file.CampaignError("give a campaign FILE or --resume DIR (not both)")
+        if args.jobs is not None and not 1 <= args.jobs <= 64:
+            raise campaign_file.CampaignError(f"--jobs {args.jobs}: must be 1..64")
+        res = create(args) if args.file else resume(args)
+        if res is None:
+            return 0
+        d, man = res
+    except (campaign_file.CampaignError, run_guest.RunError) as e:
+        print(f"campaign: {e}", file=sys.stderr)
+        return getattr(e, "code", 2)
+    jobs = args.jobs or max(1, (os.cpu_count() or 1) // min(c["cpus"] for c in man.data["cells"]))
+    todo = sum(c["state"] != "done" for c in man.data["cells"])
+    print(f"campaign: {man.data['campaign']['name']}: {todo} of {len(man.data['cells'])} "
+          f"cells to run, {jobs} at a time, into {d}")
+    stop = run_cells(d, man, jobs)
+    states = {}
+    for c in man.data["cells"]:
+        states[c["state"]] = states.get(c["state"], 0) + 1
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(states.items()))
+    if stop:
+        print(f"campaign: stopped by {stop[0]}: {summary}; finish with: "
+              f"./run.sh campaign --resume {d}", file=sys.stderr)
+        return 130
+    print(f"campaign: {summary}: {d}")
+    if not args.no_report and states.get("done"):
+        subprocess.call([PY, "-m", "analysis.report", d], cwd=ROOT,
+                        env=dict(os.environ, PYTHONPATH=ROOT))
+    return 0 if states.get("done") == len(man.data["cells"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

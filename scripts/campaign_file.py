@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Load and check a campaign file (campaigns/*.toml) before anything runs.
+
+Every rule gives one line naming the file, the key and what is allowed:
+unknown keys, wrong types, out-of-range values, empty lists, unknown or
+duplicate variants, unsafe names.
+"""
+import hashlib
+import os
+import re
+import sys
+import tomllib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "guest"))
+import job as jobmod  # noqa: E402
+import variant as variantmod  # noqa: E402  (scripts/ is on sys.path)
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+METRICS = ("throughput_ops_s", "lookup_lat_median_ns", "lookup_lat_p99_ns",
+           "write_lat_median_ns", "write_lat_p99_ns", "lock_waittime_total_us")
+# key: (type, check, what is allowed, default or REQUIRED)
+REQUIRED = object()
+TOP = {
+    "name": (str, NAME_RE.match, "a name of [A-Za-z0-9_-], at most 64, not starting with - or _", REQUIRED),
+    "description": (str, lambda v: len(v) <= 200, "text of at most 200 characters", ""),
+    "variants": (list, None, "a non-empty list of distinct built variants", REQUIRED),
+    "baseline": (str, None, "one of the campaign's variants", None),
+    "cpus": (list, None, "a non-empty list of distinct integers 1..16", REQUIRED),
+    "repetitions": (int, lambda v: 1 <= v <= 100, "an integer 1..100", REQUIRED),
+    "order": (str, lambda v: v in ("alternate", "random"), "'alternate' or 'random'", "alternate"),
+    "seed": (int, lambda v: 0 <= v < 2**32, "an integer 0..2^32-1", 1),
+    "mem_mb": (int, lambda v: 128 <= v <= 2048, "an integer 128..2048", 512),
+    "margin": (float, lambda v: 0 < v < 1, "a number between 0 and 1 (0.05 = 5%)", 0.05),
+    "primary_metric": (str, lambda v: v in METRICS, "one of " + ", ".join(METRICS), "throughput_ops_s"),
+    "perf": (dict, None, "a table with keys stat, lock", {}),
+    "points": (list, None, "a non-empty array of [[points]] tables", REQUIRED),
+}
+PERF = {"stat": (bool, "true or false", True), "lock": (bool, "true or false", False)}
+POINT_DEFAULTS = {"miss_pct": 0, "duration_ms": 1000, "seed": 1, "timing": 1}
+
+
+class CampaignError(Exception):
+    pass
+
+
+def _type_ok(val, typ):
+    if typ is float:
+        return isinstance(val, (int, float)) and not isinstance(val, bool)
+    if typ is int:
+        return isinstance(val, int) and not isinstance(val, bool)
+    return isinstance(val, typ)
+
+
+def load(path):
+    """Return the campaign resolved (defaults filled in), or raise."""
+    def bad(key, allowed):
+        raise CampaignError(f"{path}: {key}: must be {allowed}")
+
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise CampaignError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise CampaignError(f"{path}: not valid TOML: {e}") from None
+    out = {}
+    for key in data:
+        if key not in TOP:
+            raise CampaignError(f"{path}: unknown key {key!r} (allowed: {', '.join(TOP)})")
+    for key, (typ, check, allowed, default) in TOP.items():
+        if key not in data:
+            if default is REQUIRED:
+                raise CampaignError(f"{path}: {key}: missing; must be {allowed}")
+            out[key] = default
+            continue
+        val = data[key]
+        if not _type_ok(val, typ) or (check and not check(val)):
+            bad(key, allowed)
+        out[key] = float(val) if typ is float else val
+
+    variants = out["variants"]
+    known = variantmod.variant_names()
+    if not variants:
+        bad("variants", TOP["variants"][2])
+    for v in variants:
+        if not isinstance(v, str) or v not in known:
+            raise CampaignError(f"{path}: variants: unknown variant {v!r} (known: {', '.join(known)})")
+    if len(set(variants)) != len(variants):
+        raise CampaignError(f"{path}: variants: duplicate variant in {variants}")
+    if out["baseline"] is None:
+        out["baseline"] = variants[0]
+    elif out["baseline"] not in variants:
+        bad("baseline", f"one of the campaign's variants ({', '.join(variants)})")
+    cpus = out["cpus"]
+    if (not cpus or len(set(map(str, cpus))) != len(cpus)
+            or not all(_type_ok(c, int) and 1 <= c <= 16 for c in cpus)):
+        bad("cpus", TOP["cpus"][2])
+
+    perf = {}
+    for key in out["perf"]:
+        if key not in PERF:
+            raise CampaignError(f"{path}: perf.{key}: unknown key (allowed: {', '.join(PERF)})")
+    for key, (typ, allowed, default) in PERF.items():
+        val = out["perf"].get(key, default)
+        if not isinstance(val, typ):
+            bad(f"perf.{key}", allowed)
+        perf[key] = val
+    out["perf"] = perf
+
+    if not out["points"]:
+        bad("points", TOP["points"][2])
+    points, ids = [], set()
+    for i, pt in enumerate(out["points"], 1):
+        where = f"points[{i}]"
+        if not isinstance(pt, dict):
+            bad(where, "a table")
+        pid = pt.get("id")
+        if not isinstance(pid, str) or not jobmod.ID_RE.match(pid):
+            bad(f"{where}.id", "a string of [A-Za-z0-9_-], at most 32, not starting with - or _")
+        if pid in ids:
+            raise CampaignError(f"{path}: {where}.id: duplicate point id {pid!r}")
+        ids.add(pid)
+        params = {}
+        for key, val in pt.items():
+            if key == "id":
+                continue
+            if key not in jobmod.POINT_KEYS:
+                raise CampaignError(f"{path}: {where}: unknown key {key!r} "
+                                    f"(allowed: id, {', '.join(jobmod.POINT_KEYS)})")
+            lo, hi = jobmod.POINT_KEYS[key]
+            if not _type_ok(val, int) or not lo <= val <= hi:
+                bad(f"{where}.{key}", f"an integer {lo}..{hi}")
+            params[key] = val
+        for key in ("read_pct", "mailboxes"):
+            if key not in params:
+                raise CampaignError(f"{path}: {where}.{key}: missing; must be an integer "
+                                    f"{jobmod.POINT_KEYS[key][0]}..{jobmod.POINT_KEYS[key][1]}")
+        for key, val in POINT_DEFAULTS.items():
+            params.setdefault(key, val)
+        points.append({"id": pid, **params})
+    out["points"] = points
+    out["file"] = os.path.abspath(path)
+    out["file_sha256"] = hashlib.sha256(raw).hexdigest()
+    return out
+
+
+def job_text(campaign):
+    """The guest job of one boot: every point of the campaign."""
+    pts = [(p["id"], {k: v for k, v in p.items() if k != "id"}) for p in campaign["points"]]
+    opts = {"perf_stat": "1" if campaign["perf"]["stat"] else "0",
+            "perf_lock": "1" if campaign["perf"]["lock"] else "0"}
+    return jobmod.render(pts, opts)

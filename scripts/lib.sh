@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Common definitions for the harness's shell scripts; source it, don't run it.
+#
+# Exit codes used by every script:
+#   0 ok, 1 a test or check failed, 2 bad input or usage, 3 a missing
+#   package (run ./run.sh setup), 4 a patch that does not apply, 5 a build
+#   that failed, 6 a config option that did not stick.
+
+LB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LB_BUILD=${LOCKBENCH_BUILD:-$LB_ROOT/build}
+LB_PY=/usr/bin/python3
+# ccache lives outside the repository so that a fresh clone (and CI) reuses
+# it; CCACHE_BASEDIR makes the build paths relative, so hits carry over
+# between variants and clones.
+export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lockbench/ccache}
+export CCACHE_BASEDIR=$LB_BUILD
+export CCACHE_NOHASHDIR=true
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+
+lb_err() {
+	printf '%s: %s\n' "${LB_PROG:-lockbench}" "$*" >&2
+}
+
+lb_die() {
+	local code=$1
+	shift
+	lb_err "$@"
+	exit "$code"
+}
+
+# lb_need CMD... : exit 3 naming the first missing command.
+lb_need() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 ||
+			lb_die 3 "missing '$c': run ./run.sh setup"
+	done
+}
+
+# lb_need_file PATH PACKAGE : exit 3 if a file a package provides is absent.
+lb_need_file() {
+	[ -e "$1" ] || lb_die 3 "missing $1 (package $2): run ./run.sh setup"
+}
+
+lb_need_py() {
+	lb_need_file "$LB_PY" python3
+	"$LB_PY" -c 'import pandas, scipy' 2>/dev/null ||
+		lb_die 3 "missing python3-pandas or python3-scipy: run ./run.sh setup"
+}

@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install every Debian package the harness needs, and nothing else.
+# Idempotent: packages already installed are left alone, and it says what it
+# installs.  Needs root (or sudo) and Debian 12's package archive.
+#
+# Usage: setup.sh [--check]
+#   --check  only list what is missing; exit 3 if anything is.
+
+set -euo pipefail
+LB_PROG=setup
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# What each group is for, so that a package can be traced to its user.
+pkgs=(
+	# kernels: Debian's source, the ARM cross compiler, kbuild's host tools
+	linux-source gcc-arm-linux-gnueabihf binutils-arm-linux-gnueabihf
+	gcc libc6-dev make bc bison flex libssl-dev cpio kmod perl git xz-utils
+	ccache
+	# checkpatch.pl's SPDX check
+	python3-ply python3-git
+	# guests: QEMU, the Debian armhf root file system without emulation
+	qemu-system-arm mmdebstrap
+	# analysis and plots
+	python3 python3-pandas python3-scipy gnuplot-nox
+	# campaigns over several hosts
+	parallel openssh-client openssh-server
+	# the report test: headless Chromium renders report.html
+	chromium
+	# the test suite's shell lint
+	shellcheck
+)
+
+check=0
+case ${1:-} in
+--check) check=1 ;;
+"") ;;
+-h | --help)
+	sed -n '3,10s/^# \{0,1\}//p' "$0"
+	exit 0
+	;;
+*) lb_die 2 "unknown argument '$1' (usage: setup.sh [--check])" ;;
+esac
+
+missing=()
+for p in "${pkgs[@]}"; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$st" = installed ] || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "setup: all ${#pkgs[@]} packages are installed"
+	exit 0
+fi
+if [ "$check" = 1 ]; then
+	lb_die 3 "missing packages: ${missing[*]}: run ./run.sh setup"
+fi
+sudo=()
+[ "$(id -u)" = 0 ] || sudo=(sudo)
+echo "setup: installing ${missing[*]}"
+"${sudo[@]}" apt-get update -q
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q \
+	--no-install-recommends "${missing[@]}"
+echo "setup: done"

@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The patch series applies, in order, to the pristine Debian tree, and 0002
+# changes exactly the lines commit 10d1a0028dc4 changed (the seed patch in
+# ../shared/seeds), in one file, under the original author.
+#
+# Usage: tests/t-series.sh
+
+set -euo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+repo=$LB_BUILD/src/linux-source-6.1
+seed=$(ls "$LB_ROOT"/../shared/seeds/001-commit-10d1a0028dc4-*.patch)
+kp=$LB_ROOT/kernel-patches
+
+# Apply to a scratch index built from the pristine tree: no checkout needed.
+idx=$(mktemp)
+trap 'rm -f "$idx"' EXIT
+GIT_INDEX_FILE=$idx git -C "$repo" read-tree base
+for p in "$kp"/0*.patch; do
+	GIT_INDEX_FILE=$idx git -C "$repo" apply --cached "$p"
+	echo "applies: $(basename "$p")"
+done
+
+changed() { # the -/+ lines of the diff, without headers and signature
+	awk '/^diff --git/ { d = 1; next } /^-- $/ { d = 0 }
+		d && /^[-+]/ && !/^(\+\+\+|---) / { print }' "$1"
+}
+diff <(changed "$seed") <(changed "$kp"/0002-*.patch)
+echo "0002 changes the seed's $(changed "$seed" | wc -l) lines and no others"
+files=$(grep -c '^diff --git' "$kp"/0002-*.patch)
+[ "$files" = 1 ] || { echo "0002 touches $files files"; exit 1; }
+grep -q '^From: Ohad Ben-Cohen <ohad@wizery.com>$' "$kp"/0002-*.patch
+grep -q '^Subject: \[PATCH 2/2\] omap: mailbox: convert rwlocks to spinlock$' "$kp"/0002-*.patch
+for p in "$kp"/0*.patch; do
+	grep -q '^Signed-off-by: ' "$p" || { echo "$p: no Signed-off-by"; exit 1; }
+done
+echo "0002 keeps its author and subject; every patch is signed off"
