@@ -1,0 +1,975 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Benchmark of the OMAP mailbox name registry and its mboxes_lock.
+ *
+ * One bound kthread per selected CPU runs a random mix of lookups
+ * (omap_mbox_get() + omap_mbox_put()) and writes (omap_mbox_register() +
+ * omap_mbox_unregister() of a thread-private mailbox) against a registry
+ * preloaded with named mailboxes, for a fixed time.  The module works
+ * unchanged whether mboxes_lock is an rwlock or a spinlock.
+ *
+ * Loading the module starts nothing.  Each write of "1" to
+ * /sys/kernel/debug/mbox_bench/run does one run with the current module
+ * parameters; "results" holds the outcome of the last run in the
+ * "mbox_bench-results v1" format described in FORMAT.md.  Every registry
+ * call that takes mboxes_lock is counted, so that the counts can be
+ * checked against /proc/lock_stat.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/omap-mbox-registry.h>
+#include <linux/overflow.h>
+#include <linux/prandom.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+/*
+ * Parameters.  Writable so that they can change between runs; each run
+ * takes a snapshot of them and checks it before doing anything.
+ */
+static int read_pct = 50;
+module_param(read_pct, int, 0644);
+MODULE_PARM_DESC(read_pct, "Share of ops that are lookups, percent 0..100 (default 50); the rest are register+unregister pairs");
+
+static int mailboxes = 16;
+module_param(mailboxes, int, 0644);
+MODULE_PARM_DESC(mailboxes, "Mailboxes registered for each run, count 1..4096 (default 16)");
+
+static int miss_pct;
+module_param(miss_pct, int, 0644);
+MODULE_PARM_DESC(miss_pct, "Share of lookups for an unregistered name, percent 0..100 (default 0)");
+
+static int duration_ms = 1000;
+module_param(duration_ms, int, 0644);
+MODULE_PARM_DESC(duration_ms, "Length of a run, milliseconds 1..600000 (default 1000)");
+
+static char cpus[256];
+module_param_string(cpus, cpus, sizeof(cpus), 0644);
+MODULE_PARM_DESC(cpus, "CPUs that run a thread, cpulist subset of the online CPUs (default \"\" = all online)");
+
+static uint seed = 1;
+module_param(seed, uint, 0644);
+MODULE_PARM_DESC(seed, "PRNG seed, combined with the CPU number per thread, u32 (default 1)");
+
+static int timing = 1;
+module_param(timing, int, 0644);
+MODULE_PARM_DESC(timing, "Time each op with local_clock(), 0 or 1 (default 1)");
+
+#define BENCH_MAX_MAILBOXES	4096
+#define BENCH_MAX_DURATION_MS	600000
+#define BENCH_HIST_BUCKETS	32
+#define BENCH_ERR_SLOTS		8
+#define BENCH_CAL_READS		10000
+#define BENCH_CAL_ROUNDS	3
+#define BENCH_NAME_LEN		16
+
+/* Error code of a registry call that returned the wrong mailbox. */
+#define BENCH_ERR_MISMATCH	(MAX_ERRNO + 1)
+
+enum bench_op {
+	BENCH_OP_LOOKUP,
+	BENCH_OP_WRITE,
+	BENCH_NR_OPS,
+};
+
+static const char * const bench_op_names[BENCH_NR_OPS] = {
+	[BENCH_OP_LOOKUP] = "lookup",
+	[BENCH_OP_WRITE] = "write",
+};
+
+struct bench_params {
+	int read_pct;
+	int mailboxes;
+	int miss_pct;
+	int duration_ms;
+	u32 seed;
+	int timing;
+	char cpus[sizeof(cpus)];
+};
+
+/* A preloaded mailbox, with the name that finds it and one that never does. */
+struct bench_mbox {
+	struct omap_mbox mbox;
+	char name[BENCH_NAME_LEN];
+	char miss[BENCH_NAME_LEN];
+};
+
+struct bench_lat {
+	u64 count;
+	u64 min_ns;
+	u64 max_ns;
+	u64 sum_ns;
+	u64 hist[BENCH_HIST_BUCKETS];
+};
+
+struct bench_err {
+	int code;
+	u64 count;
+};
+
+struct bench_ctx;
+
+/*
+ * Per-thread state and statistics.  Only the thread itself writes them
+ * while it runs; the controller reads them after joining it.  Cache line
+ * alignment keeps threads from sharing lines.
+ */
+struct bench_thread {
+	struct bench_ctx *ctx;
+	struct task_struct *task;
+	unsigned int cpu;
+	struct rnd_state rnd;
+	struct omap_mbox mbox;
+	char name[BENCH_NAME_LEN];
+	u64 ops;
+	u64 lookups;
+	u64 hits;
+	u64 misses;
+	u64 writes;
+	u64 errors;
+	u64 lockops_read;
+	u64 lockops_write;
+	struct bench_err err[BENCH_ERR_SLOTS];
+	struct bench_lat lat[BENCH_NR_OPS];
+} ____cacheline_aligned;
+
+/* What all threads of a run share; read-only while they run. */
+struct bench_ctx {
+	const struct bench_params *p;
+	const struct bench_mbox *pre;
+	struct rw_semaphore gate;
+	atomic_t waiting;
+	struct completion ready;
+	bool stop;
+};
+
+struct bench_total {
+	u64 ops;
+	u64 lookups;
+	u64 hits;
+	u64 misses;
+	u64 writes;
+	u64 errors;
+	u64 min_ops;
+	u64 max_ops;
+	struct bench_lat lat[BENCH_NR_OPS];
+};
+
+/* One finished run: what the results file shows. */
+struct bench_result {
+	struct bench_params p;
+	char *params;		/* "read_pct=... timing=..." with the CPU list */
+	unsigned int id;
+	unsigned int nr_threads;
+	u64 elapsed_ns;
+	u64 clock_read_ns;
+	/* mboxes_lock acquisitions by the controller: setup, checks, teardown */
+	u64 ctl_lockops_read;
+	u64 ctl_lockops_write;
+	u64 lockops_read;
+	u64 lockops_write;
+	unsigned int found;
+	unsigned int private_found;
+	unsigned int without_ops;
+	unsigned int unregistered;
+	bool registry_ok;
+	bool progress_ok;
+	bool teardown_ok;
+	bool success;
+	struct bench_total total;
+	struct bench_thread thr[];
+};
+
+static struct omap_mbox_ops bench_mbox_ops;	/* no startup/shutdown */
+
+static DEFINE_MUTEX(bench_run_lock);		/* one run at a time */
+static struct cpumask bench_mask;		/* under bench_run_lock */
+static unsigned int bench_run_id;		/* under bench_run_lock */
+
+static DEFINE_MUTEX(bench_results_lock);
+static struct bench_result *bench_last;		/* under bench_results_lock */
+
+static struct dentry *bench_dir;
+
+static DEFINE_SPINLOCK(bench_inject_a);
+static DEFINE_SPINLOCK(bench_inject_b);
+static DEFINE_SPINLOCK(bench_inject_hang_lock);
+
+static void bench_snapshot(struct bench_params *p)
+{
+	kernel_param_lock(THIS_MODULE);
+	p->read_pct = read_pct;
+	p->mailboxes = mailboxes;
+	p->miss_pct = miss_pct;
+	p->duration_ms = duration_ms;
+	p->seed = seed;
+	p->timing = timing;
+	strscpy(p->cpus, cpus, sizeof(p->cpus));
+	kernel_param_unlock(THIS_MODULE);
+}
+
+static int bench_check_range(const char *name, int val, int lo, int hi)
+{
+	if (val >= lo && val <= hi)
+		return 0;
+	pr_err("%s=%d out of range %d..%d\n", name, val, lo, hi);
+	return -EINVAL;
+}
+
+/*
+ * Check every parameter before anything is done; on the first bad one
+ * print one line naming it and its allowed range.  On success @mask holds
+ * the CPUs that run a thread.
+ */
+static int bench_validate(struct bench_params *p, struct cpumask *mask)
+{
+	char *list = strim(p->cpus);
+	int ret;
+
+	ret = bench_check_range("read_pct", p->read_pct, 0, 100);
+	if (!ret)
+		ret = bench_check_range("mailboxes", p->mailboxes, 1,
+					BENCH_MAX_MAILBOXES);
+	if (!ret)
+		ret = bench_check_range("miss_pct", p->miss_pct, 0, 100);
+	if (!ret)
+		ret = bench_check_range("duration_ms", p->duration_ms, 1,
+					BENCH_MAX_DURATION_MS);
+	if (!ret)
+		ret = bench_check_range("timing", p->timing, 0, 1);
+	if (ret)
+		return ret;
+
+	if (!*list) {
+		cpumask_copy(mask, cpu_online_mask);
+		return 0;
+	}
+	if (cpulist_parse(list, mask) || cpumask_empty(mask) ||
+	    !cpumask_subset(mask, cpu_online_mask)) {
+		pr_err("cpus=%s out of range %*pbl (a non-empty list of online CPUs)\n",
+		       list, cpumask_pr_args(cpu_online_mask));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The registry calls, counting those that take mboxes_lock.
+ * omap_mbox_get() and omap_mbox_unregister() always take it once;
+ * omap_mbox_register() returns -EBUSY without taking it when the mailbox
+ * is already linked (->next set), so that call is not counted.
+ */
+static struct omap_mbox *bench_get(const char *name, u64 *lockops_read)
+{
+	(*lockops_read)++;
+	return omap_mbox_get(name);
+}
+
+static int bench_register(struct omap_mbox *mbox, u64 *lockops_write)
+{
+	if (!mbox->next)
+		(*lockops_write)++;
+	return omap_mbox_register(NULL, mbox);
+}
+
+static int bench_unregister(struct omap_mbox *mbox, u64 *lockops_write)
+{
+	(*lockops_write)++;
+	return omap_mbox_unregister(mbox);
+}
+
+static void bench_error(struct bench_thread *t, int code)
+{
+	int i;
+
+	t->errors++;
+	for (i = 0; i < BENCH_ERR_SLOTS; i++) {
+		if (!t->err[i].code)
+			t->err[i].code = code;
+		if (t->err[i].code == code) {
+			t->err[i].count++;
+			return;
+		}
+	}
+	/* More distinct codes than slots: only in the errors total. */
+}
+
+static void bench_lat_add(struct bench_lat *l, u64 ns)
+{
+	unsigned int b = ns ? fls64(ns) - 1 : 0;
+
+	if (b >= BENCH_HIST_BUCKETS)
+		b = BENCH_HIST_BUCKETS - 1;
+	l->count++;
+	l->sum_ns += ns;
+	if (ns < l->min_ns)
+		l->min_ns = ns;
+	if (ns > l->max_ns)
+		l->max_ns = ns;
+	l->hist[b]++;
+}
+
+static void bench_lat_init(struct bench_lat *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->min_ns = U64_MAX;
+}
+
+static void bench_lat_merge(struct bench_lat *sum, const struct bench_lat *l)
+{
+	int b;
+
+	sum->count += l->count;
+	sum->sum_ns += l->sum_ns;
+	sum->min_ns = min(sum->min_ns, l->min_ns);
+	sum->max_ns = max(sum->max_ns, l->max_ns);
+	for (b = 0; b < BENCH_HIST_BUCKETS; b++)
+		sum->hist[b] += l->hist[b];
+}
+
+/* A lookup of @name; @expect is the mailbox it must find, NULL for a miss. */
+static void bench_lookup(struct bench_thread *t, const char *name,
+			 const struct omap_mbox *expect)
+{
+	struct omap_mbox *mbox;
+
+	t->lookups++;
+	mbox = bench_get(name, &t->lockops_read);
+	if (IS_ERR(mbox)) {
+		if (!expect && PTR_ERR(mbox) == -ENOENT)
+			t->misses++;
+		else
+			bench_error(t, -PTR_ERR(mbox));
+		return;
+	}
+	omap_mbox_put(mbox);
+	if (mbox == expect)
+		t->hits++;
+	else
+		bench_error(t, BENCH_ERR_MISMATCH);
+}
+
+static void bench_write(struct bench_thread *t)
+{
+	int ret;
+
+	t->writes++;
+	ret = bench_register(&t->mbox, &t->lockops_write);
+	if (ret) {
+		bench_error(t, -ret);
+		return;
+	}
+	ret = bench_unregister(&t->mbox, &t->lockops_write);
+	if (ret)
+		bench_error(t, -ret);
+}
+
+static void bench_one_op(struct bench_thread *t)
+{
+	const struct bench_ctx *ctx = t->ctx;
+	const struct bench_params *p = ctx->p;
+	enum bench_op op = BENCH_OP_WRITE;
+	const struct bench_mbox *bm = NULL;
+	bool miss = false;
+	u64 t0 = 0;
+
+	if (prandom_u32_state(&t->rnd) % 100 < p->read_pct) {
+		op = BENCH_OP_LOOKUP;
+		miss = prandom_u32_state(&t->rnd) % 100 < p->miss_pct;
+		bm = &ctx->pre[prandom_u32_state(&t->rnd) % p->mailboxes];
+	}
+
+	if (p->timing)
+		t0 = local_clock();
+	if (op == BENCH_OP_LOOKUP)
+		bench_lookup(t, miss ? bm->miss : bm->name,
+			     miss ? NULL : &bm->mbox);
+	else
+		bench_write(t);
+	if (p->timing)
+		bench_lat_add(&t->lat[op], local_clock() - t0);
+	t->ops++;
+}
+
+static int bench_thread_fn(void *arg)
+{
+	struct bench_thread *t = arg;
+	struct bench_ctx *ctx = t->ctx;
+
+	/* Wait at the gate until every thread of the run is here. */
+	if (atomic_dec_and_test(&ctx->waiting))
+		complete(&ctx->ready);
+	down_read(&ctx->gate);
+	up_read(&ctx->gate);
+
+	while (!READ_ONCE(ctx->stop)) {
+		bench_one_op(t);
+		cond_resched();		/* PREEMPT_NONE: let the controller in */
+	}
+
+	/* Stay until kthread_stop() so that the controller can join us. */
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/* Cost of one local_clock() read: best of a few back-to-back loops. */
+static u64 bench_clock_read_ns(void)
+{
+	u64 best = U64_MAX;
+	int round, i;
+
+	for (round = 0; round < BENCH_CAL_ROUNDS; round++) {
+		u64 t0 = local_clock();
+
+		for (i = 0; i < BENCH_CAL_READS; i++)
+			local_clock();
+		best = min(best, local_clock() - t0);
+		cond_resched();
+	}
+	return div_u64(best + BENCH_CAL_READS / 2, BENCH_CAL_READS);
+}
+
+/* Register the preloaded mailboxes; on failure leave none registered. */
+static int bench_setup(struct bench_result *res, struct bench_mbox *pre)
+{
+	int i, ret;
+
+	for (i = 0; i < res->p.mailboxes; i++) {
+		snprintf(pre[i].name, sizeof(pre[i].name), "mbox-%04d", i);
+		snprintf(pre[i].miss, sizeof(pre[i].miss), "nomb-%04d", i);
+		pre[i].mbox.name = pre[i].name;
+		pre[i].mbox.ops = &bench_mbox_ops;
+		ret = bench_register(&pre[i].mbox, &res->ctl_lockops_write);
+		if (ret) {
+			pr_err("setup: registering %s failed: %d\n",
+			       pre[i].name, ret);
+			while (i--)
+				bench_unregister(&pre[i].mbox,
+						 &res->ctl_lockops_write);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void bench_init_thread(struct bench_thread *t, struct bench_ctx *ctx,
+			      unsigned int cpu)
+{
+	int op;
+
+	t->ctx = ctx;
+	t->cpu = cpu;
+	prandom_seed_state(&t->rnd, ((u64)ctx->p->seed << 32) | cpu);
+	snprintf(t->name, sizeof(t->name), "bench-cpu%u", cpu);
+	t->mbox.name = t->name;
+	t->mbox.ops = &bench_mbox_ops;
+	for (op = 0; op < BENCH_NR_OPS; op++)
+		bench_lat_init(&t->lat[op]);
+}
+
+/*
+ * Start one bound thread per CPU of @mask behind the gate, release them
+ * together, let them run for duration_ms, stop and join them all.
+ */
+static int bench_threads(struct bench_result *res, struct bench_ctx *ctx,
+			 const struct cpumask *mask)
+{
+	unsigned int cpu, started = 0, i;
+	struct task_struct *task;
+	u64 t0, t1;
+	int ret = 0;
+
+	init_rwsem(&ctx->gate);
+	init_completion(&ctx->ready);
+	atomic_set(&ctx->waiting, res->nr_threads);
+	WRITE_ONCE(ctx->stop, false);
+
+	down_write(&ctx->gate);
+	for_each_cpu(cpu, mask) {
+		struct bench_thread *t = &res->thr[started];
+
+		bench_init_thread(t, ctx, cpu);
+		task = kthread_run_on_cpu(bench_thread_fn, t, cpu,
+					  KBUILD_MODNAME "/%u");
+		if (IS_ERR(task)) {
+			ret = PTR_ERR(task);
+			pr_err("creating the thread for CPU %u failed: %d\n",
+			       cpu, ret);
+			break;
+		}
+		t->task = task;
+		started++;
+	}
+
+	if (!ret)
+		wait_for_completion(&ctx->ready);
+	else
+		WRITE_ONCE(ctx->stop, true);
+
+	t0 = ktime_get_ns();
+	up_write(&ctx->gate);
+	if (!ret) {
+		/*
+		 * Not msleep(): TASK_IDLE keeps a long run away from the
+		 * hung task detector, the hrtimer keeps a short one exact.
+		 */
+		usleep_range_state((unsigned long)res->p.duration_ms * USEC_PER_MSEC,
+				   (unsigned long)res->p.duration_ms * USEC_PER_MSEC + 50,
+				   TASK_IDLE);
+		WRITE_ONCE(ctx->stop, true);
+	}
+	t1 = ktime_get_ns();
+
+	for (i = 0; i < started; i++)
+		kthread_stop(res->thr[i].task);
+
+	res->elapsed_ns = t1 - t0;
+	return ret;
+}
+
+/*
+ * After the threads are joined: the registry must hold exactly the
+ * preloaded mailboxes, every thread must have made progress; then take
+ * the preloaded mailboxes out again.
+ */
+static void bench_check_and_teardown(struct bench_result *res,
+				     struct bench_mbox *pre)
+{
+	u64 *rd = &res->ctl_lockops_read, *wr = &res->ctl_lockops_write;
+	struct omap_mbox *mbox;
+	unsigned int i;
+
+	for (i = 0; i < res->p.mailboxes; i++) {
+		mbox = bench_get(pre[i].name, rd);
+		if (IS_ERR(mbox))
+			continue;
+		omap_mbox_put(mbox);
+		if (mbox == &pre[i].mbox)
+			res->found++;
+	}
+	for (i = 0; i < res->nr_threads; i++) {
+		struct bench_thread *t = &res->thr[i];
+
+		mbox = bench_get(t->name, rd);
+		if (PTR_ERR_OR_ZERO(mbox) == -ENOENT)
+			continue;
+		res->private_found++;
+		if (!IS_ERR(mbox))
+			omap_mbox_put(mbox);
+		/* Never leave a thread's mailbox linked: it is freed later. */
+		bench_unregister(&t->mbox, wr);
+	}
+	res->registry_ok = res->found == res->p.mailboxes &&
+			   !res->private_found;
+
+	for (i = 0; i < res->nr_threads; i++)
+		if (!res->thr[i].ops)
+			res->without_ops++;
+	res->progress_ok = !res->without_ops;
+
+	for (i = 0; i < res->p.mailboxes; i++)
+		if (!bench_unregister(&pre[i].mbox, wr))
+			res->unregistered++;
+	res->teardown_ok = res->unregistered == res->p.mailboxes;
+}
+
+static void bench_sum(struct bench_result *res)
+{
+	struct bench_total *tot = &res->total;
+	unsigned int i;
+	int op;
+
+	memset(tot, 0, sizeof(*tot));
+	tot->min_ops = U64_MAX;
+	for (op = 0; op < BENCH_NR_OPS; op++)
+		bench_lat_init(&tot->lat[op]);
+	res->lockops_read = res->ctl_lockops_read;
+	res->lockops_write = res->ctl_lockops_write;
+
+	for (i = 0; i < res->nr_threads; i++) {
+		const struct bench_thread *t = &res->thr[i];
+
+		tot->ops += t->ops;
+		tot->lookups += t->lookups;
+		tot->hits += t->hits;
+		tot->misses += t->misses;
+		tot->writes += t->writes;
+		tot->errors += t->errors;
+		tot->min_ops = min(tot->min_ops, t->ops);
+		tot->max_ops = max(tot->max_ops, t->ops);
+		res->lockops_read += t->lockops_read;
+		res->lockops_write += t->lockops_write;
+		for (op = 0; op < BENCH_NR_OPS; op++)
+			bench_lat_merge(&tot->lat[op], &t->lat[op]);
+	}
+	res->success = res->registry_ok && res->progress_ok &&
+		       res->teardown_ok && !tot->errors;
+}
+
+static u64 bench_ops_per_sec(const struct bench_result *res)
+{
+	if (!res->elapsed_ns)
+		return 0;
+	return mul_u64_u64_div_u64(res->total.ops, NSEC_PER_SEC,
+				   res->elapsed_ns);
+}
+
+static void bench_result_free(struct bench_result *res)
+{
+	if (!res)
+		return;
+	kfree(res->params);
+	kvfree(res);
+}
+
+/* One run with the current parameters; called with bench_run_lock held. */
+static int bench_run(void)
+{
+	struct bench_result *res = NULL, *old;
+	struct bench_mbox *pre = NULL;
+	struct bench_params p;
+	struct bench_ctx ctx = { .p = NULL };
+	unsigned int n;
+	int ret;
+
+	bench_snapshot(&p);
+	cpus_read_lock();
+	ret = bench_validate(&p, &bench_mask);
+	if (ret)
+		goto out_unlock;
+
+	n = cpumask_weight(&bench_mask);
+	res = kvzalloc(struct_size(res, thr, n), GFP_KERNEL);
+	pre = kvcalloc(p.mailboxes, sizeof(*pre), GFP_KERNEL);
+	if (!res || !pre) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	res->p = p;
+	res->nr_threads = n;
+	res->params = kasprintf(GFP_KERNEL,
+				"read_pct=%d mailboxes=%d miss_pct=%d duration_ms=%d cpus=%*pbl seed=%u timing=%d",
+				p.read_pct, p.mailboxes, p.miss_pct,
+				p.duration_ms, cpumask_pr_args(&bench_mask),
+				p.seed, p.timing);
+	if (!res->params) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	res->id = ++bench_run_id;
+	res->clock_read_ns = bench_clock_read_ns();
+	ctx.p = &res->p;
+	ctx.pre = pre;
+
+	ret = bench_setup(res, pre);
+	if (ret)
+		goto out_unlock;
+
+	pr_info("--- Start of test: id=%u %s threads=%u clock_read_ns=%llu\n",
+		res->id, res->params, n, res->clock_read_ns);
+
+	ret = bench_threads(res, &ctx, &bench_mask);
+	bench_check_and_teardown(res, pre);
+	cpus_read_unlock();
+	kvfree(pre);
+	pre = NULL;
+	if (ret) {
+		pr_err("--- End of test: FAILURE: id=%u could not start: %d\n",
+		       res->id, ret);
+		goto out_free;
+	}
+
+	bench_sum(res);
+	pr_info("--- End of test: %s: id=%u %s ops=%llu ops_per_sec=%llu errors=%llu lockops_read=%llu lockops_write=%llu\n",
+		res->success ? "SUCCESS" : "FAILURE", res->id, res->params,
+		res->total.ops, bench_ops_per_sec(res),
+		res->total.errors, res->lockops_read, res->lockops_write);
+	ret = res->success ? 0 : -EIO;
+
+	mutex_lock(&bench_results_lock);
+	old = bench_last;
+	bench_last = res;
+	mutex_unlock(&bench_results_lock);
+	bench_result_free(old);
+	return ret;
+
+out_unlock:
+	cpus_read_unlock();
+out_free:
+	kvfree(pre);
+	bench_result_free(res);
+	return ret;
+}
+
+static const char *bench_errname(int code)
+{
+	switch (code) {
+	case BENCH_ERR_MISMATCH:
+		return "mismatch";
+	case EBUSY:
+		return "EBUSY";
+	case EINVAL:
+		return "EINVAL";
+	case ENOENT:
+		return "ENOENT";
+	case ENODEV:
+		return "ENODEV";
+	case ENOMEM:
+		return "ENOMEM";
+	default:
+		return NULL;
+	}
+}
+
+static void bench_show_thread(struct seq_file *m, const struct bench_thread *t)
+{
+	u64 listed = 0;
+	int i;
+
+	seq_printf(m, "thread cpu=%u ops=%llu lookups=%llu hits=%llu misses=%llu writes=%llu errors=%llu",
+		   t->cpu, t->ops, t->lookups, t->hits, t->misses, t->writes,
+		   t->errors);
+	for (i = 0; i < BENCH_ERR_SLOTS && t->err[i].code; i++) {
+		const char *name = bench_errname(t->err[i].code);
+
+		if (name)
+			seq_printf(m, " err_%s=%llu", name, t->err[i].count);
+		else
+			seq_printf(m, " err_%d=%llu", t->err[i].code,
+				   t->err[i].count);
+		listed += t->err[i].count;
+	}
+	if (t->errors > listed)
+		seq_printf(m, " err_other=%llu", t->errors - listed);
+	seq_putc(m, '\n');
+}
+
+static void bench_show_lat(struct seq_file *m, enum bench_op op,
+			   const struct bench_lat *l)
+{
+	int b;
+
+	seq_printf(m, "lat op=%s count=%llu min_ns=%llu max_ns=%llu sum_ns=%llu hist=",
+		   bench_op_names[op], l->count, l->count ? l->min_ns : 0,
+		   l->max_ns, l->sum_ns);
+	for (b = 0; b < BENCH_HIST_BUCKETS; b++)
+		seq_printf(m, b ? ",%llu" : "%llu", l->hist[b]);
+	seq_putc(m, '\n');
+}
+
+static void bench_show_fairness(struct seq_file *m,
+				const struct bench_total *tot)
+{
+	u64 spread;
+	u32 frac;
+
+	seq_printf(m, "fairness min_ops=%llu max_ops=%llu", tot->min_ops,
+		   tot->max_ops);
+	if (!tot->min_ops) {
+		seq_puts(m, " spread=inf flag=???\n");
+		return;
+	}
+	/* max/min with two decimals, rounded; locktorture's max/2 > min */
+	spread = div64_u64(tot->max_ops * 100 + tot->min_ops / 2, tot->min_ops);
+	spread = div_u64_rem(spread, 100, &frac);
+	seq_printf(m, " spread=%llu.%02u flag=%s\n", spread, frac,
+		   tot->max_ops / 2 > tot->min_ops ? "???" : "ok");
+}
+
+static void bench_show(struct seq_file *m, const struct bench_result *res)
+{
+	const struct bench_total *tot = &res->total;
+	unsigned int i;
+	int op;
+
+	seq_puts(m, "mbox_bench-results v1\n");
+	seq_printf(m, "param %s\n", res->params);
+	seq_printf(m, "run id=%u threads=%u elapsed_ns=%llu clock_read_ns=%llu\n",
+		   res->id, res->nr_threads, res->elapsed_ns,
+		   res->clock_read_ns);
+	for (i = 0; i < res->nr_threads; i++)
+		bench_show_thread(m, &res->thr[i]);
+	if (res->p.timing)
+		for (op = 0; op < BENCH_NR_OPS; op++)
+			bench_show_lat(m, op, &tot->lat[op]);
+	seq_printf(m, "total ops=%llu lookups=%llu hits=%llu misses=%llu writes=%llu errors=%llu ops_per_sec=%llu\n",
+		   tot->ops, tot->lookups, tot->hits, tot->misses, tot->writes,
+		   tot->errors, bench_ops_per_sec(res));
+	seq_printf(m, "lockops read=%llu write=%llu\n", res->lockops_read,
+		   res->lockops_write);
+	bench_show_fairness(m, tot);
+	seq_printf(m, "check registry=%s preloaded=%d found=%u private_found=%u\n",
+		   res->registry_ok ? "ok" : "fail", res->p.mailboxes,
+		   res->found, res->private_found);
+	seq_printf(m, "check progress=%s threads_without_ops=%u\n",
+		   res->progress_ok ? "ok" : "fail", res->without_ops);
+	seq_printf(m, "check teardown=%s unregistered=%u\n",
+		   res->teardown_ok ? "ok" : "fail", res->unregistered);
+	seq_printf(m, "end status=%s\n", res->success ? "SUCCESS" : "FAILURE");
+}
+
+static int mbox_bench_results_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&bench_results_lock);
+	if (bench_last)
+		bench_show(m, bench_last);
+	mutex_unlock(&bench_results_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mbox_bench_results);
+
+static ssize_t bench_run_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &val);
+	if (ret)
+		return ret;
+	if (val != 1)
+		return -EINVAL;
+	if (!mutex_trylock(&bench_run_lock))
+		return -EBUSY;
+	ret = bench_run();
+	mutex_unlock(&bench_run_lock);
+	return ret ? ret : count;
+}
+
+static const struct file_operations bench_run_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = bench_run_write,
+	.llseek = noop_llseek,
+};
+
+/* An AB-BA order on two private locks: lockdep reports it, nothing hangs. */
+static void bench_inject_lockdep(void)
+{
+	spin_lock(&bench_inject_a);
+	spin_lock(&bench_inject_b);
+	spin_unlock(&bench_inject_b);
+	spin_unlock(&bench_inject_a);
+
+	spin_lock(&bench_inject_b);
+	spin_lock(&bench_inject_a);
+	spin_unlock(&bench_inject_a);
+	spin_unlock(&bench_inject_b);
+}
+
+/* Spin forever with a spinlock held and preemption off. */
+static void bench_inject_hang(void)
+{
+	spin_lock(&bench_inject_hang_lock);
+	for (;;)
+		cpu_relax();
+}
+
+static ssize_t bench_inject_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	char buf[16];
+
+	if (!count || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+
+	if (sysfs_streq(buf, "warn")) {
+		pr_info("inject: warn\n");
+		WARN(1, KBUILD_MODNAME ": injected warning\n");
+	} else if (sysfs_streq(buf, "lockdep")) {
+		pr_info("inject: lockdep (AB-BA on two private spinlocks)\n");
+		bench_inject_lockdep();
+	} else if (sysfs_streq(buf, "hang")) {
+		pr_info("inject: hang (spinning with a spinlock held, preemption off)\n");
+		bench_inject_hang();
+	} else {
+		return -EINVAL;
+	}
+	return count;
+}
+
+static const struct file_operations bench_inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = bench_inject_write,
+	.llseek = noop_llseek,
+};
+
+/* Undo whatever init did; safe to call twice. */
+static void mbox_bench_cleanup(void)
+{
+	debugfs_remove_recursive(bench_dir);
+	bench_dir = NULL;
+
+	mutex_lock(&bench_results_lock);
+	bench_result_free(bench_last);
+	bench_last = NULL;
+	mutex_unlock(&bench_results_lock);
+}
+
+static int __init mbox_bench_init(void)
+{
+	struct bench_params p;
+	int ret;
+
+	bench_snapshot(&p);
+	mutex_lock(&bench_run_lock);
+	ret = bench_validate(&p, &bench_mask);
+	mutex_unlock(&bench_run_lock);
+	if (ret)
+		goto unwind;
+
+	bench_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("run", 0200, bench_dir, NULL, &bench_run_fops);
+	debugfs_create_file("results", 0444, bench_dir, NULL,
+			    &mbox_bench_results_fops);
+	debugfs_create_file("inject", 0200, bench_dir, NULL,
+			    &bench_inject_fops);
+	pr_info("ready: write 1 to /sys/kernel/debug/%s/run to start a run\n",
+		KBUILD_MODNAME);
+	return 0;
+
+unwind:
+	mbox_bench_cleanup();
+	return ret;
+}
+
+static void __exit mbox_bench_exit(void)
+{
+	mbox_bench_cleanup();
+}
+
+module_init(mbox_bench_init);
+module_exit(mbox_bench_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Benchmark of the OMAP mailbox name registry lock");

@@ -1,0 +1,474 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the guest's root file system: an uncompressed newc cpio archive
+# with Debian's armhf busybox-static and perf (the real binary, the
+# closure of its ELF NEEDED libraries and the dynamic loader), unpacked
+# from the Debian archive without emulation by "mmdebstrap
+# --variant=extract" and pruned to what guest/rootfs-files.txt lists.
+# There is no /init: the harness appends its own in a second cpio archive.
+#
+# The packages come from the host's apt sources for the suite (the
+# /etc/apt/sources.list{,.d} files that name it), else from mmdebstrap's
+# default mirrors; set ROOTFS_MIRROR to pass mmdebstrap other MIRROR
+# arguments (whitespace separated).
+#
+# Nothing is done when OUTDIR/inputs.sha256 matches this script and the
+# guest/rootfs* data files.  The unpacked packages are kept in OUTDIR as
+# debian-armhf.tar and reused while the suite and package list are the
+# same, so a change to the pruning needs no network; --force downloads
+# the packages afresh (new versions) and rebuilds.
+#
+# Usage: build-rootfs.sh [--force] [OUTDIR]
+#
+#	OUTDIR defaults to build/rootfs in the repository.  It receives
+#	rootfs.cpio, packages.txt ("name version arch" of the packages the
+#	archive's files come from), rootfs.list (the archive's entries),
+#	inputs.sha256 (the cache key, written last) and the package cache
+#	debian-armhf.{tar,key,debs,files}.  Exit codes as in scripts/lib.sh.
+
+set -euo pipefail
+export LC_ALL=C
+LB_PROG=build-rootfs
+# shellcheck source=../scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+
+usage="usage: build-rootfs.sh [--force] [OUTDIR]"
+force=0
+outdir=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--force) force=1 ;;
+	-h | --help)
+		sed -n '4,/^$/s/^# \{0,1\}//p' "$0"
+		exit 0
+		;;
+	--) shift; break ;;
+	-*) lb_die 2 "unknown option '$1' ($usage)" ;;
+	*)
+		[ -z "$outdir" ] || lb_die 2 "more than one OUTDIR ($usage)"
+		outdir=$1
+		;;
+	esac
+	shift
+done
+if [ $# -gt 0 ]; then
+	if [ -n "$outdir" ] || [ $# -gt 1 ]; then
+		lb_die 2 "more than one OUTDIR ($usage)"
+	fi
+	outdir=$1
+fi
+outdir=${outdir:-$LB_BUILD/rootfs}
+[ -n "$outdir" ] || lb_die 2 "empty OUTDIR ($usage)"
+[ ! -e "$outdir" ] || [ -d "$outdir" ] ||
+	lb_die 2 "OUTDIR '$outdir' exists and is not a directory"
+
+readelf=arm-linux-gnueabihf-readelf
+lb_need mmdebstrap dpkg-deb cpio "$readelf" tar sha256sum flock
+
+datafile=$LB_ROOT/guest/rootfs-files.txt
+[ -f "$datafile" ] || lb_die 2 "missing data file $datafile"
+
+mkdir -p "$outdir" || lb_die 2 "cannot create OUTDIR '$outdir'"
+outdir=$(cd "$outdir" && pwd)
+exec 9>"$outdir/.lock"
+flock 9
+
+# The cache key: the SHA-256 of this script and of every guest/rootfs*
+# data file, as sha256sum lines with paths relative to the repository.
+key=$(cd "$LB_ROOT" && sha256sum guest/build-rootfs.sh guest/rootfs*)
+
+report() {
+	local size entries
+	size=$(stat -c %s "$outdir/rootfs.cpio")
+	entries=$(wc -l <"$outdir/rootfs.list")
+	printf '%s: %s: %d bytes (%d.%d MiB), %d entries%s\n' "$LB_PROG" \
+		"$outdir/rootfs.cpio" "$size" $((size >> 20)) \
+		$(((size & 1048575) * 10 >> 20)) "$entries" "$1"
+}
+
+if [ "$force" = 0 ] && [ -f "$outdir/inputs.sha256" ] &&
+	[ "$(cat "$outdir/inputs.sha256")" = "$key" ] &&
+	[ -f "$outdir/rootfs.cpio" ] && [ -f "$outdir/rootfs.list" ] &&
+	[ -f "$outdir/packages.txt" ]; then
+	report " (up to date)"
+	exit 0
+fi
+rm -f "$outdir/inputs.sha256"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/build-rootfs.XXXXXX")
+cleanup() {
+	chmod -R u+w "$tmp" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- Read the data file. ---------------------------------------------
+
+suite=
+packages=()
+dirs=()
+nodes=()
+applets=()
+files=()
+lineno=0
+bad() { lb_die 2 "guest/rootfs-files.txt:$lineno: $*"; }
+while read -r word rest || [ -n "$word" ]; do
+	lineno=$((lineno + 1))
+	rest=${rest%%#*}
+	read -ra args <<<"$rest"
+	case $word in
+	'' | '#'*) continue ;;
+	suite) [ ${#args[@]} -eq 1 ] || bad "usage: suite SUITE"; suite=${args[0]} ;;
+	package) packages+=("${args[@]}") ;;
+	dir)
+		if ! [[ ${#args[@]} -ge 1 && ${#args[@]} -le 2 &&
+			${args[0]} == /?* && ${args[1]:-755} =~ ^[0-7]{3,4}$ ]]; then
+			bad "usage: dir /PATH [OCTAL-MODE]"
+		fi
+		dirs+=("${args[0]#/} ${args[1]:-755}")
+		;;
+	node)
+		if ! [[ ${#args[@]} -eq 5 && ${args[0]} == /?* && ${args[1]} == [cb] &&
+			${args[2]} =~ ^[0-9]+$ && ${args[3]} =~ ^[0-9]+$ &&
+			${args[4]} =~ ^[0-7]{3,4}$ ]]; then
+			bad "usage: node /PATH c|b MAJOR MINOR OCTAL-MODE"
+		fi
+		nodes+=("${args[*]}")
+		;;
+	applet) applets+=("${args[@]}") ;;
+	file)
+		for f in "${args[@]}"; do
+			[[ $f == /?* ]] || bad "not an absolute path: $f"
+			files+=("${f#/}")
+		done
+		;;
+	*) bad "unknown directive '$word'" ;;
+	esac
+done <"$datafile"
+[ -n "$suite" ] || lb_die 2 "guest/rootfs-files.txt: no suite"
+[ ${#packages[@]} -gt 0 ] || lb_die 2 "guest/rootfs-files.txt: no package"
+
+# --- Download and unpack the packages (or reuse them). ------------------
+
+# Where from: ROOTFS_MIRROR, else the host's apt source files that name the
+# suite (or one of its -updates, -security... suites), else nothing, which
+# makes mmdebstrap use deb.debian.org plus the updates and security archives.
+mirrors=()
+if [ -n "${ROOTFS_MIRROR:-}" ]; then
+	read -ra mirrors <<<"$ROOTFS_MIRROR"
+else
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+		/etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		grep -Eq "^[^#]*[[:space:]]$suite(-[a-z]+)?([[:space:]]|\$)" "$f" &&
+			mirrors+=("$f")
+	done
+fi
+
+mmdebstrap_args=(--variant=extract --architectures=armhf
+	"--include=$(
+		IFS=,
+		echo "${packages[*]}"
+	)" "$suite")
+tarkey=$({
+	echo "mmdebstrap ${mmdebstrap_args[*]} OUT.tar ${mirrors[*]}"
+	for m in "${mirrors[@]}"; do
+		[ ! -f "$m" ] || cat "$m"
+	done
+} | sha256sum)
+cache=$outdir/debian-armhf
+if [ "$force" = 0 ] && [ -f "$cache.tar" ] && [ -f "$cache.debs" ] &&
+	[ -f "$cache.files" ] && [ "$(cat "$cache.key" 2>/dev/null)" = "$tarkey" ]; then
+	echo "$LB_PROG: reusing $cache.tar (--force downloads afresh)"
+else
+	rm -f "$cache.key"
+	echo "$LB_PROG: mmdebstrap ${mmdebstrap_args[*]} ${mirrors[*]}"
+	# The extract variant leaves no dpkg database: record the packages
+	# and their files from the .debs while they are still there.
+	mkdir "$tmp/hooks"
+	cat >"$tmp/hooks/extract-list-debs" <<'EOF'
+#!/bin/sh
+set -e
+for deb in "$1"/var/cache/apt/archives/*.deb; do
+	pkg=$(dpkg-deb --show --showformat='${Package}' "$deb")
+	dpkg-deb --show --showformat='${Package} ${Version} ${Architecture}\n' \
+		"$deb" >>"$ROOTFS_DEBS"
+	dpkg-deb --fsys-tarfile "$deb" | tar -t |
+		sed -e 's|^\./||' -e '/^$/d' -e "s|^|$pkg |" >>"$ROOTFS_FILES"
+done
+EOF
+	chmod +x "$tmp/hooks/extract-list-debs"
+	: >"$tmp/debs"
+	: >"$tmp/files"
+	if ! ROOTFS_DEBS=$tmp/debs ROOTFS_FILES=$tmp/files mmdebstrap \
+		--hook-directory="$tmp/hooks" "${mmdebstrap_args[@]}" \
+		"$tmp/debian-armhf.tar" "${mirrors[@]}" >"$tmp/mmdebstrap.log" 2>&1; then
+		tail -n 20 "$tmp/mmdebstrap.log" >&2
+		lb_die 1 "mmdebstrap failed (log above)"
+	fi
+	[ -s "$tmp/debs" ] || lb_die 1 "mmdebstrap's extract hook listed no packages"
+	sort -o "$tmp/debs" "$tmp/debs"
+	mv "$tmp/debian-armhf.tar" "$cache.tar"
+	mv "$tmp/debs" "$cache.debs"
+	mv "$tmp/files" "$cache.files"
+	echo "$tarkey" >"$cache.key"
+fi
+
+full=$tmp/full
+root=$tmp/root
+mkdir "$full" "$root"
+# Skip the bulky trees that hold no ELF file perf needs (two thirds of
+# the bytes), unless a "file" directive asks for something in them.
+excludes=(--exclude=./dev)
+for x in ./usr/share ./usr/include './usr/lib/python3*' './usr/lib/*/perl*'; do
+	for f in "${files[@]}"; do
+		# shellcheck disable=SC2053 # $x is a pattern
+		[[ ./$f != $x && ./$f != $x/* ]] || continue 2
+	done
+	excludes+=("--exclude=$x")
+done
+tar -C "$full" -xf "$cache.tar" --no-same-owner "${excludes[@]}" ||
+	lb_die 1 "cannot unpack $cache.tar"
+
+# --- Stage the pruned tree in $root. ----------------------------------
+
+declare -A staged=() # paths taken from the packages, for packages.txt
+
+# normpath PATH: PATH relative to /, without ".", ".." and empty parts.
+normpath() {
+	local -a in out=()
+	local c
+	IFS=/ read -ra in <<<"$1"
+	for c in "${in[@]}"; do
+		case $c in
+		'' | .) ;;
+		..) [ ${#out[@]} -eq 0 ] || out=("${out[@]:0:${#out[@]}-1}") ;;
+		*) out+=("$c") ;;
+		esac
+	done
+	(
+		IFS=/
+		echo "${out[*]}"
+	)
+}
+
+# stage PATH: copy PATH from $full to $root, resolving every symlink on the
+# way inside $full and recreating it in $root; set $staged_to to the path
+# of the file (or directory) that PATH resolves to.  Fails if there is none.
+stage() {
+	local todo cur='' comp next target hops=0
+	todo=$(normpath "$1")
+	while [ -n "$todo" ]; do
+		comp=${todo%%/*}
+		if [[ $todo == */* ]]; then todo=${todo#*/}; else todo=; fi
+		next=${cur:+$cur/}$comp
+		if [ -L "$full/$next" ]; then
+			hops=$((hops + 1))
+			[ $hops -le 40 ] || lb_die 1 "too many symlinks in /$1"
+			target=$(readlink "$full/$next")
+			[ -L "$root/$next" ] || ln -s "$target" "$root/$next"
+			staged[$next]=1
+			[[ $target == /* ]] || target=${cur:+$cur/}$target
+			todo=$(normpath "$target${todo:+/$todo}")
+			cur=
+		elif [ -d "$full/$next" ]; then
+			[ -d "$root/$next" ] || mkdir "$root/$next"
+			cur=$next
+		elif [ -e "$full/$next" ] && [ -z "$todo" ]; then
+			[ -e "$root/$next" ] || cp -p "$full/$next" "$root/$next"
+			staged[$next]=1
+			cur=$next
+		else
+			return 1
+		fi
+	done
+	staged_to=$cur
+}
+
+is_elf() {
+	[ -f "$1" ] && [ "$(head -c 4 "$1")" = $'\x7fELF' ]
+}
+
+# closure PATH...: stage the dynamic loader and NEEDED libraries of the
+# staged ELF files PATH..., recursively.
+declare -A seen=()
+closure() {
+	local -a queue=("$@") needed rpath
+	local f lib d found interp dyn
+	while [ ${#queue[@]} -gt 0 ]; do
+		f=${queue[0]}
+		queue=("${queue[@]:1}")
+		[ -z "${seen[$f]:-}" ] || continue
+		seen[$f]=1
+		is_elf "$root/$f" || continue
+		interp=$("$readelf" -lW "$root/$f" |
+			sed -n 's/.*Requesting program interpreter: \(.*\)\]$/\1/p')
+		if [ -n "$interp" ]; then
+			stage "$interp" ||
+				lb_die 1 "/$f: program interpreter $interp not found"
+			queue+=("$staged_to")
+		fi
+		dyn=$("$readelf" -dW "$root/$f")
+		mapfile -t needed < <(sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' <<<"$dyn")
+		# DT_RUNPATH or DT_RPATH first, with $ORIGIN; then the default
+		# paths of Debian's armhf loader (there is no ld.so.cache).
+		rp=$(sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]$/\1/p' <<<"$dyn" | head -n 1)
+		rp=${rp//"\${ORIGIN}"/"\$ORIGIN"}
+		rp=${rp//"\$ORIGIN"//${f%/*}}
+		IFS=: read -ra rpath <<<"$rp"
+		for lib in "${needed[@]}"; do
+			found=
+			for d in "${rpath[@]}" /lib/arm-linux-gnueabihf \
+				/usr/lib/arm-linux-gnueabihf /lib /usr/lib; do
+				[[ $lib != */* ]] || d=
+				if [ -e "$full/$d/$lib" ] || [ -L "$full/$d/$lib" ]; then
+					stage "$d/$lib" && found=$staged_to && break
+				fi
+			done
+			[ -n "$found" ] || lb_die 1 "/$f: library $lib not found"
+			queue+=("$found")
+		done
+	done
+}
+
+# busybox and the applets it has.
+stage bin/busybox || lb_die 1 "no /bin/busybox in the packages"
+busybox=$staged_to
+# The applet names are one block of NUL-terminated strings, "[", "[[",
+# "acpid", ... in busybox's data; the ARM binary cannot run here.
+mapfile -t have < <(tr '\0' '\n' <"$full/$busybox" | awk '
+	p == "[" && $0 == "[[" { on = 1; print "["; print; next }
+	on && !/^[a-z0-9][a-z0-9_.-]*$/ { exit }
+	on { print }
+	{ p = $0 }')
+declare -A has=()
+for a in "${have[@]}"; do has[$a]=1; done
+[ ${#have[@]} -gt 100 ] ||
+	lb_die 1 "cannot find busybox's applet list in /$busybox"
+absent=()
+for a in "${applets[@]}"; do
+	if [ -n "${has[$a]:-}" ]; then
+		[ -L "$root/bin/$a" ] || ln -s /bin/busybox "$root/bin/$a"
+	else
+		absent+=("$a")
+	fi
+done
+[ ${#absent[@]} -eq 0 ] ||
+	echo "$LB_PROG: busybox-static lacks these applets: ${absent[*]}"
+
+# perf: Debian's /usr/bin/perf is either the binary or (before 6.1) a
+# script that runs perf_<version> for the running kernel: take the binary.
+perf=
+if is_elf "$full/usr/bin/perf" && [ ! -L "$full/usr/bin/perf" ]; then
+	perf=usr/bin/perf
+else
+	for f in "$full"/usr/bin/perf_[0-9]*; do
+		if is_elf "$f" && [ ! -L "$f" ]; then perf=${f#"$full"/}; fi
+	done
+fi
+[ -n "$perf" ] || lb_die 1 "no perf binary in the packages"
+mkdir -p "$root/usr/bin"
+rm -f "$root/usr/bin/perf"
+cp -p "$full/$perf" "$root/usr/bin/perf"
+staged[$perf]=1
+elves=(usr/bin/perf)
+
+for f in "${files[@]}"; do
+	mapfile -t matches < <(cd "$full" || exit; compgen -G "$f" || true)
+	[ ${#matches[@]} -gt 0 ] || lb_die 1 "/$f: not in the packages"
+	for m in "${matches[@]}"; do
+		stage "$m" || lb_die 1 "/$m: not in the packages"
+		elves+=("$staged_to")
+	done
+done
+closure "${elves[@]}"
+
+for d in "${dirs[@]}"; do
+	mkdir -p "$root/${d% *}"
+	chmod "${d#* }" "$root/${d% *}"
+done
+
+# --- packages.txt: the packages the staged files come from. ------------
+
+for p in "${!staged[@]}"; do
+	echo "$p"
+done | awk '
+	FILENAME == ARGV[1] { ver[$1] = $2 " " $3; next }
+	FILENAME == ARGV[2] {
+		f = substr($0, length($1) + 2)
+		sub(/\/$/, "", f)
+		owner[f] = $1
+		next
+	}
+	{
+		p = $0
+		if (!(p in owner)) {	# merged /usr: a /lib path is /usr/lib
+			if (p ~ /^usr\//) p = substr(p, 5); else p = "usr/" p
+		}
+		if (!(p in owner)) { print "no package owns /" $0 > "/dev/stderr"; bad = 1; next }
+		if (!(owner[p] in done)) print owner[p], ver[owner[p]]
+		done[owner[p]] = 1
+	}
+	END { exit bad }' "$cache.debs" "$cache.files" - | sort >"$tmp/packages.txt" ||
+	lb_die 1 "cannot tell which packages the files come from"
+
+# --- Write the archive. -----------------------------------------------
+
+# The archive is written here rather than by cpio -o so that its entries
+# are root's, its device nodes need no mknod (and no root) and the same
+# packages give the same bytes.  cpio -t checks it below.
+epoch=${SOURCE_DATE_EPOCH:-0}
+ino=0
+nul() { head -c "$1" /dev/zero; }
+# entry NAME MODE(hex) NLINK SIZE RDEVMAJOR RDEVMINOR
+entry() {
+	local namesize=$((${#1} + 1))
+	ino=$((ino + 1))
+	printf '070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%s' \
+		"$ino" "0x$2" 0 0 "$3" "$epoch" "$4" 0 0 "$5" "$6" "$namesize" 0 "$1"
+	nul $((1 + (4 - (110 + namesize) % 4) % 4))
+}
+pad4() { nul $(((4 - $1 % 4) % 4)); }
+
+mapfile -t paths < <(cd "$root" && find . -mindepth 1 | sed 's|^\./||' | sort)
+{
+	for p in "${paths[@]}"; do
+		IFS=' ' read -r mode size < <(stat -c '%f %s' "$root/$p")
+		if [ -L "$root/$p" ]; then
+			target=$(readlink "$root/$p")
+			entry "$p" "$mode" 1 "${#target}" 0 0
+			printf '%s' "$target"
+			pad4 "${#target}"
+		elif [ -d "$root/$p" ]; then
+			size=0
+			entry "$p" "$mode" 2 0 0 0
+		else
+			entry "$p" "$mode" 1 "$size" 0 0
+			cat "$root/$p"
+			pad4 "$size"
+		fi
+		echo "$mode $size /$p" >>"$tmp/rootfs.list"
+	done
+	for n in "${nodes[@]}"; do
+		read -r p type major minor perm <<<"$n"
+		if [ "$type" = c ]; then type=0x2000; else type=0x6000; fi
+		mode=$(printf '%x' $((type | 8#$perm)))
+		entry "${p#/}" "$mode" 1 0 "$major" "$minor"
+		echo "$mode 0 $p" >>"$tmp/rootfs.list"
+	done
+	entry TRAILER!!! 0 1 0 0 0
+} >"$tmp/rootfs.cpio"
+
+count=$(cpio -it --quiet <"$tmp/rootfs.cpio" | wc -l) ||
+	lb_die 1 "cpio cannot read the archive written"
+[ "$count" -eq "$(wc -l <"$tmp/rootfs.list")" ] ||
+	lb_die 1 "cpio reads $count entries in the archive, not $(wc -l <"$tmp/rootfs.list")"
+
+mv "$tmp/rootfs.cpio" "$outdir/rootfs.cpio"
+mv "$tmp/rootfs.list" "$outdir/rootfs.list"
+mv "$tmp/packages.txt" "$outdir/packages.txt"
+echo "$key" >"$outdir/inputs.sha256"
+report ", from $(wc -l <"$outdir/packages.txt") packages (packages.txt)"
