@@ -37,7 +37,11 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t tmpfs tmpfs /tmp
-log "LOCKBENCH-INIT cpus=$(grep -c ^processor /proc/cpuinfo) kernel=$(uname -r)"
+# What the tests check of every boot: the lock statistics and the registry
+# of patch 0001 are there.
+log "LOCKBENCH-INIT cpus=$(grep -c ^processor /proc/cpuinfo) kernel=$(uname -r)\
+ lock_stat='$(head -n 1 /proc/lock_stat 2>&1)'\
+ omap_mbox_register=$(grep -c ' omap_mbox_register$' /proc/kallsyms)"
 
 if [ ! -f /job/job.conf ]; then
 	insmod /mbox_bench.ko || log "insmod mbox_bench.ko failed"
@@ -52,6 +56,7 @@ read -r magic version </job/job.conf
 perf_stat=1
 perf_lock=0
 inject=none
+selftest=0
 port=
 for p in /sys/class/virtio-ports/*; do
 	[ "$(cat "$p/name" 2>/dev/null)" = lockbench.results ] && port=/dev/${p##*/}
@@ -64,12 +69,31 @@ while read -r kind key val; do
 	perf_stat) perf_stat=$val ;;
 	perf_lock) perf_lock=$val ;;
 	inject) inject=$val ;;
+	selftest) selftest=$val ;;
 	esac
 done </job/job.conf
 
-insmod /mbox_bench.ko || fail "insmod mbox_bench.ko failed"
 params=/sys/module/mbox_bench/parameters
 bench=/sys/kernel/debug/mbox_bench
+# The module's own parameter checks: at load and at the start of a run.
+if [ "$selftest" = 1 ]; then
+	if insmod /mbox_bench.ko read_pct=101 2>/dev/null; then
+		log "SELFTEST insmod read_pct=101 accepted"
+		rmmod mbox_bench
+	else
+		log "SELFTEST insmod read_pct=101 rejected"
+	fi
+fi
+insmod /mbox_bench.ko || fail "insmod mbox_bench.ko failed"
+if [ "$selftest" = 1 ]; then
+	echo 5000 >$params/mailboxes
+	if echo 1 2>/dev/null >$bench/run; then
+		log "SELFTEST run mailboxes=5000 accepted"
+	else
+		log "SELFTEST run mailboxes=5000 rejected"
+	fi
+	echo 16 >$params/mailboxes
+fi
 
 # Faults on request, for the harness's own tests.
 case $inject in
@@ -95,15 +119,15 @@ while read -r kind id rest; do
 	done
 	log "point $id start $rest"
 	echo 0 >/proc/lock_stat
-	run="echo 1 >$bench/run"
+	set -- sh -c "echo 1 >$bench/run"
 	if [ "$perf_stat" = 1 ]; then
-		run="perf stat -a -x, -o $dir/perf-stat.csv \
--e task-clock,context-switches,cpu-migrations,cycles,instructions -- sh -c '$run'"
+		set -- perf stat -a -x, -o "$dir/perf-stat.csv" \
+			-e task-clock,context-switches,cpu-migrations,cycles,instructions -- "$@"
 	fi
 	if [ "$perf_lock" = 1 ]; then
-		run="perf lock record -a -q -o $dir/perf.data -- $run"
+		set -- perf lock record -a -q -o "$dir/perf.data" -- "$@"
 	fi
-	if ! sh -c "$run" >"$dir/run.log" 2>&1; then
+	if ! "$@" >"$dir/run.log" 2>&1; then
 		log "point $id run failed: $(tail -n 3 "$dir/run.log" | tr '\n' ' ')"
 	fi
 	cat $bench/results >"$dir/results.txt"

@@ -23,6 +23,7 @@ OPTIONS = {
     "perf_stat": ("0", "1"),
     "perf_lock": ("0", "1"),
     "inject": ("none", "panic", "hang", "lockdep", "warn"),
+    "selftest": ("0", "1"),
 }
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 
