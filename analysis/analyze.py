@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Run directory -> DIR/tidy/*.csv (see analysis/TIDY.md), with the
+cross-check of bench-module lock operations against lock_stat.
+
+Usage: /usr/bin/python3 -m analysis.analyze DIR
+"""
+
+import os
+import sys
+
+import pandas as pd
+
+from analysis import rundir as rundir_mod
+from analysis import stats, tidy
+from analysis.common import OneLineParser, ParseError, run_cli
+
+PROG = "analyze"
+TIDY_DIR = "tidy"
+#: the file whose mtime says when the tidy tables were written (last one)
+STAMP_FILE = "comparisons.csv"
+
+
+def make_parser():
+    p = OneLineParser(
+        prog=PROG,
+        description="Read a results directory written by 'run.sh campaign' "
+        "(manifest.json, cells/*/points/*/ raw files) and write its tidy "
+        "tables to DIR/tidy/: cells, samples, lockstat, hist, threads, "
+        "crosscheck, medians, comparisons, problems (and perf_lock when "
+        "perf-lock.txt files exist). analysis/TIDY.md documents every file "
+        "and column. Only cells in state 'done' are analyzed; missing or "
+        "malformed raw files are reported (warnings on stderr, "
+        "problems.csv), never read as zeros. Bench-module lock operation "
+        "counts are cross-checked against lock_stat acquisitions of "
+        "mboxes_lock (disagreement > 1% is a warning). lock_stat 0.3 "
+        "dumps have no avg columns: averages are computed as total/count.",
+        epilog="Bad input (no manifest, a malformed manifest, no analyzable "
+        "cell): one line on stderr, exit status 2.")
+    p.add_argument("dir", metavar="DIR", help="a results/<name>-<stamp> "
+                   "directory")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="do not print warnings (they stay in problems.csv)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="bootstrap seed for comparisons.csv (default %d)"
+                   % stats.Thresholds().seed)
+    p.add_argument("--resamples", type=int, default=None,
+                   help="bootstrap resamples for comparisons.csv (default "
+                   "%d)" % stats.Thresholds().resamples)
+    return p
+
+
+def analyze(path, thresholds=None):
+    """Read the run directory and write DIR/tidy/*.csv.
+
+    Returns (rundir, Tidy, medians DataFrame, comparisons DataFrame).
+    Raises ParseError when there is nothing to analyze. Never prints."""
+    rd = rundir_mod.load(path)
+    t = tidy.build(rd)
+    if not t.tables["samples"]:
+        done = sum(1 for c in rd.cells if c.state == "done")
+        why = ("no cell is in state 'done'" if not done else
+               f"no usable samples in the {done} done cell(s)"
+               + (f" (first problem: {t.warnings[-1]})" if t.warnings else ""))
+        raise ParseError(path, None, why)
+    thresholds = (thresholds or stats.Thresholds()).with_(margin=rd.margin)
+    samples = pd.DataFrame(t.tables["samples"])
+    medians = stats.medians_table(samples, thresholds)
+    comps = stats.comparisons_table(samples, rd.baseline, thresholds,
+                                    variants=rd.variants)
+    out = os.path.join(path, TIDY_DIR)
+    os.makedirs(out, exist_ok=True)
+    for name, columns in tidy.COLUMNS.items():
+        if name == "perf_lock" and not t.tables[name]:
+            stale = os.path.join(out, "perf_lock.csv")
+            if os.path.exists(stale):
+                os.remove(stale)
+            continue
+        tidy.write_csv(os.path.join(out, name + ".csv"), columns,
+                       t.tables[name])
+    tidy.write_csv(os.path.join(out, "medians.csv"), stats.MEDIANS_COLUMNS,
+                   medians.to_dict("records"))
+    tidy.write_csv(os.path.join(out, STAMP_FILE), stats.COMPARISONS_COLUMNS,
+                   comps.to_dict("records"))
+    return rd, t, medians, comps
+
+
+def is_stale(path):
+    """True when DIR/tidy is missing or older than a raw file."""
+    stamp = os.path.join(path, TIDY_DIR, STAMP_FILE)
+    if not os.path.exists(stamp):
+        return True
+    when = os.path.getmtime(stamp)
+    rd = rundir_mod.load(path)
+    for f in rd.raw_files():
+        try:
+            if os.path.getmtime(f) > when:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def print_warnings(prog, warnings, file=None):
+    file = file or sys.stderr
+    for w in warnings:
+        print(f"{prog}: warning: {w}", file=file)
+
+
+def _run(args):
+    th = stats.Thresholds().with_(seed=args.seed, resamples=args.resamples)
+    rd, t, _med, _comps = analyze(args.dir, th)
+    if not args.quiet:
+        print_warnings(PROG, t.warnings)
+    bad = sum(1 for r in t.tables["crosscheck"] if r.get("ok") == 0)
+    print(f"{PROG}: wrote {os.path.join(args.dir, TIDY_DIR)}/: "
+          f"{len(t.tables['samples'])} samples from "
+          f"{sum(1 for c in rd.cells if c.state == 'done')} done cells, "
+          f"{len(t.tables['problems'])} problems, "
+          f"{bad} crosscheck disagreements")
+    return 0
+
+
+def main(argv=None):
+    return run_cli(PROG, make_parser(), argv, _run)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

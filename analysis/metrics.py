@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The metrics of samples.csv: unit and direction (which way is better).
+TIDY.md documents how each is computed."""
+
+#: metric -> (unit, direction): "higher" or "lower" is better, None: no verdict
+METRICS = {
+    "throughput_ops_s": ("ops/s", "higher"),
+    "lookup_lat_median_ns": ("ns", "lower"),
+    "lookup_lat_p99_ns": ("ns", "lower"),
+    "lookup_lat_max_ns": ("ns", "lower"),
+    "lookup_lat_mean_ns": ("ns", "lower"),
+    "write_lat_median_ns": ("ns", "lower"),
+    "write_lat_p99_ns": ("ns", "lower"),
+    "write_lat_max_ns": ("ns", "lower"),
+    "write_lat_mean_ns": ("ns", "lower"),
+    "fairness_spread": ("ratio", "lower"),
+    "lock_contentions": ("count", "lower"),
+    "lock_waittime_total_us": ("us", "lower"),
+    "lock_waittime_avg_us": ("us", "lower"),
+    "lock_waittime_max_us": ("us", "lower"),
+    "lock_holdtime_avg_us": ("us", "lower"),
+    "lock_acquisitions": ("count", None),
+    "task_clock_ms": ("ms", None),
+    "context_switches": ("count", "lower"),
+    "cpu_migrations": ("count", "lower"),
+    "perf_lock_contended": ("count", "lower"),
+    "perf_lock_wait_total_ns": ("ns", "lower"),
+}
+
+
+def direction(metric):
+    """"higher", "lower" or None (no verdict) for a metric name."""
+    return METRICS.get(metric, (None, None))[1]
+
+
+def unit(metric):
+    return METRICS.get(metric, ("", None))[0]

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Parser for `perf lock report` output (perf 6.1, tools/perf/builtin-lock.c
+print_result()).
+
+    "%20s " "Name", then "%*s " per key header (widths 10 for counts, 12 for
+    times), a blank line, then one row per lock: the name "%20s " (names of
+    20 characters or more are cut to 16 + "..."), counts "%10llu ", times
+    "%9.2f <unit> " with unit h, m, s, ms, us or "%9llu ns ".
+
+The default keys are: acquired, contended, avg wait, total wait, max wait,
+min wait; `-F` may choose others: the header says which, and rows are read
+from the right following it. Lines before the header (perf warnings) are
+skipped; the "=== output for debug===" tail ends the table. Times are
+returned in ns (the printed precision: 2 decimals of the unit shown).
+"""
+
+import re
+from dataclasses import dataclass
+
+from analysis.common import ParseError, read_text
+
+#: header text -> (field name, kind)
+KEYS = {
+    "acquired": ("acquired", "count"),
+    "contended": ("contended", "count"),
+    "avg wait": ("avg_wait_ns", "time"),
+    "total wait": ("total_wait_ns", "time"),
+    "max wait": ("max_wait_ns", "time"),
+    "min wait": ("min_wait_ns", "time"),
+}
+FIELDS = ("acquired", "contended", "avg_wait_ns", "total_wait_ns",
+          "max_wait_ns", "min_wait_ns")
+UNIT_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "h": 3600e9}
+
+_HEADER_RE = re.compile(
+    r"^\s*Name((?:\s+(?:acquired|contended|avg wait|total wait|max wait|"
+    r"min wait))+)\s*$")
+_KEY_RE = re.compile(r"acquired|contended|avg wait|total wait|max wait|"
+                     r"min wait")
+
+
+@dataclass(frozen=True)
+class LockRow:
+    name: str
+    acquired: object = None
+    contended: object = None
+    avg_wait_ns: object = None
+    total_wait_ns: object = None
+    max_wait_ns: object = None
+    min_wait_ns: object = None
+    line: int = 0
+
+
+def _parse_row(path, lineno, line, keys):
+    tokens = line.split()
+    values = {}
+    for key in reversed(keys):
+        name, kind = KEYS[key]
+        if kind == "count":
+            if not tokens or not tokens[-1].isdigit():
+                raise ParseError(path, lineno, f"bad {key!r} field in "
+                                 f"{line.strip()[:60]!r}")
+            values[name] = int(tokens.pop())
+        else:
+            if len(tokens) < 2 or tokens[-1] not in UNIT_NS or \
+                    not re.match(r"^\d+(\.\d+)?$", tokens[-2]):
+                raise ParseError(path, lineno, f"bad {key!r} time in "
+                                 f"{line.strip()[:60]!r}")
+            unit = tokens.pop()
+            values[name] = int(round(float(tokens.pop()) * UNIT_NS[unit]))
+    if not tokens:
+        raise ParseError(path, lineno, "lock row without a name")
+    return LockRow(name=" ".join(tokens), line=lineno, **values)
+
+
+def parse_text(text, path="<string>"):
+    """Return the list of LockRow in file order."""
+    lines = text.splitlines()
+    keys = None
+    rows = []
+    for lineno, line in enumerate(lines, start=1):
+        s = line.strip()
+        if keys is None:
+            m = _HEADER_RE.match(line)
+            if m:
+                keys = _KEY_RE.findall(m.group(1))
+            continue
+        if not s:
+            continue
+        if s.startswith("=== output for debug"):
+            break
+        rows.append(_parse_row(path, lineno, line, keys))
+    if keys is None:
+        raise ParseError(path, None, "no 'Name acquired contended ...' "
+                         "header: not perf lock report output")
+    return rows
+
+
+def parse_file(path):
+    return parse_text(read_text(path), path)

@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Verdict table for a results directory: prints summary.md and writes
+DIR/summary.md, DIR/summary.csv and DIR/commit-msg.txt. Runs analyze first
+when DIR/tidy is missing or older than the raw files.
+
+Usage: /usr/bin/python3 -m analysis.report DIR [--baseline V] [--margin M]
+"""
+
+import os
+import sys
+
+import pandas as pd
+
+from analysis import analyze as analyze_mod
+from analysis import rundir as rundir_mod
+from analysis import stats, summary, tidy
+from analysis.common import OneLineParser, ParseError, UsageError, run_cli
+
+PROG = "report"
+
+
+def _margin(text):
+    try:
+        m = float(text)
+    except ValueError:
+        raise UsageError(f"--margin {text!r} is not a number") from None
+    if not 0 < m < 1:
+        raise UsageError(f"--margin {text} must be between 0 and 1 "
+                         f"(0.05 = 5%)")
+    return m
+
+
+def make_parser():
+    d = stats.Thresholds()
+    p = OneLineParser(
+        prog=PROG,
+        description="Compare each variant of a results directory with the "
+        "baseline: per metric, vCPU count and workload point, the medians "
+        "with 95% CIs (order statistics), the ratio of medians with a "
+        "seeded bootstrap 95% CI, the Mann-Whitney U p-value and a "
+        "verdict against the margin (better / no harm / harm / "
+        "inconclusive with the repetitions likely needed). Prints "
+        "summary.md and writes DIR/summary.md, DIR/summary.csv (every "
+        "number) and DIR/commit-msg.txt (72 columns). Runs analyze first "
+        "when DIR/tidy is missing or older than the raw files. Under QEMU "
+        "TCG absolute times are emulation times: the ratio is the result.",
+        epilog="Bad input: one line on stderr, exit status 2.")
+    p.add_argument("dir", metavar="DIR", help="a results/<name>-<stamp> "
+                   "directory")
+    p.add_argument("--baseline", metavar="V", default=None,
+                   help="the variant the others are compared with (default: "
+                   "the manifest's campaign.baseline)")
+    p.add_argument("--margin", metavar="M", type=_margin, default=None,
+                   help="non-inferiority margin as a fraction (default: the "
+                   "manifest's campaign.margin, else %g)" % d.margin)
+    p.add_argument("--seed", type=int, default=None,
+                   help="bootstrap seed (default %d)" % d.seed)
+    p.add_argument("--resamples", type=int, default=None,
+                   help="bootstrap resamples (default %d)" % d.resamples)
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="write the files but do not print summary.md")
+    return p
+
+
+def _read(path, name):
+    f = os.path.join(path, analyze_mod.TIDY_DIR, name)
+    try:
+        return pd.read_csv(f, keep_default_na=False, na_values=[""],
+                           dtype={c: str for c in ("campaign", "variant",
+                                                   "cell", "point", "state",
+                                                   "metric", "unit", "file",
+                                                   "problem", "arch")})
+    except (OSError, ValueError) as e:
+        raise ParseError(f, None, f"cannot read: {e}") from None
+
+
+def _short_path(path):
+    """path relative to the current directory when it lies below it."""
+    path = os.path.normpath(path)
+    if os.path.isabs(path):
+        rel = os.path.relpath(path)
+        if not rel.startswith(".."):
+            return rel
+    return path
+
+
+def _shell_lines(cmd, arg, width=summary.WIDTH):
+    line = f"  {cmd} {arg}"
+    if len(line) <= width:
+        return [line]
+    return [f"  {cmd} \\", f"    {arg}"]
+
+
+def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
+           reanalyze=None):
+    """Compute and write the summary files; returns (markdown, warnings).
+
+    reanalyze: None = when stale, True/False = always/never."""
+    warnings = []
+    stale = analyze_mod.is_stale(path) if reanalyze is None else reanalyze
+    if stale:
+        warnings.append(f"{os.path.join(path, analyze_mod.TIDY_DIR)} missing "
+                        f"or older than the raw files: running analyze")
+        _rd, t, _m, _c = analyze_mod.analyze(path, thresholds)
+        warnings += t.warnings
+    rd = rundir_mod.load(path)
+    baseline = baseline or rd.baseline
+    th = (thresholds or stats.Thresholds()).with_(
+        margin=margin if margin is not None else rd.margin)
+    samples = _read(path, "samples.csv")
+    cells = _read(path, "cells.csv")
+    problems = _read(path, "problems.csv")
+    variants = [v for v in rd.variants if v in set(samples["variant"])]
+    if baseline not in variants:
+        raise ParseError(path, None, f"baseline {baseline!r} has no samples "
+                         f"(variants: {', '.join(variants) or 'none'})")
+    if len(variants) < 2:
+        raise ParseError(path, None, "only one variant has samples: nothing "
+                         "to compare")
+    comps = stats.comparisons_table(samples, baseline, th, variants=variants)
+    primary = rd.campaign.get("primary_metric", "throughput_ops_s")
+    md = summary.render_markdown(rd, comps, cells, samples, problems,
+                                 baseline, th, primary)
+    campaign_file = _short_path(rd.campaign.get("file")
+                                or f"campaigns/{rd.name}.toml")
+    msg = summary.render_commit_msg(rd, comps, cells, samples, baseline, th,
+                                    primary, campaign_file, run_dir or path)
+    lines = msg.rstrip("\n").split("\n")
+    # a long path is split as a shell continuation, never past 72 columns
+    for i, line in enumerate(lines):
+        for cmd in ("./run.sh campaign", "./run.sh report"):
+            if line.startswith(f"  {cmd} ") and len(line) > summary.WIDTH:
+                lines[i:i + 1] = _shell_lines(cmd, line[len(cmd) + 3:])
+    msg = "\n".join(lines) + "\n"
+    tidy.write_csv(os.path.join(path, "summary.csv"),
+                   stats.COMPARISONS_COLUMNS, comps.to_dict("records"))
+    for name, text in (("summary.md", md), ("commit-msg.txt", msg)):
+        tmp = os.path.join(path, name + ".tmp")
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, os.path.join(path, name))
+    return md, warnings
+
+
+def _run(args):
+    th = stats.Thresholds().with_(seed=args.seed, resamples=args.resamples)
+    md, warnings = report(args.dir, args.baseline, args.margin, th,
+                          run_dir=_short_path(args.dir))
+    analyze_mod.print_warnings(PROG, warnings)
+    if not args.quiet:
+        sys.stdout.write(md)
+        sys.stdout.flush()
+    return 0
+
+
+def main(argv=None):
+    return run_cli(PROG, make_parser(), argv, _run)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

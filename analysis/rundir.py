@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The run directory written by `run.sh campaign`: manifest.json and the
+per-cell raw files. Loading only; no analysis here.
+
+    DIR/manifest.json
+    DIR/cells/<cell id>/points/<point id>/results.txt, lock_stat.txt,
+                                          perf-stat.csv, perf-lock.txt (opt.)
+"""
+
+import json
+import os
+from dataclasses import dataclass
+
+from analysis.common import ParseError, read_text
+
+MANIFEST_FORMATS = (1,)
+POINT_FILES = ("results.txt", "lock_stat.txt", "perf-stat.csv")
+OPTIONAL_POINT_FILES = ("perf-lock.txt",)
+
+
+@dataclass(frozen=True)
+class Point:
+    id: str
+    read_pct: object
+    mailboxes: object
+    miss_pct: object
+    duration_ms: object
+
+
+@dataclass(frozen=True)
+class Cell:
+    id: str
+    variant: str
+    cpus: int
+    rep: int
+    state: str
+    oversubscribed: bool
+    arch: str
+
+
+@dataclass
+class RunDir:
+    path: str
+    manifest: dict
+    campaign: dict
+    host: dict
+    builds: dict
+    points: list  # of Point, manifest order
+    cells: list  # of Cell, manifest order
+    variants: list  # manifest order
+
+    @property
+    def name(self):
+        return self.campaign.get("name", os.path.basename(self.path))
+
+    @property
+    def baseline(self):
+        return self.campaign.get("baseline") or (self.variants[0]
+                                                 if self.variants else "")
+
+    @property
+    def margin(self):
+        m = self.campaign.get("margin")
+        return float(m) if isinstance(m, (int, float)) and 0 < m < 1 \
+            else 0.05
+
+    @property
+    def lock_class(self):
+        return self.campaign.get("lock_class", "mboxes_lock")
+
+    def point_dir(self, cell, point):
+        return os.path.join(self.path, "cells", cell.id, "points", point.id)
+
+    def raw_files(self):
+        """Every raw file (for staleness checks of DIR/tidy)."""
+        out = [os.path.join(self.path, "manifest.json")]
+        top = os.path.join(self.path, "cells")
+        for root, _dirs, files in os.walk(top):
+            out.extend(os.path.join(root, f) for f in files)
+        return out
+
+
+def _need(path, obj, key, kind, where):
+    if not isinstance(obj, dict) or key not in obj:
+        raise ParseError(path, None, f"manifest: {where} lacks {key!r}")
+    val = obj[key]
+    if kind is int and (isinstance(val, bool) or not isinstance(val, int)):
+        raise ParseError(path, None, f"manifest: {where}.{key} is not an "
+                         f"integer")
+    if kind is str and not isinstance(val, str):
+        raise ParseError(path, None, f"manifest: {where}.{key} is not a "
+                         f"string")
+    if kind is list and not isinstance(val, list):
+        raise ParseError(path, None, f"manifest: {where}.{key} is not a list")
+    return val
+
+
+def _arch(builds, campaign, cell_dir, variant):
+    arch = (builds.get(variant) or {}).get("arch")
+    if not arch:
+        meta = os.path.join(cell_dir, "meta.json")
+        try:
+            with open(meta) as f:
+                arch = json.load(f).get("arch")
+        except (OSError, ValueError, AttributeError):
+            arch = None
+    return arch or campaign.get("arch") or "unknown"
+
+
+def load(path):
+    """Load DIR/manifest.json; ParseError if it is missing or malformed."""
+    if not os.path.isdir(path):
+        raise ParseError(path, None, "not a directory" if os.path.exists(path)
+                         else "no such directory")
+    mpath = os.path.join(path, "manifest.json")
+    text = read_text(mpath)
+    try:
+        manifest = json.loads(text)
+    except ValueError as e:
+        raise ParseError(mpath, getattr(e, "lineno", None),
+                         f"invalid JSON: {getattr(e, 'msg', e)}") from None
+    if not isinstance(manifest, dict):
+        raise ParseError(mpath, None, "not a JSON object")
+    fmt = manifest.get("format")
+    if fmt not in MANIFEST_FORMATS:
+        raise ParseError(mpath, None, f"unsupported manifest format {fmt!r} "
+                         f"(supported: {MANIFEST_FORMATS})")
+    campaign = _need(mpath, manifest, "campaign", dict, "manifest")
+    if not isinstance(campaign, dict):
+        raise ParseError(mpath, None, "manifest: campaign is not an object")
+    host = manifest.get("host") or {}
+    builds = manifest.get("builds") or {}
+    points = []
+    for i, p in enumerate(_need(mpath, campaign, "points", list, "campaign")):
+        where = f"campaign.points[{i}]"
+        points.append(Point(id=str(_need(mpath, p, "id", None, where)),
+                            read_pct=p.get("read_pct"),
+                            mailboxes=p.get("mailboxes"),
+                            miss_pct=p.get("miss_pct"),
+                            duration_ms=p.get("duration_ms")))
+    if not points:
+        raise ParseError(mpath, None, "manifest: campaign.points is empty")
+    cells = []
+    for i, c in enumerate(_need(mpath, manifest, "cells", list, "manifest")):
+        where = f"cells[{i}]"
+        cid = _need(mpath, c, "id", str, where)
+        variant = _need(mpath, c, "variant", str, where)
+        cpus = _need(mpath, c, "cpus", int, where)
+        over = c.get("oversubscribed")
+        if over is None:
+            cores = host.get("cores")
+            over = isinstance(cores, int) and cpus > cores
+        cells.append(Cell(id=cid, variant=variant, cpus=cpus,
+                          rep=_need(mpath, c, "rep", int, where),
+                          state=str(c.get("state", "")),
+                          oversubscribed=bool(over),
+                          arch=_arch(builds, campaign,
+                                     os.path.join(path, "cells", cid),
+                                     variant)))
+    variants = list(campaign.get("variants") or [])
+    for c in cells:
+        if c.variant not in variants:
+            variants.append(c.variant)
+    return RunDir(path=path, manifest=manifest, campaign=campaign, host=host,
+                  builds=builds, points=points, cells=cells,
+                  variants=variants)

@@ -1,0 +1,308 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Raw run directory -> tidy tables (lists of row dicts, see TIDY.md).
+
+build(rundir) reads every done cell x point, never prints, and returns a
+Tidy: one list of rows per tidy file, plus `problems` (rows for
+problems.csv) and `warnings` (strings). A missing or unreadable file is a
+problem and its numbers are absent, never zeros.
+"""
+
+import csv
+import math
+import os
+from dataclasses import dataclass, field
+
+from analysis import bench_results, lockstat, perf_lock, perf_stat
+from analysis.metrics import METRICS
+from analysis.common import ParseError
+
+CROSSCHECK_TOLERANCE = 0.01  # relative; more is a disagreement
+
+KEYS = ("campaign", "variant", "arch", "cpus", "rep", "cell", "point")
+POINT_PARAMS = ("read_pct", "mailboxes", "miss_pct", "duration_ms")
+
+COLUMNS = {
+    "cells": ("campaign", "variant", "arch", "cpus", "rep", "cell", "state",
+              "oversubscribed", "analyzed"),
+    "samples": KEYS + POINT_PARAMS + ("metric", "value", "unit"),
+    "lockstat": KEYS + ("class", "kind") + lockstat.FIELDS,
+    "hist": KEYS + ("op", "bucket", "bucket_lo_ns", "bucket_hi_ns", "count",
+                    "cum_fraction"),
+    "threads": KEYS + ("cpu", "ops", "lookups", "hits", "misses", "writes",
+                       "errors"),
+    "crosscheck": KEYS + ("lockops_read", "lockops_write", "lockstat_r_acq",
+                          "lockstat_w_acq", "lockstat_plain_acq", "relation",
+                          "expected", "observed", "rel_diff", "ok"),
+    "problems": ("cell", "point", "file", "problem"),
+    "perf_lock": KEYS + ("name",) + perf_lock.FIELDS,
+}
+
+PERF_EVENTS = {"task-clock": "task_clock_ms",
+               "context-switches": "context_switches",
+               "cpu-migrations": "cpu_migrations"}
+
+
+@dataclass
+class Tidy:
+    tables: dict = field(default_factory=lambda: {k: [] for k in COLUMNS})
+    warnings: list = field(default_factory=list)
+
+    def problem(self, cell, point, file, text):
+        self.tables["problems"].append(
+            {"cell": cell, "point": point, "file": file, "problem": text})
+        where = "/".join(x for x in (cell, point, file) if x)
+        self.warnings.append(f"{where}: {text}" if where else text)
+
+
+def _lock_metrics(rows):
+    """Sample metrics from the lock_stat rows (R, W, plain) of one class."""
+    cont = sum(r.contentions for r in rows)
+    wait_total = sum(r.waittime_total_us for r in rows)
+    acq = sum(r.acquisitions for r in rows)
+    hold_total = sum(r.holdtime_total_us for r in rows)
+    out = {
+        "lock_contentions": cont,
+        "lock_waittime_total_us": wait_total,
+        "lock_waittime_avg_us": wait_total / cont if cont else 0.0,
+        "lock_waittime_max_us": max(r.waittime_max_us for r in rows),
+        "lock_acquisitions": acq,
+    }
+    if acq:
+        out["lock_holdtime_avg_us"] = hold_total / acq
+    return out
+
+
+def _bench_metrics(res):
+    out = {"throughput_ops_s": res.total["ops_per_sec"],
+           "fairness_spread": res.fairness["spread"]}
+    for op, lat in sorted(res.lat.items()):
+        if op not in ("lookup", "write") or lat.count == 0:
+            continue
+        out[f"{op}_lat_median_ns"] = lat.quantile(0.5)
+        out[f"{op}_lat_p99_ns"] = lat.quantile(0.99)
+        out[f"{op}_lat_max_ns"] = lat.max_ns
+        out[f"{op}_lat_mean_ns"] = lat.mean_ns
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def crosscheck_row(lockops, rows, tolerance=CROSSCHECK_TOLERANCE):
+    """Compare the module's lockops with the lock_stat rows of the class.
+
+    rwlock-style (an -R row exists): R == read and W + plain == write;
+    otherwise (one plain row, a spinlock): plain + W == read + write."""
+    read, write = int(lockops["read"]), int(lockops["write"])
+    r = sum(x.acquisitions for x in rows if x.kind == "R")
+    w = sum(x.acquisitions for x in rows if x.kind == "W")
+    p = sum(x.acquisitions for x in rows if x.kind == "")
+    if any(x.kind == "R" for x in rows):
+        relation = "rw"
+        rel = max(abs(r - read) / max(read, 1),
+                  abs(w + p - write) / max(write, 1))
+    else:
+        relation = "total"
+        rel = abs(w + p - (read + write)) / max(read + write, 1)
+    return {"lockops_read": read, "lockops_write": write,
+            "lockstat_r_acq": r, "lockstat_w_acq": w, "lockstat_plain_acq": p,
+            "relation": relation, "expected": read + write,
+            "observed": r + w + p, "rel_diff": rel,
+            "ok": 1 if rel <= tolerance else 0}
+
+
+def _parse(tidy, cell, point, pdir, name, parser, optional=False):
+    path = os.path.join(pdir, name)
+    if not os.path.exists(path):
+        if not optional:
+            tidy.problem(cell.id, point.id, name, "missing")
+        return None
+    try:
+        return parser(path)
+    except ParseError as e:
+        where = f"line {e.line}: " if e.line is not None else ""
+        tidy.problem(cell.id, point.id, name, where + e.message)
+        return None
+
+
+def _check_params(tidy, cell, point, res):
+    for k in POINT_PARAMS:
+        want, got = getattr(point, k), res.param.get(k)
+        if want is not None and got is not None and want != got:
+            tidy.problem(cell.id, point.id, "results.txt",
+                         f"param {k}={got} but the manifest says {want}")
+
+
+def build(rundir, tolerance=CROSSCHECK_TOLERANCE):
+    """Read the run directory; return a Tidy (never prints)."""
+    tidy = Tidy()
+    t = tidy.tables
+    lock_class = rundir.lock_class
+    not_done = []
+    for cell in rundir.cells:
+        t["cells"].append({
+            "campaign": rundir.name, "variant": cell.variant,
+            "arch": cell.arch, "cpus": cell.cpus, "rep": cell.rep,
+            "cell": cell.id, "state": cell.state,
+            "oversubscribed": int(cell.oversubscribed),
+            "analyzed": int(cell.state == "done")})
+        if cell.state != "done":
+            not_done.append(f"{cell.id} ({cell.state or 'no state'})")
+    if not_done:
+        for cid in not_done:
+            t["problems"].append({"cell": cid.split(" ")[0], "point": "",
+                                  "file": "manifest.json",
+                                  "problem": "cell not done: skipped"})
+        tidy.warnings.append(f"{len(not_done)} cell(s) not done, skipped: "
+                             + ", ".join(not_done))
+    order_v = {v: i for i, v in enumerate(rundir.variants)}
+    order_p = {p.id: i for i, p in enumerate(rundir.points)}
+    cells = sorted((c for c in rundir.cells if c.state == "done"),
+                   key=lambda c: (order_v.get(c.variant, 99), c.cpus, c.rep,
+                                  c.id))
+    for cell in cells:
+        cdir = os.path.join(rundir.path, "cells", cell.id)
+        if not os.path.isdir(cdir):
+            tidy.problem(cell.id, "", "", "cell directory missing")
+            continue
+        for point in sorted(rundir.points, key=lambda p: order_p[p.id]):
+            _one_point(tidy, rundir, cell, point, lock_class, tolerance)
+    return tidy
+
+
+def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
+    t = tidy.tables
+    pdir = rundir.point_dir(cell, point)
+    if not os.path.isdir(pdir):
+        tidy.problem(cell.id, point.id, "", "point directory missing")
+        return
+    key = {"campaign": rundir.name, "variant": cell.variant,
+           "arch": cell.arch, "cpus": cell.cpus, "rep": cell.rep,
+           "cell": cell.id, "point": point.id}
+    pkey = dict(key, **{k: getattr(point, k) for k in POINT_PARAMS})
+    metrics = {}
+
+    res = _parse(tidy, cell, point, pdir, "results.txt",
+                 bench_results.parse_file)
+    if res is not None:
+        for w in res.warnings:
+            tidy.problem(cell.id, point.id, "results.txt", w)
+        _check_params(tidy, cell, point, res)
+        for th in res.threads:
+            t["threads"].append(dict(key, **{
+                k: th.get(k, "") for k in COLUMNS["threads"][len(KEYS):]}))
+        for op, lat in sorted(res.lat.items()):
+            total = sum(lat.hist)
+            cum = 0
+            for b, count in enumerate(lat.hist):
+                cum += count
+                lo, hi = bench_results.bucket_bounds(b)
+                t["hist"].append(dict(key, op=op, bucket=b, bucket_lo_ns=lo,
+                                      bucket_hi_ns=hi, count=count,
+                                      cum_fraction=cum / total if total
+                                      else None))
+        if res.param.get("timing", 1) != 0 and not res.lat:
+            tidy.problem(cell.id, point.id, "results.txt",
+                         "timing is on but there are no lat lines")
+        if res.ok:
+            metrics.update(_bench_metrics(res))
+        else:
+            failed = [" ".join(f"{k}={v}" for k, v in c.items())
+                      for c in res.checks
+                      if any(v not in ("ok",) for k, v in c.items()
+                             if isinstance(v, str))]
+            tidy.problem(cell.id, point.id, "results.txt",
+                         "end status=FAILURE, point not used"
+                         + (f" ({'; '.join(failed)})" if failed else ""))
+
+    ls = _parse(tidy, cell, point, pdir, "lock_stat.txt", lockstat.parse_file)
+    rows = []
+    if ls is not None:
+        rows = ls.select(exact=lock_class)
+        if ls.debug_disabled:
+            tidy.problem(cell.id, point.id, "lock_stat.txt",
+                         "lock debugging disabled (a lockdep warning): "
+                         "lock_stat may be incomplete")
+        if not rows:
+            tidy.problem(cell.id, point.id, "lock_stat.txt",
+                         f"class {lock_class} not in the dump")
+        for r in rows:
+            t["lockstat"].append(dict(key, **{"class": r.name, "kind": r.kind},
+                                      **{f: getattr(r, f)
+                                         for f in lockstat.FIELDS}))
+        if rows and (res is None or res.ok):
+            metrics.update(_lock_metrics(rows))
+
+    if res is not None and rows:
+        cc = crosscheck_row(res.lockops, rows, tolerance)
+        t["crosscheck"].append(dict(key, **cc))
+        if not cc["ok"]:
+            tidy.problem(cell.id, point.id, "crosscheck",
+                         f"bench lockops read={cc['lockops_read']} write="
+                         f"{cc['lockops_write']} vs lock_stat R="
+                         f"{cc['lockstat_r_acq']} W={cc['lockstat_w_acq']} "
+                         f"plain={cc['lockstat_plain_acq']} "
+                         f"(relation {cc['relation']}, off by "
+                         f"{100 * cc['rel_diff']:.1f}%)")
+    else:
+        row = dict(key, **{c: None for c in COLUMNS["crosscheck"][len(KEYS):]})
+        row["relation"] = "missing"
+        t["crosscheck"].append(row)
+
+    perf = rundir.campaign.get("perf") or {}
+    ps = _parse(tidy, cell, point, pdir, "perf-stat.csv", perf_stat.parse_file,
+                optional=perf.get("stat", True) is False)
+    if ps is not None and (res is None or res.ok):
+        for event, metric in PERF_EVENTS.items():
+            c = ps.get(event)
+            if c is not None and c.value is not None:
+                metrics[metric] = c.value
+
+    pl = _parse(tidy, cell, point, pdir, "perf-lock.txt",
+                perf_lock.parse_file, optional=not perf.get("lock", False))
+    if pl is not None:
+        for r in pl:
+            t["perf_lock"].append(dict(key, name=r.name, **{
+                f: getattr(r, f) for f in perf_lock.FIELDS}))
+        mine = [r for r in pl if r.name == lock_class]
+        if mine and (res is None or res.ok):
+            if mine[0].contended is not None:
+                metrics["perf_lock_contended"] = mine[0].contended
+            if mine[0].total_wait_ns is not None:
+                metrics["perf_lock_wait_total_ns"] = mine[0].total_wait_ns
+
+    for metric in METRICS:
+        if metric in metrics and not math.isfinite(metrics[metric]):
+            tidy.problem(cell.id, point.id, "", f"{metric} is "
+                         f"{metrics[metric]}: left out of samples")
+        elif metric in metrics:
+            t["samples"].append(dict(pkey, metric=metric,
+                                     value=metrics[metric],
+                                     unit=METRICS[metric][0]))
+
+
+def fmt(value):
+    """CSV text of one value: empty for None/NaN, integers without '.0'."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ""
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return "%.10g" % value
+    return str(value)
+
+
+def write_csv(path, columns, rows):
+    """Write rows (dicts) with the given columns; atomically (tmp+rename)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(columns)
+        for r in rows:
+            w.writerow([fmt(r.get(c)) for c in columns])
+    os.replace(tmp, path)

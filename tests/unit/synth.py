@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Builds a small synthetic results directory, in the layout `run.sh
+campaign` writes, with known effects (tests only).
+
+make_run(path, effects={"p1": 0.90, "p2": 1.00}) writes 2 variants
+(before: rwlock-style lock_stat rows -R/-W; after: one plain row) x cpus
+x points x reps; the "after" throughput is the "before" one times the
+point's effect, with 0.5% noise, deterministic (seeded).
+"""
+
+import json
+import os
+import random
+
+from tests.unit import kernelfmt
+
+POINTS = [
+    {"id": "p1", "read_pct": 90, "mailboxes": 16, "miss_pct": 0,
+     "duration_ms": 1000},
+    {"id": "p2", "read_pct": 50, "mailboxes": 16, "miss_pct": 10,
+     "duration_ms": 1000},
+]
+
+
+def hist_of(samples):
+    h = [0] * 32
+    for s in samples:
+        b = 0 if s < 2 else min(31, int(s).bit_length() - 1)
+        h[b] += 1
+    return h
+
+
+def results_txt(point, cpus, seed, ops_per_sec, threads, lat_scale=1.0,
+                status="SUCCESS"):
+    rnd = random.Random(seed)
+    dur_ns = point["duration_ms"] * 1_000_000
+    total_ops = int(ops_per_sec * dur_ns / 1e9)
+    per = [total_ops // threads] * threads
+    per[0] += total_ops - sum(per)
+    lines = ["mbox_bench-results v1",
+             f"param read_pct={point['read_pct']} mailboxes="
+             f"{point['mailboxes']} miss_pct={point['miss_pct']} duration_ms="
+             f"{point['duration_ms']} cpus=0-{cpus - 1} seed={seed} timing=1",
+             f"run id=1 threads={threads} elapsed_ns={dur_ns + 123456} "
+             f"clock_read_ns=42"]
+    tl = tw = th = tm = 0
+    for i, ops in enumerate(per):
+        lookups = ops * point["read_pct"] // 100
+        writes = ops - lookups
+        misses = lookups * point["miss_pct"] // 100
+        hits = lookups - misses
+        tl, tw, th, tm = tl + lookups, tw + writes, th + hits, tm + misses
+        lines.append(f"thread cpu={i} ops={ops} lookups={lookups} hits={hits} "
+                     f"misses={misses} writes={writes} errors=0")
+    for op, count, base in (("lookup", tl, 300), ("write", tw, 900)):
+        n = min(count, 2000)
+        lat = [rnd.lognormvariate(0, 0.5) * base * lat_scale
+               for _ in range(n)]
+        h = hist_of(lat)
+        lines.append(f"lat op={op} count={n} min_ns={int(min(lat))} max_ns="
+                     f"{int(max(lat))} sum_ns={int(sum(lat))} hist="
+                     + ",".join(map(str, h)))
+    lines += [f"total ops={total_ops} lookups={tl} hits={th} misses={tm} "
+              f"writes={tw} errors=0 ops_per_sec={ops_per_sec:.2f}",
+              f"lockops read={tl} write={tw}",
+              f"fairness min_ops={min(per)} max_ops={max(per)} spread="
+              f"{max(per) / max(min(per), 1):.2f} flag=ok",
+              f"check registry=ok preloaded={point['mailboxes']} found="
+              f"{point['mailboxes']} private_found=0",
+              "check progress=ok threads_without_ops=0",
+              f"end status={status}"]
+    return "\n".join(lines) + "\n", tl, tw
+
+
+def lockstat_txt(variant, read, write, seed, wait_scale=1.0):
+    rnd = random.Random(seed)
+    cont_r = int(read * 0.02 * wait_scale) + 1
+    cont_w = int(write * 0.05 * wait_scale) + 1
+
+    def lt(nr, mean):
+        return (nr, 500, int(mean * 40), nr * int(mean))
+
+    other = {"name": "&rq->__lock",
+             "w": (3, lt(4, 3000), 900, lt(12000, 1500))}
+    if variant == "before":
+        cls = {"name": "mboxes_lock",
+               "w": (cont_w // 2, lt(cont_w, 20000 * rnd.uniform(0.9, 1.1)),
+                     write // 3, lt(write, 8000)),
+               "r": (cont_r // 2, lt(cont_r, 30000 * rnd.uniform(0.9, 1.1)),
+                     read // 3, lt(read, 2500)),
+               "points": [(cont_r, "c07a1f3c", "omap_mbox_get+0x2c/0x9c")],
+               "contending": [(cont_w, "c07a1d80",
+                               "omap_mbox_register+0x30/0xd4")]}
+    else:
+        c = cont_r + cont_w
+        cls = {"name": "mboxes_lock",
+               "w": (c // 2, lt(c, 25000 * rnd.uniform(0.9, 1.1)),
+                     (read + write) // 3, lt(read + write, 2200)),
+               "points": [(c, "c07a1f38", "omap_mbox_get+0x28/0x98")],
+               "contending": [(c, "c07a1f38", "omap_mbox_get+0x28/0x98")]}
+    return kernelfmt.dump([cls, other])
+
+
+def perf_stat_csv(duration_ms, cpus, seed):
+    rnd = random.Random(seed)
+    tc = duration_ms * cpus * rnd.uniform(0.97, 1.0)
+    cs = rnd.randint(40, 80)
+    return (f"{tc:.2f},msec,task-clock,{int(tc * 1e6)},100.00,"
+            f"{tc / duration_ms:.3f},CPUs utilized\n"
+            f"{cs},,context-switches,{int(tc * 1e6)},100.00,"
+            f"{cs / tc * 1000:.3f},/sec\n"
+            f"0,,cpu-migrations,{int(tc * 1e6)},100.00,0.000,/sec\n"
+            "<not supported>,,cycles,0,100.00,,\n"
+            "<not supported>,,instructions,0,100.00,,\n")
+
+
+def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
+             wrong_count_cell=None, extra_cells=(), base_ops=100000.0,
+             noise=0.005):
+    """Write a results directory at path; returns the manifest dict.
+
+    effects: point id -> throughput factor after/before (default 1.0).
+    wrong_count_cell: a cell id whose lock_stat acquisitions are 5% off.
+    extra_cells: manifest cell dicts added as-is (e.g. a failed cell)."""
+    effects = effects or {}
+    rnd = random.Random(seed)
+    variants = ["before", "after"]
+    cells = []
+    os.makedirs(path, exist_ok=True)
+    for rep in range(1, reps + 1):
+        for c in cpus:
+            for v in variants:  # interleaved, as the runner does
+                cid = f"r{rep:02d}-{v}-c{c}"
+                cells.append({"id": cid, "variant": v, "cpus": c, "rep": rep,
+                              "state": "done", "oversubscribed": c > 2})
+                cdir = os.path.join(path, "cells", cid)
+                os.makedirs(cdir, exist_ok=True)
+                with open(os.path.join(cdir, "meta.json"), "w") as f:
+                    json.dump({"cell": cid, "variant": v, "arch": "arm"}, f)
+                for name in ("console.log", "qemu-cmd"):
+                    with open(os.path.join(cdir, name), "w") as f:
+                        f.write("synthetic\n")
+                for p in POINTS:
+                    factor = effects.get(p["id"], 1.0) if v == "after" else 1.0
+                    ops = base_ops * factor * (1 + rnd.gauss(0, noise))
+                    s = rnd.randrange(1 << 30)
+                    text, rd, wr = results_txt(p, c, s, ops, threads=c,
+                                               lat_scale=1 / factor)
+                    if cid == wrong_count_cell:
+                        rd = int(rd * 1.05)
+                    pdir = os.path.join(cdir, "points", p["id"])
+                    os.makedirs(pdir, exist_ok=True)
+                    with open(os.path.join(pdir, "results.txt"), "w") as f:
+                        f.write(text)
+                    with open(os.path.join(pdir, "lock_stat.txt"), "w") as f:
+                        f.write(lockstat_txt(v, rd, wr, s))
+                    with open(os.path.join(pdir, "perf-stat.csv"), "w") as f:
+                        f.write(perf_stat_csv(p["duration_ms"], c, s))
+    cells.extend(extra_cells)
+    manifest = {
+        "format": 1,
+        "campaign": {"name": "synth", "variants": variants,
+                     "baseline": "before", "cpus": list(cpus),
+                     "points": POINTS, "repetitions": reps, "margin": 0.05,
+                     "primary_metric": "throughput_ops_s"},
+        "host": {"cores": 2, "cpu_model": "Synthetic CPU @ 2.0GHz",
+                 "qemu_version": "7.2.0", "accel": "tcg"},
+        "builds": {v: {"kernel_version": "6.1.192", "arch": "arm"}
+                   for v in variants},
+        "cells": cells,
+    }
+    with open(os.path.join(path, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    return manifest
