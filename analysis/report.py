@@ -59,6 +59,8 @@ def make_parser():
                    help="bootstrap resamples (default %d)" % d.resamples)
     p.add_argument("--quiet", "-q", action="store_true",
                    help="write the files but do not print summary.md")
+    p.add_argument("--no-plots", action="store_true",
+                   help="do not draw the plots nor write report.html/.md")
     return p
 
 
@@ -150,6 +152,21 @@ def _run(args):
     if not args.quiet:
         sys.stdout.write(md)
         sys.stdout.flush()
+    if args.no_plots:
+        return 0
+    # The plots and the HTML/Markdown report are drawn from the tidy files
+    # and summary.csv just written.
+    from plots.common import PlotsError
+    from plots.make_plots import make_plots
+    from plots.report_html import write_reports
+    try:
+        make_plots(args.dir)
+        html, md_path = write_reports(args.dir)
+    except PlotsError as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return getattr(e, "exit_code", 2)
+    print(f"{PROG}: {html} and {md_path}, plots in "
+          f"{os.path.join(args.dir, 'plots')}")
     return 0
 
 

@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the plot driver and the report share: reading one run directory
+(manifest.json + tidy/*.csv, see analysis/TIDY.md), the setup line, and
+one-line errors.  Only the standard library: selecting rows needs no pandas.
+"""
+
+import argparse
+import csv
+import json
+import os
+import re
+import sys
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+EXIT_NO_TOOL = 3
+
+# Names that go into gnuplot word lists must be plain tokens.
+TOKEN = re.compile(r"^[A-Za-z0-9_.+:-]+$")
+
+
+class PlotsError(Exception):
+    """Bad input: main() prints it on one line and exits with exit_code."""
+    exit_code = EXIT_BAD_INPUT
+
+
+class MissingTool(PlotsError):
+    """A program the plots need is not installed."""
+    exit_code = EXIT_NO_TOOL
+
+
+def read_csv(path, required=()):
+    """Rows of a tidy CSV as dicts; PlotsError if unreadable or if a
+    required column is missing."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            header = reader.fieldnames or []
+            rows = list(reader)
+    except FileNotFoundError:
+        raise PlotsError(f"{path}: missing (run ./run.sh analyze first)") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise PlotsError(f"{path}: unreadable: {e}") from None
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise PlotsError(f"{path}: no column {', '.join(missing)} "
+                         "(see analysis/TIDY.md)")
+    return rows
+
+
+def to_int(value, where):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise PlotsError(f"{where}: {value!r} is not an integer") from None
+
+
+def gp_quote(text):
+    """A gnuplot single-quoted string literal ('' stands for ')."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def span(values):
+    """[5, 6, 6] -> '5-6', [6, 6] -> '6'."""
+    lo, hi = min(values), max(values)
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
+class Run:
+    """One results directory: its manifest and its tidy files."""
+
+    def __init__(self, path):
+        self.dir = os.path.abspath(path)
+        if not os.path.isdir(self.dir):
+            raise PlotsError(f"{path}: not a directory")
+        self.tidy_dir = os.path.join(self.dir, "tidy")
+        if not os.path.isdir(self.tidy_dir):
+            raise PlotsError(f"{path}: no tidy/ (run ./run.sh analyze {path} first)")
+        self._cache = {}
+        self._load_manifest()
+
+    def _load_manifest(self):
+        path = os.path.join(self.dir, "manifest.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                m = json.load(f)
+        except FileNotFoundError:
+            raise PlotsError(f"{path}: missing") from None
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            raise PlotsError(f"{path}: not valid JSON: {e}") from None
+        try:
+            camp, host = m["campaign"], m.get("host", {})
+            self.name = str(camp.get("name", os.path.basename(self.dir)))
+            self.variants = [str(v) for v in camp["variants"]]
+            self.baseline = str(camp.get("baseline", self.variants[0]))
+            self.points = [dict(p) for p in camp["points"]]
+            self.primary_metric = str(camp.get("primary_metric", ""))
+            self.margin = camp.get("margin")
+            self.host = dict(host)
+            self.host_cores = host.get("cores")
+            self.accel = str(host.get("accel", "tcg"))
+            self.builds = m.get("builds", {}) or {}
+            self.cells = list(m.get("cells", []))
+        except (KeyError, TypeError, AttributeError, IndexError) as e:
+            raise PlotsError(f"{path}: campaign.variants/points missing or "
+                             f"malformed ({e.__class__.__name__}: {e})") from None
+        if not self.variants or self.baseline not in self.variants:
+            raise PlotsError(f"{path}: baseline {self.baseline!r} is not one "
+                             "of campaign.variants")
+        # baseline first, the others in manifest order
+        self.variants.remove(self.baseline)
+        self.variants.insert(0, self.baseline)
+        for v in self.variants:
+            if not TOKEN.match(v):
+                raise PlotsError(f"{path}: variant name {v!r}: use letters, "
+                                 "digits and _.+:- only")
+        for p in self.points:
+            if not TOKEN.match(str(p.get("id", ""))):
+                raise PlotsError(f"{path}: point id {p.get('id')!r}: use "
+                                 "letters, digits and _.+:- only")
+            p["id"] = str(p["id"])
+        if not self.points:
+            raise PlotsError(f"{path}: campaign.points is empty")
+
+    def tidy(self, name, required=()):
+        """Rows of tidy/NAME (cached)."""
+        if name not in self._cache:
+            self._cache[name] = read_csv(os.path.join(self.tidy_dir, name),
+                                         required)
+        return self._cache[name]
+
+    def has(self, name):
+        return os.path.isfile(os.path.join(self.tidy_dir, name))
+
+    def point(self, pid):
+        return next(p for p in self.points if p["id"] == pid)
+
+    def point_label(self, pid):
+        """'p1: 95% reads, 8 mailboxes, 10% misses'"""
+        p = self.point(pid)
+        bits = []
+        if "read_pct" in p:
+            bits.append(f"{p['read_pct']}% reads")
+        if "mailboxes" in p:
+            bits.append(f"{p['mailboxes']} mailboxes")
+        if "miss_pct" in p:
+            bits.append(f"{p['miss_pct']}% misses")
+        return f"{pid}: " + ", ".join(bits) if bits else pid
+
+    def done_cells(self):
+        """(variant, cpus, oversubscribed) of each boot that was analysed:
+        tidy/cells.csv when there, else the manifest's done cells."""
+        out = []
+        if self.has("cells.csv"):
+            for r in self.tidy("cells.csv", ("variant", "cpus", "state")):
+                if r.get("analyzed", "1") == "1" and r["state"] == "done":
+                    out.append((r["variant"], to_int(r["cpus"], "cells.csv cpus"),
+                                r.get("oversubscribed") == "1"))
+        else:
+            for c in self.cells:
+                if c.get("state") == "done":
+                    out.append((str(c.get("variant")), int(c.get("cpus", 0)),
+                                bool(c.get("oversubscribed"))))
+        return out
+
+    def cpus(self):
+        """vCPU counts with at least one analysed boot, ascending."""
+        return sorted({c for _, c, _ in self.done_cells()})
+
+    def oversubscribed(self):
+        return sorted({c for _, c, o in self.done_cells() if o})
+
+    def kernel_versions(self):
+        vs = {v: str((self.builds.get(v) or {}).get("kernel_version", ""))
+              for v in self.variants}
+        known = {x for x in vs.values() if x}
+        if not known:
+            return "Linux (version not recorded)"
+        if len(known) == 1:
+            return "Linux " + known.pop()
+        return "Linux " + ", ".join(f"{v} {x or '?'}" for v, x in vs.items())
+
+    def setup_line(self, cpus=None):
+        """The footer: 'QEMU TCG emulation, 1, 2, 4 vCPUs on 2 host cores,
+        n=6 boots per variant, Linux 6.1.192' (+ oversubscribed)."""
+        cells = [c for c in self.done_cells() if cpus is None or c[1] in cpus]
+        shown = sorted({c for _, c, _ in cells})
+        counts = {}
+        for v, c, _ in cells:
+            counts[(v, c)] = counts.get((v, c), 0) + 1
+        accel = self.accel.lower()
+        how = "QEMU TCG emulation" if accel == "tcg" else f"QEMU {accel.upper()}"
+        cores = self.host_cores if self.host_cores is not None else "?"
+        line = (f"{how}, {', '.join(map(str, shown)) or '?'} vCPUs on "
+                f"{cores} host cores, "
+                f"n={span(counts.values()) if counts else 0} boots per "
+                f"variant, {self.kernel_versions()}")
+        over = sorted({c for _, c, o in cells if o})
+        if over:
+            line += (f", oversubscribed (*): {', '.join(map(str, over))} "
+                     "vCPUs > host cores")
+        return line
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is a PlotsError (one line, exit 2)."""
+
+    def error(self, message):
+        raise PlotsError(message)
+
+
+def run_cli(prog, parser, argv, body):
+    """Parse argv with a OneLineParser, call body(args) -> int; a
+    PlotsError becomes "prog: message" on stderr and its exit code."""
+    try:
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as e:  # --help
+            return e.code if isinstance(e.code, int) else EXIT_OK
+        return body(args)
+    except PlotsError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return e.exit_code

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fairness between the benchmark threads vs vCPUs, a panel per workload
+# point: fairness_spread = the busiest thread's ops / the idlest thread's
+# (1 = fair).  Points: one per boot; line: median of boots, bars = 95% CI.
+# The dashed line at 2 is locktorture's "???" mark (max/2 > min).
+#
+# Usage: gnuplot -e "infile='DIR/plots/data/fairness.csv'; \
+#            medfile='DIR/plots/data/fairness-medians.csv'; \
+#            variants='before after'; points='p1 p2'; cpuslist='1 2 4'" \
+#            plots/fairness.gp
+#   infile: rows of analysis/TIDY.md samples.csv (variant, cpus, point,
+#   metric, value) of metric fairness_spread.
+#   medfile: rows of medians.csv (variant, cpus, point, metric, median,
+#   ci_lo, ci_hi) of the same metric, the rows of a line next to each other.
+#   plabel1, plabel2, ...: panel titles of the points (default: the id).
+#   Common variables: plots/style.gp.
+
+_me = ARG0
+_d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))
+load _d(_me, strlen(_me)) . "style.gp"
+if (!exists("points") || !exists("cpuslist") || !exists("medfile")) {
+	print _me . ": set points='p1 ...', cpuslist='1 2 ...' and medfile='...'"
+	exit status 2
+}
+np = words(points)
+plabel(p) = exists(sprintf("plabel%d", p)) ? value(sprintf("plabel%d", p)) : word(points, p)
+sel(k, p) = strcol("variant") eq word(variants, k) && strcol("point") eq word(points, p) \
+	&& strcol("metric") eq "fairness_spread"
+col(k, p, name) = sel(k, p) ? column(name) : NaN
+
+set xrange [0.5:words(cpuslist) + 0.5]
+set xtics () ; do for [i=1:words(cpuslist)] { set xtics add (cpulabel(i) i) }
+set yrange [0.9:*]
+set xlabel "vCPUs"
+set ylabel "ops of busiest / idlest thread (ratio)"
+
+do for [fmt in formats] {
+	eval termcmd(fmt)
+	set output outbase . "." . fmt
+	set multiplot layout 1, np title "Fairness: spread of per-thread operations (1 = fair; points: boots, line: median, bars: 95% CI)" font ",13" \
+		margins 0.08, 0.98, 0.2, 0.85 spacing 0.06, 0.1
+	eval footer_on
+	set key top left opaque box linecolor rgb "#cccccc"
+	do for [p=1:np] {
+		set title plabel(p)
+		plot 2 with lines linestyle 99 title "locktorture ??? (max/2 > min)", \
+		     for [k=1:nv] infile using (cpupos(column("cpus")) + shift(k, nv) - 0.03):(col(k, p, "value")) \
+			with points pointtype vpt(k) - 1 pointsize 0.7 linecolor rgb vcolor(k) title word(variants, k) . " (boots)", \
+		     for [k=1:nv] medfile \
+			using (cpupos(column("cpus")) + shift(k, nv)):(col(k, p, "median")):(col(k, p, "ci_lo")):(col(k, p, "ci_hi")) \
+			with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) title word(variants, k) . " median"
+		eval footer_off
+		unset key
+	}
+	unset multiplot
+	set output
+}

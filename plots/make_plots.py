@@ -1,0 +1,433 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Draw the plots of one run directory into DIR/plots/ (PNG and SVG).
+
+Usage: make_plots.py DIR [--only NAME[,NAME...]]
+
+For each plot, selects rows and columns of DIR/tidy/*.csv (analysis/TIDY.md)
+into DIR/plots/data/NAME*.csv, the rows of one line next to each other as
+gnuplot wants them, and runs plots/NAME.gp on it.  Nothing is computed
+here: every number drawn is in a tidy file.  The setup footer comes from
+DIR/manifest.json.  Also writes DIR/plots/plots.json (titles and captions,
+for report_html.py) and DIR/plots/gnuplot-commands.txt (to redraw by hand).
+
+Exit status: 0 done, 2 bad input (one line on stderr), 3 gnuplot missing.
+"""
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from plots.common import (EXIT_OK, MissingTool, OneLineParser, PlotsError,  # noqa: E402
+                          Run, gp_quote, run_cli, to_int)
+
+PROG = "make_plots"
+HERE = os.path.dirname(os.path.abspath(__file__))
+NAMES = ("latency", "throughput", "lockstat", "starvation", "cdf", "fairness")
+GNUPLOT_TIMEOUT_S = 120
+
+
+class Skip(Exception):
+    """This plot has no data in this run: a warning, not an error."""
+
+
+class Plot:
+    """One gnuplot run: the script, its variables, and what the report says."""
+
+    def __init__(self, name, size, title, caption, variables, data):
+        self.name, self.size, self.title, self.caption = name, size, title, caption
+        self.variables, self.data = variables, data
+
+
+def wide(n, height):
+    """Image size for n panels side by side."""
+    return (max(1000, 330 * n + 80), height)
+
+
+class Selector:
+    """Rows of the tidy files, filtered and ordered for one plot each."""
+
+    def __init__(self, run, datadir):
+        self.run, self.datadir = run, datadir
+        self.vorder = {v: i for i, v in enumerate(run.variants)}
+        self.porder = {p["id"]: i for i, p in enumerate(run.points)}
+
+    def known(self, r):
+        return r.get("variant") in self.vorder and r.get("point") in self.porder
+
+    def medians(self, metrics):
+        cols = ("variant", "cpus", "point", "metric", "median", "ci_lo", "ci_hi")
+        rows = [r for r in self.run.tidy("medians.csv", cols)
+                if r["metric"] in metrics and self.known(r) and r["median"] != ""]
+        for r in rows:
+            r["cpus"] = str(to_int(r["cpus"], "medians.csv cpus"))
+        return rows
+
+    def write(self, name, rows, columns):
+        """DIR/plots/data/NAME.csv with these columns (in their tidy order)."""
+        path = os.path.join(self.datadir, name + ".csv")
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(",".join(columns) + "\n")
+            for r in rows:
+                f.write(",".join(_csv_field(r.get(c, "")) for c in columns) + "\n")
+        return path
+
+    def common(self, rows):
+        """Variables every category-axis plot takes, from the rows shown."""
+        cpus = sorted({int(r["cpus"]) for r in rows})
+        points = [p["id"] for p in self.run.points
+                  if any(r["point"] == p["id"] for r in rows)]
+        over = [c for c in self.run.oversubscribed() if c in cpus]
+        v = {"variants": " ".join(self.run.variants),
+             "cpuslist": " ".join(map(str, cpus)),
+             "points": " ".join(points),
+             "oversub": " ".join(map(str, over)),
+             "footer": self.run.setup_line(set(cpus))}
+        for i, pid in enumerate(points, 1):
+            v[f"plabel{i}"] = self.run.point_label(pid)
+            p = self.run.point(pid)
+            v[f"pshort{i}"] = (f"{pid} ({p['read_pct']}% reads)" if "read_pct" in p
+                               else pid)
+        return v, points, cpus
+
+    def key(self, *cols):
+        def k(r):
+            out = []
+            for c in cols:
+                if c == "variant":
+                    out.append(self.vorder[r[c]])
+                elif c == "point":
+                    out.append(self.porder[r[c]])
+                elif c in ("cpus", "rep", "read_pct", "bucket"):
+                    out.append(to_int(r[c], f"{c}"))
+                else:
+                    out.append(r[c])
+            return tuple(out)
+        return k
+
+
+def _csv_field(x):
+    x = str(x)
+    if any(ch in x for ch in ',"\n'):
+        return '"' + x.replace('"', '""') + '"'
+    return x
+
+
+MED_COLS = ["variant", "cpus", "point", "read_pct", "metric", "unit", "n",
+            "median", "ci_lo", "ci_hi", "ci_level"]
+
+
+def latency(sel):
+    run = sel.run
+    stat = "median" if run.primary_metric.endswith("_lat_median_ns") else "mean"
+    metrics = [f"lookup_lat_{stat}_ns", f"write_lat_{stat}_ns"]
+    rows = sel.medians(metrics)
+    if not rows:
+        raise Skip(f"medians.csv has no {' or '.join(metrics)} rows "
+                   "(points run with timing=0?)")
+    rows.sort(key=sel.key("metric", "point", "variant", "cpus"))
+    v, points, cpus = sel.common(rows)
+    v["stat"] = stat
+    v["empty"] = " ".join(f"{op}:{p}" for op in ("lookup", "write") for p in points
+                          if not any(r["point"] == p and r["metric"].startswith(op)
+                                     for r in rows))
+    return Plot("latency", (wide(len(points), 600)[0], 600),
+                "Cost per operation vs vCPUs",
+                f"{stat.capitalize()} latency of one lookup (top) and one "
+                f"register/unregister write (bottom) per workload point: the "
+                f"median over boots of each boot's {stat} "
+                f"(medians.csv {metrics[0]}, {metrics[1]}), bars: its 95% CI. "
+                "Lower is better.",
+                v, [sel.write("latency", rows, MED_COLS)])
+
+
+def throughput(sel):
+    rows = sel.medians(["throughput_ops_s"])
+    if not rows:
+        raise Skip("medians.csv has no throughput_ops_s rows")
+    rows.sort(key=sel.key("point", "variant", "cpus"))
+    v, points, cpus = sel.common(rows)
+    return Plot("throughput", wide(len(points), 450),
+                "Throughput vs vCPUs",
+                "Operations per second of all benchmark threads together per "
+                "workload point: the median over boots (medians.csv "
+                "throughput_ops_s), bars: its 95% CI. Higher is better.",
+                v, [sel.write("throughput", rows, MED_COLS)])
+
+
+LOCK_COLS = ["variant", "cpus", "rep", "cell", "point", "class", "kind",
+             "contentions", "waittime_avg_us", "waittime_max_us",
+             "holdtime_avg_us", "acquisitions"]
+LOCK_MEDS = ["lock_contentions", "lock_waittime_avg_us", "lock_waittime_max_us",
+             "lock_holdtime_avg_us"]
+
+
+def lockstat(sel):
+    run = sel.run
+    rows = [r for r in run.tidy("lockstat.csv", LOCK_COLS) if sel.known(r)]
+    if any(r["class"] == "mboxes_lock" for r in rows):
+        rows = [r for r in rows if r["class"] == "mboxes_lock"]
+    if not rows:
+        raise Skip("lockstat.csv has no mboxes_lock rows")
+    korder = {"R": 0, "W": 1, "": 2}
+    for r in rows:
+        if r["kind"] not in korder:
+            raise PlotsError(f"lockstat.csv: kind {r['kind']!r} is not R, W or empty")
+    rows.sort(key=lambda r: sel.key("point", "variant")(r) + (korder[r["kind"]],)
+              + sel.key("cpus", "rep")(r))
+    series = sorted({(sel.vorder[r["variant"]], korder[r["kind"]], r["kind"])
+                     for r in rows})
+    v, points, cpus = sel.common(rows)
+    v["svar"] = " ".join(str(s[0] + 1) for s in series)
+    v["skind"] = " ".join(s[2] or "-" for s in series)
+    data = [sel.write("lockstat", rows, LOCK_COLS)]
+    meds = sel.medians(LOCK_MEDS)
+    if meds:
+        meds.sort(key=sel.key("metric", "point", "variant", "cpus"))
+        v["medfile"] = sel.write("lockstat-medians", meds, MED_COLS)
+        data.append(v["medfile"])
+    return Plot("lockstat", (1250, max(450, 270 * len(points) + 130)),
+                "mboxes_lock in /proc/lock_stat",
+                "Contentions, wait time (average and maximum) and hold time "
+                "(average) of mboxes_lock per workload point (rows). Markers: "
+                "one per boot and lock_stat row (lockstat.csv): the rwlock's "
+                "read side (-R, triangle up) and write side (-W, triangle "
+                "down) beside the spinlock's single row (circle); no "
+                "per-row median exists, so the boots are shown. Dashed lines: "
+                "median over boots of all rows together (medians.csv lock_*).",
+                v, data)
+
+
+def starvation(sel):
+    run = sel.run
+    metrics = ["write_lat_p99_ns", "write_lat_max_ns"]
+    rows = sel.medians(metrics)
+    for r in rows:
+        to_int(r.get("read_pct"), "medians.csv read_pct")
+    if not rows:
+        raise Skip("medians.csv has no write_lat_p99_ns/write_lat_max_ns rows")
+    # points that differ only in read_pct form one line
+    groups = {}
+    for p in run.points:
+        k = tuple((n, p.get(n)) for n in ("mailboxes", "miss_pct", "duration_ms"))
+        groups.setdefault(k, []).append(p["id"])
+    gindex = {pid: i for i, ids in enumerate(groups.values()) for pid in ids}
+    rows.sort(key=lambda r: (gindex[r["point"]],) + sel.key("variant", "metric",
+                                                           "cpus", "read_pct")(r))
+    v, _, cpus = sel.common(rows)
+    used = [ids for ids in groups.values() if any(r["point"] in ids for r in rows)]
+    for i, ids in enumerate(used, 1):
+        v[f"group{i}"] = " ".join(ids)
+        if len(used) > 1:
+            p = run.point(ids[0])
+            v[f"glabel{i}"] = (f"({p.get('mailboxes')} mailboxes, "
+                               f"{p.get('miss_pct')}% misses)")
+    reads = sorted({int(r["read_pct"]) for r in rows})
+    return Plot("starvation", wide(len(cpus), 450),
+                "Writer starvation: write latency tail vs share of reads",
+                "The 99th percentile (solid) and the maximum (dashed) of the "
+                "write latency against the share of reads "
+                f"({', '.join(map(str, reads))}%), one panel per vCPU count: "
+                "median over boots (medians.csv write_lat_p99_ns, "
+                "write_lat_max_ns), bars: 95% CI, log scale. A "
+                "reader-preferring rwlock lets readers keep a writer waiting, "
+                "so its tail grows with the share of reads.",
+                v, [sel.write("starvation", rows, MED_COLS)])
+
+
+HIST_COLS = ["variant", "cpus", "rep", "cell", "point", "op", "bucket",
+             "bucket_lo_ns", "bucket_hi_ns", "count", "cum_fraction"]
+
+
+def most_contended(sel, hist):
+    """(cpus, point id, why): the highest vCPU count with histograms, and
+    there the point whose baseline median of lock_contentions is highest
+    (medians.csv); without it, the point with the fewest reads."""
+    run = sel.run
+    cpus = max(int(r["cpus"]) for r in hist)
+    have = {r["point"] for r in hist if int(r["cpus"]) == cpus}
+    cont = {}
+    if run.has("medians.csv"):
+        for r in sel.medians(["lock_contentions"]):
+            if (r["variant"] == run.baseline and int(r["cpus"]) == cpus
+                    and r["point"] in have):
+                cont[r["point"]] = float(r["median"])
+    if cont:
+        pid = max(cont, key=lambda p: (cont[p], -sel.porder[p]))
+        why = (f"the most vCPUs, and the point with the most mboxes_lock "
+               f"contentions there ({run.baseline}: median {cont[pid]:g})")
+    else:
+        pid = min(have, key=lambda p: (run.point(p).get("read_pct", 100),
+                                       sel.porder[p]))
+        why = "the most vCPUs, and the point with the fewest reads"
+    return cpus, pid, why
+
+
+def cdf(sel):
+    run = sel.run
+    hist = [r for r in run.tidy("hist.csv", HIST_COLS)
+            if sel.known(r) and r["bucket_hi_ns"] != "" and r["cum_fraction"] != ""]
+    if not hist:
+        raise Skip("hist.csv has no non-empty histograms")
+    cpus, pid, why = most_contended(sel, hist)
+    rows = [r for r in hist if int(r["cpus"]) == cpus and r["point"] == pid]
+    rows.sort(key=sel.key("variant", "rep", "cell", "op", "bucket"))
+    # drop the flat ends: keep from the last bucket at 0 to the first at 1
+    kept, by = [], {}
+    for r in rows:
+        by.setdefault((r["cell"], r["op"]), []).append(r)
+    for series in by.values():
+        fr = [float(r["cum_fraction"]) for r in series]
+        lo = max([i for i, f in enumerate(fr) if f <= 0] or [0])
+        hi = min([i for i, f in enumerate(fr) if f >= 1] or [len(fr) - 1])
+        kept.extend(series[lo:hi + 1])
+    cells = []
+    for r in kept:
+        if r["cell"] not in [c for c, _ in cells]:
+            cells.append((r["cell"], sel.vorder[r["variant"]] + 1))
+    ops = [op for op in ("lookup", "write") if any(r["op"] == op for r in kept)]
+    what = f"{run.point_label(pid)}, {cpus} vCPUs"
+    if cpus in run.oversubscribed():
+        what += " (oversubscribed)"
+    v = {"variants": " ".join(run.variants),
+         "cells": " ".join(c for c, _ in cells),
+         "cellvar": " ".join(str(k) for _, k in cells),
+         "what": what,
+         "empty": " ".join(op for op in ("lookup", "write") if op not in ops),
+         "footer": run.setup_line({cpus})}
+    return Plot("cdf", (1000, 450),
+                f"Latency distribution, {pid} at {cpus} vCPUs",
+                f"Cumulative share of lookups (left) and writes (right) done "
+                f"within each latency, one line per boot (hist.csv "
+                f"cum_fraction at the upper edge of each log2 bucket, log "
+                f"scale), for {what}: chosen as {why}. Further left and "
+                "steeper is better; a long flat top is a tail.",
+                v, [sel.write("cdf", kept, HIST_COLS)])
+
+
+def fairness(sel):
+    run = sel.run
+    cols = ("variant", "cpus", "rep", "cell", "point", "metric", "value")
+    samples = [r for r in run.tidy("samples.csv", cols)
+               if r["metric"] == "fairness_spread" and sel.known(r) and r["value"] != ""]
+    meds = sel.medians(["fairness_spread"])
+    if not samples or not meds:
+        raise Skip("samples.csv/medians.csv have no fairness_spread rows")
+    samples.sort(key=sel.key("point", "variant", "cpus", "rep"))
+    meds.sort(key=sel.key("point", "variant", "cpus"))
+    v, points, cpus = sel.common(meds)
+    v["medfile"] = sel.write("fairness-medians", meds, MED_COLS)
+    data = [sel.write("fairness", samples, list(cols) + ["unit"]), v["medfile"]]
+    return Plot("fairness", wide(len(points), 450),
+                "Fairness between benchmark threads",
+                "Operations of the busiest thread divided by the idlest "
+                "thread's (samples.csv fairness_spread; 1 = fair), per "
+                "workload point: open markers one per boot, line the median "
+                "over boots (medians.csv), bars: 95% CI. Dashed: "
+                "locktorture's '???' mark (max/2 > min). Lower is better.",
+                v, data)
+
+
+BUILDERS = {"latency": latency, "throughput": throughput, "lockstat": lockstat,
+            "starvation": starvation, "cdf": cdf, "fairness": fairness}
+
+
+def find_gnuplot():
+    path = shutil.which("gnuplot")
+    if not path:
+        raise MissingTool("gnuplot not found: run ./run.sh setup")
+    return path
+
+
+def command(gnuplot, plot, outbase):
+    v = dict(plot.variables)
+    v["infile"] = plot.data[0]
+    v["outbase"] = outbase
+    v["width"], v["height"] = plot.size
+    sets = "; ".join(f"{k}={val}" if isinstance(val, int) else f"{k}={gp_quote(val)}"
+                     for k, val in v.items())
+    return [gnuplot, "-e", sets, os.path.join(HERE, plot.name + ".gp")]
+
+
+def make_plots(run_dir, only=None, warn=None):
+    """Draw the plots of run_dir into run_dir/plots; returns the paths
+    written (PNG and SVG of each plot that has data).  A plot without data
+    is left out with a warning (warn(str), default: stderr).  Raises
+    PlotsError on bad input, MissingTool without gnuplot."""
+    warn = warn or (lambda m: print(f"{PROG}: warning: {m}", file=sys.stderr))
+    gnuplot = find_gnuplot()
+    run = Run(run_dir)
+    outdir = os.path.join(run.dir, "plots")
+    datadir = os.path.join(outdir, "data")
+    try:
+        os.makedirs(datadir, exist_ok=True)
+    except OSError as e:
+        raise PlotsError(f"{outdir}: cannot create: {e.strerror}") from None
+    sel = Selector(run, datadir)
+    written, index, cmds = [], [], []
+    for name in only or NAMES:
+        try:
+            plot = BUILDERS[name](sel)
+        except Skip as e:
+            warn(f"no {name} plot: {e}")
+            continue
+        outbase = os.path.join(outdir, name)
+        cmd = command(gnuplot, plot, outbase)
+        cmds.append(shlex.join(cmd))
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True,
+                               timeout=GNUPLOT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise PlotsError(f"gnuplot {name}.gp: no result after "
+                             f"{GNUPLOT_TIMEOUT_S} s") from None
+        errs = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        files = [f"{outbase}.{ext}" for ext in ("png", "svg")]
+        if p.returncode != 0 or not all(os.path.isfile(f) for f in files):
+            raise PlotsError(f"gnuplot {name}.gp failed: "
+                             f"{errs[-1] if errs else 'exit %d' % p.returncode}")
+        written += files
+        index.append({"name": name, "png": f"plots/{name}.png",
+                      "svg": f"plots/{name}.svg", "title": plot.title,
+                      "caption": plot.caption, "footer": plot.variables["footer"],
+                      "width": plot.size[0], "height": plot.size[1],
+                      "data": [os.path.relpath(d, run.dir) for d in plot.data]})
+    with open(os.path.join(outdir, "plots.json"), "w", encoding="utf-8") as f:
+        json.dump({"plots": index}, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(outdir, "gnuplot-commands.txt"), "w", encoding="utf-8") as f:
+        f.write("# the gnuplot runs that drew these plots (make_plots.py)\n")
+        f.write("".join(c + "\n" for c in cmds))
+    return written
+
+
+def make_parser():
+    ap = OneLineParser(
+        prog=PROG, description="Draw DIR/plots/*.png and *.svg from DIR/tidy/*.csv.")
+    ap.add_argument("dir", metavar="DIR", help="a results directory (with tidy/)")
+    ap.add_argument("--only", metavar="NAME[,NAME...]",
+                    help=f"only these plots (of: {', '.join(NAMES)})")
+    return ap
+
+
+def main(argv=None):
+    def body(args):
+        only = None
+        if args.only:
+            only = [n.strip() for n in args.only.split(",") if n.strip()]
+            bad = [n for n in only if n not in NAMES]
+            if bad:
+                raise PlotsError(f"--only: no plot {bad[0]!r} (of: {', '.join(NAMES)})")
+        for path in make_plots(args.dir, only):
+            print(path)
+        return EXIT_OK
+    return run_cli(PROG, make_parser(), argv, body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

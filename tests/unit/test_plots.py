@@ -1,0 +1,521 @@
+# SPDX-License-Identifier: GPL-2.0
+"""plots/: the gnuplot plots and the HTML/Markdown report, on the synthetic
+run directory tests/unit/fixtures/plots/run (made by make_plots_fixture.py
+beside it).
+
+Run: /usr/bin/python3 -m unittest tests.unit.test_plots
+
+The report is opened in headless Chromium twice: a screenshot of the page
+itself (not blank), and a DOM dump of a probe copy of it that records, once
+the page has loaded, each <img>'s naturalWidth x naturalHeight: a broken
+image has 0x0 there, so the check fails if any image does not decode (a
+negative control corrupts one PNG and expects exactly that).  The probe's
+script is added by the test to a copy; report.html itself has none.
+"""
+
+import contextlib
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+import zlib
+from html.parser import HTMLParser
+from unittest import mock
+
+from plots import make_plots as mp
+from plots import report_html as rh
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(HERE, "fixtures", "plots", "run")
+# (width, height) each plot of the fixture must have
+SIZES = {"latency": (1000, 600), "throughput": (1000, 450),
+         "lockstat": (1250, 670), "starvation": (1070, 450),
+         "cdf": (1000, 450), "fairness": (1000, 450)}
+# plots/style.gp's colours of the first three variants
+VCOLOURS = [(0x00, 0x72, 0xB2), (0xD5, 0x5E, 0x00), (0x00, 0x9E, 0x73)]
+FOOTER = ("QEMU TCG emulation, 1, 2, 4 vCPUs on 2 host cores, n=5-6 boots per "
+          "variant, Linux 6.1.192, oversubscribed")
+# which tidy file each data file the driver writes is selected from
+SOURCES = {"latency": "medians.csv", "throughput": "medians.csv",
+           "starvation": "medians.csv", "fairness-medians": "medians.csv",
+           "lockstat-medians": "medians.csv", "lockstat": "lockstat.csv",
+           "cdf": "hist.csv", "fairness": "samples.csv"}
+CHROMIUM_TIMEOUT_S = 60
+
+
+# --- images -----------------------------------------------------------------
+
+def png_info(path):
+    """(width, height, bit depth, colour type, IDAT bytes) of a PNG; raises
+    AssertionError if it is not one."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise AssertionError(f"{path}: not a PNG")
+    pos, idat, ihdr = 8, [], None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if zlib.crc32(kind + body) != struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0]:
+            raise AssertionError(f"{path}: bad CRC in {kind!r}")
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+        elif kind == b"IEND":
+            break
+        pos += 12 + n
+    if ihdr is None or not idat:
+        raise AssertionError(f"{path}: no IHDR or IDAT")
+    return ihdr[0], ihdr[1], ihdr[2], ihdr[3], b"".join(idat)
+
+
+def png_pixels(path):
+    """(width, height, set of (r, g, b)) of an 8-bit RGB/RGBA PNG."""
+    w, h, depth, ctype, idat = png_info(path)
+    if depth != 8 or ctype not in (2, 6):
+        raise AssertionError(f"{path}: depth {depth} colour type {ctype} not handled")
+    bpp = 3 if ctype == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    prev = bytearray(stride)
+    colours = set()
+    pos = 0
+    for _ in range(h):
+        ftype = raw[pos]
+        line = bytearray(raw[pos + 1:pos + 1 + stride])
+        pos += 1 + stride
+        if ftype == 1:
+            for i in range(bpp, stride):
+                line[i] = (line[i] + line[i - bpp]) & 0xFF
+        elif ftype == 2:
+            line = bytearray((a + b) & 0xFF for a, b in zip(line, prev))
+        elif ftype == 3:
+            for i in range(stride):
+                left = line[i - bpp] if i >= bpp else 0
+                line[i] = (line[i] + ((left + prev[i]) >> 1)) & 0xFF
+        elif ftype == 4:
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b = prev[i]
+                c = prev[i - bpp] if i >= bpp else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                line[i] = (line[i] + pred) & 0xFF
+        elif ftype != 0:
+            raise AssertionError(f"{path}: bad filter type {ftype}")
+        colours.update(zip(line[0::bpp], line[1::bpp], line[2::bpp]))
+        prev = line
+    return w, h, colours
+
+
+def svg_info(path):
+    """(width, height, XML root) of an SVG file."""
+    root = ET.parse(path).getroot()
+    num = lambda s: int(float(re.match(r"[\d.]+", s).group(0)))  # noqa: E731
+    return num(root.get("width")), num(root.get("height")), root
+
+
+def svg_text(root):
+    return " ".join(t.strip() for t in root.itertext() if t.strip())
+
+
+# --- Chromium ---------------------------------------------------------------
+
+def chromium(args, tmp):
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not exe:
+        raise AssertionError("chromium not installed: run ./run.sh setup")
+    profile = tempfile.mkdtemp(dir=tmp, prefix="chromium-profile-")
+    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu",
+           "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", "--no-first-run", "--hide-scrollbars",
+           f"--user-data-dir={profile}"] + args
+    return subprocess.run(cmd, capture_output=True, text=True,
+                          timeout=CHROMIUM_TIMEOUT_S)
+
+
+PROBE = """<script>
+window.addEventListener("load", function () {
+  for (const img of document.images)
+    img.setAttribute("data-probe", img.naturalWidth + "x" + img.naturalHeight);
+  document.body.setAttribute("data-probe-done", "yes");
+});
+</script>"""
+
+
+class ImgProbe(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.imgs, self.done = [], False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "img":
+            self.imgs.append(a)
+        if tag == "body" and a.get("data-probe-done") == "yes":
+            self.done = True
+
+
+def rendered_images(report, tmp):
+    """{src: (naturalWidth, naturalHeight)} of report's <img>s as Chromium
+    rendered them, from a probe copy of the page in the same directory."""
+    with open(report, encoding="utf-8") as f:
+        page = f.read()
+    probe = os.path.join(os.path.dirname(report), "probe-report.html")
+    with open(probe, "w", encoding="utf-8") as f:
+        f.write(page.replace("</body>", PROBE + "</body>"))
+    p = chromium(["--virtual-time-budget=10000", "--dump-dom",
+                  "file://" + probe], tmp)
+    os.unlink(probe)
+    parser = ImgProbe()
+    parser.feed(p.stdout)
+    if not parser.done:
+        raise AssertionError(f"chromium did not load the page: {p.stderr[-500:]}")
+    return {a["src"]: tuple(int(x) for x in a.get("data-probe", "0x0").split("x"))
+            for a in parser.imgs}
+
+
+def broken_images(report, tmp):
+    """The <img> srcs that Chromium did not decode at their PNG size."""
+    out = []
+    for src, size in rendered_images(report, tmp).items():
+        path = os.path.join(os.path.dirname(report), src)
+        try:
+            w, h = png_info(path)[:2]
+        except (OSError, AssertionError):
+            w = h = -1
+        if size != (w, h) or size == (0, 0):
+            out.append(src)
+    return out
+
+
+# --- fixtures ---------------------------------------------------------------
+
+def copy_fixture(tmp):
+    d = os.path.join(tmp, "run")
+    shutil.copytree(FIXTURE, d)
+    return d
+
+
+def rows_of(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def write_rows(path, rows, header):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, header, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+
+def add_variant(run, new="rcu", like="after"):
+    """A third variant: a copy of `like` in every tidy file and the manifest."""
+    tidy = os.path.join(run, "tidy")
+    for name in os.listdir(tidy):
+        path = os.path.join(tidy, name)
+        rows = rows_of(path)
+        if not rows or "variant" not in rows[0]:
+            continue
+        extra = []
+        for r in rows:
+            if r["variant"] == like:
+                r2 = dict(r, variant=new)
+                if "cell" in r2:
+                    r2["cell"] = r2["cell"].replace(like, new)
+                extra.append(r2)
+        write_rows(path, rows + extra, list(rows[0]))
+    with open(os.path.join(run, "manifest.json")) as f:
+        m = json.load(f)
+    m["campaign"]["variants"].append(new)
+    m["builds"][new] = dict(m["builds"][like])
+    with open(os.path.join(run, "manifest.json"), "w") as f:
+        json.dump(m, f)
+
+
+def quiet(fn, *args):
+    """fn(*args) with stderr captured: (result, stderr text)."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        r = fn(*args)
+    return r, err.getvalue()
+
+
+class FixtureRun(unittest.TestCase):
+    """make_plots + write_reports once on a copy of the fixture."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="test-plots-")
+        cls.run_dir = copy_fixture(cls.tmp)
+        cls.written, cls.warnings = quiet(mp.make_plots, cls.run_dir)
+        cls.html, cls.md = rh.write_reports(cls.run_dir)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+
+class TestPlots(FixtureRun):
+
+    def test_every_plot_written(self):
+        want = [os.path.join(self.run_dir, "plots", f"{n}.{ext}")
+                for n in mp.NAMES for ext in ("png", "svg")]
+        self.assertEqual(sorted(self.written), sorted(want))
+        self.assertEqual(self.warnings, "")
+
+    def test_png_valid_sized_not_blank(self):
+        for name, size in SIZES.items():
+            path = os.path.join(self.run_dir, "plots", name + ".png")
+            with self.subTest(plot=name):
+                w, h, colours = png_pixels(path)
+                self.assertEqual((w, h), size)
+                self.assertGreater(len(colours), 20, "blank or nearly")
+                for c in VCOLOURS[:2]:  # both variants' data are drawn
+                    self.assertIn(c, colours, "a variant's colour is missing")
+
+    def test_svg_valid_sized_with_data(self):
+        for name, size in SIZES.items():
+            path = os.path.join(self.run_dir, "plots", name + ".svg")
+            with self.subTest(plot=name):
+                w, h, root = svg_info(path)
+                self.assertEqual((w, h), size)
+                text = ET.tostring(root, encoding="unicode")
+                drawn = re.findall(r"<(?:\w+:)?(?:path|polyline|use)\b", text)
+                self.assertGreater(len(drawn), 30)
+                for r, g, b in VCOLOURS[:2]:
+                    self.assertRegex(text, rf"rgb\(\s*{r},\s*{g},\s*{b}\)")
+
+    def test_title_axes_legend_footer(self):
+        for name in SIZES:
+            root = svg_info(os.path.join(self.run_dir, "plots", name + ".svg"))[2]
+            text = svg_text(root)
+            with self.subTest(plot=name):
+                self.assertIn(FOOTER.split(", 1, 2")[0], text)
+                self.assertIn("Linux 6.1.192", text)
+                self.assertIn("host cores", text)
+                self.assertIn("before", text)   # legend
+                self.assertIn("after", text)
+                self.assertRegex(text, r"\((ns|us|count|ops/s|ratio|ns, [^)]*)")
+        text = svg_text(svg_info(os.path.join(self.run_dir, "plots", "latency.svg"))[2])
+        self.assertIn(FOOTER, text)
+        self.assertIn("vCPUs", text)
+
+    def test_data_files_only_select_tidy_rows(self):
+        """Every number drawn is in a tidy file: each row of each data file
+        the driver wrote equals (on its columns) a row of its source."""
+        with open(os.path.join(self.run_dir, "plots", "plots.json")) as f:
+            index = json.load(f)["plots"]
+        seen = set()
+        for plot in index:
+            for data in plot["data"]:
+                name = os.path.basename(data)[:-4]
+                seen.add(name)
+                got = rows_of(os.path.join(self.run_dir, data))
+                self.assertTrue(got, data)
+                src = rows_of(os.path.join(self.run_dir, "tidy", SOURCES[name]))
+                cols = [c for c in got[0] if c in src[0]]
+                self.assertEqual(cols, list(got[0]), f"{data}: a column not in the tidy file")
+                have = {tuple(r[c] for c in cols) for r in src}
+                for r in got:
+                    self.assertIn(tuple(r[c] for c in cols), have, data)
+        self.assertEqual(seen, set(SOURCES))
+
+    def test_cdf_is_the_most_contended_cell(self):
+        rows = rows_of(os.path.join(self.run_dir, "plots", "data", "cdf.csv"))
+        self.assertEqual({(r["cpus"], r["point"]) for r in rows}, {("4", "p2")})
+        self.assertEqual({r["op"] for r in rows}, {"lookup", "write"})
+
+    def test_gnuplot_commands_replayable(self):
+        with open(os.path.join(self.run_dir, "plots", "gnuplot-commands.txt")) as f:
+            cmds = [ln for ln in f if ln.startswith("/") or ln.startswith("gnuplot")]
+        self.assertEqual(len(cmds), len(mp.NAMES))
+        self.assertIn("infile=", cmds[0])
+
+
+class TestReport(FixtureRun):
+
+    def read(self, path):
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+
+    def test_html_static_and_ordered(self):
+        page = self.read(self.html)
+        self.assertNotIn("<script", page.lower())
+        self.assertNotRegex(page, r"(src|href)=\"(https?:)?//")
+        self.assertNotIn("@import", page)
+        table, setup, img = (page.index("<table"), page.index("QEMU TCG emulation"),
+                             page.index("<img"))
+        self.assertLess(table, setup)
+        self.assertLess(setup, img)
+        # the primary metric's table first: its heading, then the rows
+        self.assertIn("Verdict: throughput_ops_s", page[:table])
+        first = page[table:page.index("</table>")]
+        self.assertNotIn("lookup_lat", first)
+        self.assertIn("[", first)   # ratio [CI]
+        self.assertRegex(first, r"better|no harm|harm|inconclusive")
+
+    def test_html_images_exist_with_alt(self):
+        page = self.read(self.html)
+        imgs = re.findall(r"<img [^>]*>", page)
+        self.assertEqual(len(imgs), len(mp.NAMES))
+        for tag in imgs:
+            src = re.search(r'src="([^"]+)"', tag).group(1)
+            self.assertTrue(src.startswith("plots/") and src.endswith(".png"), src)
+            self.assertRegex(tag, r'alt="[^"]{20,}"')
+            self.assertEqual(png_info(os.path.join(self.run_dir, src))[:2],
+                             SIZES[os.path.basename(src)[:-4]])
+        self.assertEqual(page.count("<figcaption>"), len(mp.NAMES))
+
+    def test_markdown(self):
+        md = self.read(self.md)
+        self.assertTrue(md.startswith("# fixture: after vs before"))
+        self.assertIn("| vCPUs", md)
+        self.assertLess(md.index("| vCPUs"), md.index("QEMU TCG emulation"))
+        for name in mp.NAMES:
+            self.assertIn(f"](plots/{name}.png)", md)
+        self.assertIn("[1] n<6: too few samples", md)
+
+    def test_summary_csv_preferred(self):
+        src = os.path.join(self.run_dir, "tidy", "comparisons.csv")
+        rows = rows_of(src)
+        for r in rows:
+            r["verdict"] = "harm"
+        dst = os.path.join(self.run_dir, "summary.csv")
+        write_rows(dst, rows, list(rows[0]))
+        try:
+            html_path, _ = rh.write_reports(self.run_dir)
+            page = self.read(html_path)
+            self.assertIn("From summary.csv", page)
+            self.assertNotIn(">better<", page)
+        finally:
+            os.unlink(dst)
+            rh.write_reports(self.run_dir)
+
+
+class TestChromium(FixtureRun):
+
+    def test_screenshot_not_blank(self):
+        shot = os.path.join(self.tmp, "shot.png")
+        p = chromium(["--window-size=1300,1400", f"--screenshot={shot}",
+                      "file://" + self.html], self.tmp)
+        self.assertTrue(os.path.isfile(shot), p.stderr[-500:])
+        w, h, _, _, idat = png_info(shot)
+        self.assertEqual((w, h), (1300, 1400))
+        raw = zlib.decompress(idat)
+        self.assertGreater(len(set(raw[::97])), 10, "blank screenshot")
+
+    def test_every_image_rendered(self):
+        rendered = rendered_images(self.html, self.tmp)
+        self.assertEqual(len(rendered), len(mp.NAMES))
+        self.assertEqual(broken_images(self.html, self.tmp), [])
+
+    def test_broken_image_is_caught(self):
+        """Negative control: the check above fails when an image is broken."""
+        d = os.path.join(self.tmp, "broken")
+        shutil.copytree(self.run_dir, d)
+        target = os.path.join(d, "plots", "throughput.png")
+        with open(target, "r+b") as f:
+            f.seek(40)
+            f.write(b"\0" * 200)
+        self.assertEqual(broken_images(os.path.join(d, "report.html"), self.tmp),
+                         ["plots/throughput.png"])
+
+
+class TestEdgeCases(unittest.TestCase):
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="test-plots-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def test_three_variants_and_an_empty_panel(self):
+        run = copy_fixture(self.tmp)
+        add_variant(run)
+        # a point without write latencies (as with 100% reads)
+        path = os.path.join(run, "tidy", "medians.csv")
+        rows = rows_of(path)
+        write_rows(path, [r for r in rows if not (r["point"] == "p1" and
+                                                  r["metric"].startswith("write_lat"))],
+                   list(rows[0]))
+        written, warn = quiet(mp.make_plots, run)
+        self.assertEqual(len(written), 2 * len(mp.NAMES), warn)
+        _, _, colours = png_pixels(os.path.join(run, "plots", "latency.png"))
+        for c in VCOLOURS:
+            self.assertIn(c, colours)
+        self.assertIn("no data", svg_text(svg_info(
+            os.path.join(run, "plots", "latency.svg"))[2]))
+        html_path, _ = rh.write_reports(run)
+        with open(html_path, encoding="utf-8") as f:
+            self.assertIn("rcu vs before", f.read())
+
+    def test_plot_without_data_is_skipped(self):
+        run = copy_fixture(self.tmp)
+        path = os.path.join(run, "tidy", "lockstat.csv")
+        write_rows(path, [], list(rows_of(path)[0]))
+        written, warn = quiet(mp.make_plots, run, ["lockstat", "throughput"])
+        self.assertEqual([os.path.basename(p) for p in written],
+                         ["throughput.png", "throughput.svg"])
+        self.assertIn("no lockstat plot", warn)
+
+    def main(self, argv, module=mp):
+        return quiet(module.main, argv)
+
+    def assert_one_line(self, rc, err, code, pattern):
+        self.assertEqual(rc, code, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertRegex(err, pattern)
+        self.assertNotIn("Traceback", err)
+
+    def test_bad_input_exits_2_on_one_line(self):
+        run = copy_fixture(self.tmp)
+        rc, err = self.main([os.path.join(self.tmp, "nope")])
+        self.assert_one_line(rc, err, 2, "not a directory")
+        rc, err = self.main([])
+        self.assert_one_line(rc, err, 2, "DIR")
+        rc, err = self.main([run, "--only", "pie"])
+        self.assert_one_line(rc, err, 2, "no plot 'pie'")
+        with open(os.path.join(run, "manifest.json"), "w") as f:
+            f.write("{not json")
+        rc, err = self.main([run])
+        self.assert_one_line(rc, err, 2, "manifest.json: not valid JSON")
+        rc, err = self.main([run], rh)
+        self.assert_one_line(rc, err, 2, "manifest.json")
+
+    def test_bad_tidy_file_exits_2(self):
+        run = copy_fixture(self.tmp)
+        with open(os.path.join(run, "tidy", "medians.csv"), "w") as f:
+            f.write("variant,cpus\nbefore,1\n")
+        rc, err = self.main([run])
+        self.assert_one_line(rc, err, 2, r"medians.csv: no column point")
+        os.unlink(os.path.join(run, "tidy", "medians.csv"))
+        rc, err = self.main([run])
+        self.assert_one_line(rc, err, 2, r"medians.csv: missing")
+
+    def test_no_gnuplot_exits_3(self):
+        run = copy_fixture(self.tmp)
+        with mock.patch.dict(os.environ, {"PATH": self.tmp}):
+            rc, err = self.main([run])
+        self.assert_one_line(rc, err, 3, r"gnuplot.*\./run\.sh setup")
+
+    def test_cli_prints_paths(self):
+        run = copy_fixture(self.tmp)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(mp.main([run, "--only", "cdf"]), 0)
+            self.assertEqual(rh.main([run]), 0)
+        lines = out.getvalue().split()
+        self.assertEqual([os.path.basename(x) for x in lines],
+                         ["cdf.png", "cdf.svg", "report.html", "report.md"])
+
+
+if __name__ == "__main__":
+    unittest.main()
