@@ -1,0 +1,176 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Campaigns for real: the smoke campaign end to end on both variants (cells
+# interleaved, every cell done, a report); a campaign killed outright
+# (SIGKILL) and one stopped with SIGINT, each resumed: the same set of
+# completed cells, none run twice, finished cells byte-identical; 1-vCPU
+# cells side by side on the 2-core host, 2-vCPU cells alone; a resume
+# refused when the campaign file changed; and every bad campaign file in
+# tests/campaigns/bad/ refused with its own line.
+#
+# Usage: tests/t-campaign.sh
+
+set -euo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+cd "$LB_ROOT"
+out=${LB_TEST_OUT:-$(mktemp -d)}/campaign
+rm -rf "$out"
+mkdir -p "$out"
+
+cells_in() { # DIR STATE: ids of the cells in that state
+	"$LB_PY" -c 'import json,sys
+m = json.load(open(sys.argv[1] + "/manifest.json"))
+print(" ".join(c["id"] for c in m["cells"] if c["state"] == sys.argv[2]))' "$1" "$2"
+}
+n_cells() { # DIR STATE: how many cells are in that state
+	cells_in "$1" "$2" | wc -w
+}
+hashes() { # the SHA-256 of every file of the done cells
+	local id
+	for id in $(cells_in "$1" "done"); do
+		(cd "$1/cells" && find "$id" -type f -print0 | sort -z | xargs -0 sha256sum)
+	done
+}
+unchanged() { # DIR HASHFILE: every file hashed before is still the same
+	[ -s "$2" ] && hashes "$1" | grep -F -x -f "$2" | cmp -s - "$2"
+}
+no_qemu_left() {
+	sleep 1
+	if pgrep -f "qemu-system-arm.*$1" >/dev/null; then
+		echo "FAIL: a QEMU of $1 outlived the harness"
+		exit 1
+	fi
+}
+wait_done() { # DIR N: until N cells are done
+	for _ in $(seq 300); do
+		[ -f "$1/manifest.json" ] && [ "$(n_cells "$1" "done")" -ge "$2" ] && return 0
+		sleep 0.5
+	done
+	echo "FAIL: $1: $2 cells not done in time"
+	exit 1
+}
+
+# 1. Bad campaign files: each refused with its own line, exit 2.
+for f in tests/campaigns/bad/*.toml; do
+	want=$(sed -n '1s/^# expect: //p' "$f")
+	rc=0
+	msg=$("$LB_PY" scripts/campaign.py "$f" --out "$out/never" 2>&1) || rc=$?
+	case $msg in
+	*"$f: "*"$want"*) ;;
+	*) echo "FAIL: $f: want '$want', got: $msg"; exit 1 ;;
+	esac
+	if [ "$rc" != 2 ] || [ "$(echo "$msg" | wc -l)" != 1 ]; then
+		echo "FAIL: $f: exit $rc, $msg"
+		exit 1
+	fi
+	[ ! -e "$out/never" ] || { echo "FAIL: $f: created a results directory"; exit 1; }
+done
+echo "ok: $(find tests/campaigns/bad -name '*.toml' | wc -l) bad campaign files refused, one line each, exit 2"
+
+# 2. The smoke campaign, end to end.
+./run.sh campaign campaigns/smoke.toml --out "$out/smoke" >"$out/smoke.log" 2>&1 ||
+	{ tail -n 20 "$out/smoke.log"; exit 1; }
+"$LB_PY" - "$out/smoke" <<'PY'
+import json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/manifest.json"))
+cells = m["cells"]
+assert all(c["state"] == "done" for c in cells), [(c["id"], c["state"]) for c in cells]
+c = m["campaign"]
+assert len(cells) == len(c["variants"]) * len(c["cpus"]) * c["repetitions"]
+# Interleaved: the variants alternate within and across repetitions.
+order = [x["variant"] for x in cells]
+assert order[:4] == ["before", "after", "after", "before"], order
+for key in ("host", "builds", "campaign", "rootfs_sha256"):
+    assert m[key], key
+assert set(m["builds"]) == {"before", "after"}
+print(f"ok: smoke: {len(cells)} cells done, interleaved {order}")
+PY
+for f in summary.md summary.csv commit-msg.txt tidy/samples.csv tidy/crosscheck.csv; do
+	[ -s "$out/smoke/$f" ] || { echo "FAIL: smoke: no $f"; exit 1; }
+done
+grep -q 'QEMU TCG' "$out/smoke/summary.md"
+awk 'length > 72 { bad = 1 } END { exit bad }' "$out/smoke/commit-msg.txt"
+if grep -q ',0$' "$out/smoke/tidy/crosscheck.csv"; then
+	echo "FAIL: module counts and lock_stat disagree:"
+	cat "$out/smoke/tidy/crosscheck.csv"
+	exit 1
+fi
+echo "ok: smoke: summary.md says QEMU TCG, commit-msg.txt within 72 columns, counts agree with lock_stat"
+
+# 3. Killed outright mid-campaign, then resumed.
+d=$out/killed
+"$LB_PY" scripts/campaign.py tests/campaigns/resume.toml --out "$d" --no-report >"$out/killed.log" 2>&1 &
+pid=$!
+wait_done "$d" 2
+kill -KILL "$pid"
+wait "$pid" || true
+no_qemu_left "$d"
+before=$(cells_in "$d" "done")
+hashes "$d" >"$out/killed.before"
+./run.sh campaign --resume "$d" --no-report >"$out/killed-resume.log" 2>&1 ||
+	{ tail -n 20 "$out/killed-resume.log"; exit 1; }
+"$LB_PY" - "$d" "$before" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1] + "/manifest.json"))
+early = sys.argv[2].split()
+assert all(c["state"] == "done" for c in m["cells"]), [(c["id"], c["state"]) for c in m["cells"]]
+for c in m["cells"]:
+    if c["id"] in early:
+        assert c["attempts"] == 1, f"{c['id']} ran again after the kill"
+print(f"ok: killed: {len(early)} cells done before SIGKILL kept, none run twice, "
+      f"all {len(m['cells'])} done after --resume")
+PY
+unchanged "$d" "$out/killed.before" ||
+	{ echo "FAIL: a cell finished before the kill changed after resume"; exit 1; }
+echo "ok: killed: finished cells byte-identical after resume"
+
+# 4. SIGINT (Ctrl-C) mid-campaign, then resumed; cells side by side.
+d=$out/sigint
+"$LB_PY" scripts/campaign.py tests/campaigns/resume.toml --out "$d" --no-report >"$out/sigint.log" 2>&1 &
+pid=$!
+wait_done "$d" 1
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 130 ] || { echo "FAIL: SIGINT: exit $rc, want 130"; cat "$out/sigint.log"; exit 1; }
+grep -q 'stopped by SIGINT' "$out/sigint.log"
+no_qemu_left "$d"
+[ -n "$(cells_in "$d" interrupted)" ] || { echo "FAIL: SIGINT: no cell marked interrupted"; exit 1; }
+hashes "$d" >"$out/sigint.before"
+./run.sh campaign --resume "$d" --no-report >"$out/sigint-resume.log" 2>&1 ||
+	{ tail -n 20 "$out/sigint-resume.log"; exit 1; }
+[ -z "$(cells_in "$d" interrupted)" ] && [ "$(n_cells "$d" "done")" = 6 ]
+unchanged "$d" "$out/sigint.before" ||
+	{ echo "FAIL: a cell finished before SIGINT changed after resume"; exit 1; }
+"$LB_PY" - "$d" <<'PY'
+import datetime, json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/manifest.json"))
+spans = []
+for c in m["cells"]:
+    meta = json.load(open(f"{d}/cells/{c['id']}/meta.json"))
+    t = datetime.datetime.fromisoformat
+    spans.append((t(meta["start"]), t(meta["end"])))
+overlap = any(a[0] < b[1] and b[0] < a[1] for i, a in enumerate(spans) for b in spans[i + 1:])
+assert overlap, "1-vCPU cells never ran side by side on a 2-core host"
+print("ok: sigint: exit 130, cells marked interrupted, resumed to 6 done; 1-vCPU cells ran side by side")
+PY
+
+# 5. A changed campaign file: resume refused.
+cp tests/campaigns/resume.toml "$out/changed.toml"
+d=$out/changed
+"$LB_PY" scripts/campaign.py "$out/changed.toml" --out "$d" --no-report >/dev/null 2>&1 &
+pid=$!
+wait_done "$d" 1
+kill -TERM "$pid"
+wait "$pid" || true
+echo "# changed" >>"$out/changed.toml"
+rc=0
+msg=$(./run.sh campaign --resume "$d" 2>&1) || rc=$?
+case $rc:$msg in
+2:*"refusing to resume: campaign file"*"changed"*) ;;
+*) echo "FAIL: resume after a campaign change: exit $rc: $msg"; exit 1 ;;
+esac
+echo "ok: resume refused after the campaign file changed: $msg"
