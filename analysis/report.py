@@ -166,7 +166,7 @@ def _run(args):
         print(f"{PROG}: {e}", file=sys.stderr)
         return getattr(e, "exit_code", 2)
     print(f"{PROG}: {html} and {md_path}, plots in "
-          f"{os.path.join(args.dir, 'plots')}")
+          f"{os.path.join(args.dir, 'plots')}", file=sys.stderr)
     return 0
 
 
