@@ -161,12 +161,10 @@ def _run(args):
     from plots.report_html import write_reports
     try:
         make_plots(args.dir)
-        html, md_path = write_reports(args.dir)
+        write_reports(args.dir)
     except PlotsError as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return getattr(e, "exit_code", 2)
-    print(f"{PROG}: {html} and {md_path}, plots in "
-          f"{os.path.join(args.dir, 'plots')}", file=sys.stderr)
     return 0
 
 

@@ -354,8 +354,11 @@ def main(argv):
         return 130
     print(f"campaign: {summary}: {d}")
     if not args.no_report and states.get("done"):
-        subprocess.call([PY, "-m", "analysis.report", d], cwd=ROOT,
-                        env=dict(os.environ, PYTHONPATH=ROOT))
+        rc = subprocess.call([PY, "-m", "analysis.report", d], cwd=ROOT,
+                             env=dict(os.environ, PYTHONPATH=ROOT))
+        if rc == 0:
+            print(f"campaign: verdicts in {d}/summary.md, plots in {d}/plots/, "
+                  f"the page in {d}/report.html, a changelog block in {d}/commit-msg.txt")
     return 0 if states.get("done") == len(man.data["cells"]) else 1
 
 
