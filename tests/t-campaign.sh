@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Campaigns for real: the smoke campaign end to end on both variants (cells
-# interleaved, every cell done, a report); a campaign killed outright
+# interleaved, every cell done, a report, its plots and report.html
+# rendered in headless Chromium); a campaign killed outright
 # (SIGKILL) and one stopped with SIGINT, each resumed: the same set of
 # completed cells, none run twice, finished cells byte-identical; 1-vCPU
 # cells side by side on the 2-core host, 2-vCPU cells alone; a resume
@@ -98,6 +99,7 @@ if grep -q ',0$' "$out/smoke/tidy/crosscheck.csv"; then
 	exit 1
 fi
 echo "ok: smoke: summary.md says QEMU TCG, commit-msg.txt within 72 columns, counts agree with lock_stat"
+"$LB_PY" tests/check_report.py "$out/smoke"
 
 # 3. Killed outright mid-campaign, then resumed.
 d=$out/killed
