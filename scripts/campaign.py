@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Run a benchmark campaign: one QEMU boot per (variant, vCPUs, repetition).
 
-Usage: ./run.sh campaign FILE [--jobs N] [--out DIR] [--dry-run]
-       ./run.sh campaign --resume DIR [--jobs N]
+Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--dry-run]
+       ./run.sh campaign --resume DIR [--jobs N | --hosts FILE]
 
 Each boot ("cell") runs every workload point of the campaign.  Within each
 repetition the variants are interleaved (alternating order, or seeded
@@ -35,6 +35,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "guest"))
 import campaign_file  # noqa: E402
+import campaign_hosts  # noqa: E402
 import run_guest  # noqa: E402
 
 PY = "/usr/bin/python3"
@@ -51,6 +52,9 @@ def make_parser():
     p.add_argument("--resume", metavar="DIR", help="finish the campaign in DIR")
     p.add_argument("--jobs", type=int, help="cells side by side (default: as many as fit "
                    "the host's cores by vCPUs)")
+    p.add_argument("--hosts", metavar="FILE",
+                   help="run the cells on these ssh hosts (GNU parallel --sshloginfile "
+                   "format; see scripts/campaign_hosts.py)")
     p.add_argument("--out", help="results directory (default results/NAME-UTCSTAMP)")
     p.add_argument("--dry-run", action="store_true", help="print the planned cells and exit")
     p.add_argument("--no-report", action="store_true", help="do not run the report at the end")
@@ -272,6 +276,25 @@ def run_cells(d, man, jobs):
     return stop
 
 
+def run_on_hosts(d, man, hosts):
+    prog = Progress(len(man.data["cells"]))
+    stop = []
+
+    def on_signal(signum, _frame):
+        stop.append(signal.Signals(signum).name)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        campaign_hosts.run(d, man, hosts, lambda cell, tmp: finish_cell(d, man, cell, tmp, bool(stop)),
+                           prog, stop)
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    if prog.tty:
+        print()
+    return stop
+
+
 def create(args):
     c = campaign_file.load(args.file)
     builds = {v: build_identity(v) for v in c["variants"]}
@@ -330,20 +353,36 @@ def main(argv):
     try:
         if bool(args.file) == bool(args.resume):
             raise campaign_file.CampaignError("give a campaign FILE or --resume DIR (not both)")
+        if args.hosts:
+            if args.jobs:
+                raise campaign_file.CampaignError("--jobs and --hosts do not go together: "
+                                                  "the hosts file says how many jobs per host")
+            campaign_hosts.check_hosts_file(args.hosts)
+            if not shutil.which(campaign_hosts.PARALLEL):
+                raise run_guest.RunError(3, "missing 'parallel' (GNU parallel): run ./run.sh setup")
         if args.jobs is not None and not 1 <= args.jobs <= 64:
             raise campaign_file.CampaignError(f"--jobs {args.jobs}: must be 1..64")
         res = create(args) if args.file else resume(args)
         if res is None:
             return 0
         d, man = res
-    except (campaign_file.CampaignError, run_guest.RunError) as e:
+    except (campaign_file.CampaignError, run_guest.RunError, campaign_hosts.HostsError) as e:
         print(f"campaign: {e}", file=sys.stderr)
         return getattr(e, "code", 2)
     jobs = args.jobs or max(1, (os.cpu_count() or 1) // min(c["cpus"] for c in man.data["cells"]))
     todo = sum(c["state"] != "done" for c in man.data["cells"])
     print(f"campaign: {man.data['campaign']['name']}: {todo} of {len(man.data['cells'])} "
-          f"cells to run, {jobs} at a time, into {d}")
-    stop = run_cells(d, man, jobs)
+          f"cells to run, {'on the hosts of ' + args.hosts if args.hosts else f'{jobs} at a time'}, "
+          f"into {d}")
+    if args.hosts:
+        try:
+            stop = run_on_hosts(d, man, args.hosts)
+        except (campaign_hosts.HostsError, OSError) as e:
+            print(f"campaign: {e}; finish with: ./run.sh campaign --resume {d} --hosts "
+                  f"{args.hosts}", file=sys.stderr)
+            return 1
+    else:
+        stop = run_cells(d, man, jobs)
     states = {}
     for c in man.data["cells"]:
         states[c["state"]] = states.get(c["state"], 0) + 1

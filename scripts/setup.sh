@@ -26,7 +26,7 @@ pkgs=(
 	# analysis and plots
 	python3 python3-pandas python3-scipy gnuplot-nox
 	# campaigns over several hosts
-	parallel openssh-client openssh-server
+	parallel openssh-client openssh-server rsync
 	# the report test: headless Chromium renders report.html
 	chromium
 	# the test suite's shell lint
