@@ -12,7 +12,9 @@
 # still loaded (lock_stat forgets a module's classes on unload), checksum
 # the files and stream them to the host as a tar archive on the virtio port
 # "lockbench.results", so that a point already measured survives a later
-# hang or panic.
+# hang or panic.  A fault asked for with "option inject" fires after the
+# first point, so that the harness's tests can check that a point finished
+# before a fault is kept.
 #
 # Job format (guest/JOB.md): "lockbench-job v1", then "option KEY VALUE" and
 # "point ID KEY=VALUE..." lines, all validated by the host.
@@ -41,13 +43,22 @@ mount -t tmpfs tmpfs /tmp
 # of patch 0001 are there.
 log "LOCKBENCH-INIT cpus=$(grep -c ^processor /proc/cpuinfo) kernel=$(uname -r)\
  lock_stat='$(head -n 1 /proc/lock_stat 2>&1)'\
- omap_mbox_register=$(grep -c ' omap_mbox_register$' /proc/kallsyms)"
+ omap_mbox_register=$(grep -c ' omap_mbox_register$' /proc/kallsyms)\
+ netdevs=$(find /sys/class/net -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)"
 
 if [ ! -f /job/job.conf ]; then
 	insmod /mbox_bench.ko || log "insmod mbox_bench.ko failed"
 	echo "lockbench: no job: interactive shell; 'poweroff -f' to leave"
 	setsid cttyhack sh
 	poweroff -f
+fi
+
+# A kernel built without CONFIG_LOCK_STAT (a "plain" variant) has no
+# /proc/lock_stat: the module's own timings are then the only measurement.
+lockstat=1
+if [ ! -e /proc/lock_stat ]; then
+	lockstat=0
+	log "no /proc/lock_stat (kernel built without CONFIG_LOCK_STAT): not clearing or dumping it"
 fi
 
 read -r magic version </job/job.conf
@@ -72,6 +83,10 @@ while read -r kind key val; do
 	selftest) selftest=$val ;;
 	esac
 done </job/job.conf
+case $inject in
+none | panic | hang | lockdep | warn | garble | truncate) ;;
+*) fail "unknown inject $inject" ;;
+esac
 
 params=/sys/module/mbox_bench/parameters
 bench=/sys/kernel/debug/mbox_bench
@@ -95,19 +110,23 @@ if [ "$selftest" = 1 ]; then
 	echo 16 >$params/mailboxes
 fi
 
-# Faults on request, for the harness's own tests.
-case $inject in
-none) ;;
-panic)
-	log "injecting a panic"
-	echo c >/proc/sysrq-trigger
-	;;
-hang | lockdep | warn)
-	log "injecting $inject"
-	echo "$inject" >$bench/inject
-	;;
-*) fail "unknown inject $inject" ;;
-esac
+# Faults on request, for the harness's own tests, fired after the first
+# point: a kernel fault through the module or sysrq; "garble" changes
+# results.txt of every later point after it was checksummed, "truncate"
+# streams only the first half of every later point's archive.
+inject_fault() {
+	case $inject in
+	panic)
+		log "injecting a panic"
+		echo c >/proc/sysrq-trigger
+		;;
+	hang | lockdep | warn)
+		log "injecting $inject"
+		echo "$inject" >$bench/inject
+		;;
+	esac
+}
+damage=none
 
 # The job's lines, "point ID key=value ...", with values checked by the host.
 grep '^point ' /job/job.conf >/tmp/points
@@ -118,7 +137,7 @@ while read -r kind id rest; do
 		echo "${kv#*=}" >"$params/${kv%%=*}" || fail "point $id: bad parameter $kv"
 	done
 	log "point $id start $rest"
-	echo 0 >/proc/lock_stat
+	[ "$lockstat" = 0 ] || echo 0 >/proc/lock_stat
 	set -- sh -c "echo 1 >$bench/run"
 	if [ "$perf_stat" = 1 ]; then
 		set -- perf stat -a -x, -o "$dir/perf-stat.csv" \
@@ -131,14 +150,25 @@ while read -r kind id rest; do
 		log "point $id run failed: $(tail -n 3 "$dir/run.log" | tr '\n' ' ')"
 	fi
 	cat $bench/results >"$dir/results.txt"
-	cat /proc/lock_stat >"$dir/lock_stat.txt"
+	[ "$lockstat" = 0 ] || cat /proc/lock_stat >"$dir/lock_stat.txt"
 	if [ "$perf_lock" = 1 ]; then
 		perf lock report -i "$dir/perf.data" >"$dir/perf-lock.txt" 2>&1
 	fi
 	(cd "$dir" && sha256sum -- * >/tmp/SHA256SUMS && mv /tmp/SHA256SUMS .)
-	(cd /tmp/out && tar -cf - "points/$id") >"$port"
+	[ "$damage" = garble ] && echo "garbled by inject" >>"$dir/results.txt"
+	if [ "$damage" = truncate ]; then
+		(cd /tmp/out && tar -cf /tmp/point.tar "points/$id")
+		head -c $(($(wc -c </tmp/point.tar) / 2)) /tmp/point.tar >"$port"
+		rm -f /tmp/point.tar
+	else
+		(cd /tmp/out && tar -cf - "points/$id") >"$port"
+	fi
 	log "point $id done $(grep '^end ' "$dir/results.txt")"
 	rm -rf "$dir"
+	if [ "$damage" = none ] && [ "$inject" != none ]; then
+		damage=$inject
+		inject_fault
+	fi
 done </tmp/points
 
 rmmod mbox_bench

@@ -22,10 +22,12 @@ POINT_KEYS = {
 OPTIONS = {
     "perf_stat": ("0", "1"),
     "perf_lock": ("0", "1"),
-    "inject": ("none", "panic", "hang", "lockdep", "warn"),
+    "inject": ("none", "panic", "hang", "lockdep", "warn", "garble", "truncate"),
     "selftest": ("0", "1"),
 }
-ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
+ID_PATTERN = "[A-Za-z0-9][A-Za-z0-9_-]{0,31}"
+# \Z, not $: "$" also matches before a trailing newline.
+ID_RE = re.compile(rf"^{ID_PATTERN}\Z")
 
 
 class JobError(Exception):
@@ -34,7 +36,7 @@ class JobError(Exception):
 
 def check_point(pid, params):
     if not ID_RE.match(str(pid)):
-        raise JobError(f"point id {pid!r} must match {ID_RE.pattern}")
+        raise JobError(f"point id {pid!r} must match {ID_PATTERN}")
     for key, val in params.items():
         if key not in POINT_KEYS:
             raise JobError(f"point {pid}: unknown parameter {key!r} "
@@ -48,8 +50,10 @@ def render(points, options):
     """points: list of (id, {param: int}); options: {key: str}."""
     lines = [MAGIC]
     for key, val in options.items():
-        if key not in OPTIONS or str(val) not in OPTIONS[key]:
-            raise JobError(f"option {key}={val!r} not allowed")
+        if key not in OPTIONS:
+            raise JobError(f"unknown option {key!r} (allowed: {', '.join(OPTIONS)})")
+        if str(val) not in OPTIONS[key]:
+            raise JobError(f"option {key} {val!r} not allowed (allowed: {', '.join(OPTIONS[key])})")
         lines.append(f"option {key} {val}")
     if not points:
         raise JobError("a job needs at least one point")
@@ -66,11 +70,15 @@ def render(points, options):
 
 def parse(text, name="job"):
     """Parse and check a job file; return (points, options)."""
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
-    if not lines or lines[0].strip() != MAGIC:
+    # (line number in the file, line), blank lines and comments left out
+    lines = [(n, ln) for n, ln in enumerate(text.splitlines(), 1)
+             if ln.strip() and not ln.startswith("#")]
+    if not lines or lines[0][1].strip() != MAGIC:
         raise JobError(f"{name}: first line must be {MAGIC!r}")
     points, options = [], {}
-    for n, line in enumerate(lines[1:], 2):
+    for n, line in lines[1:]:
+        if not re.fullmatch(r"[\x20-\x7e\t]*", line):
+            raise JobError(f"{name}: line {n}: characters other than printable ASCII")
         words = line.split()
         if words[0] == "option" and len(words) == 3:
             options[words[1]] = words[2]
@@ -78,8 +86,9 @@ def parse(text, name="job"):
             params = {}
             for kv in words[2:]:
                 key, sep, val = kv.partition("=")
-                if not sep or not re.fullmatch(r"[0-9]+", val):
-                    raise JobError(f"{name}: line {n}: {kv!r} is not KEY=INTEGER")
+                if not sep or not re.fullmatch(r"[0-9]{1,20}", val):
+                    shown = kv if len(kv) <= 40 else kv[:37] + "..."
+                    raise JobError(f"{name}: line {n}: {shown!r} is not KEY=INTEGER")
                 params[key] = int(val)
             points.append((words[1], params))
         else:

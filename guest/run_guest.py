@@ -6,7 +6,9 @@ Usage: run_guest.py VARIANT [--cpus N] [--mem MB] [--job FILE --out DIR]
                             [--timeout S] [--dry-run]
 
 With --job, the run directory OUT gets: console.log, qemu-cmd (the exact
-command, replayable), job.conf, meta.json and points/<id>/ for every point
+command; its initrd is scratch, in $TMPDIR, removed once the guest talks),
+job.conf (the job as checked and given to the guest), meta.json and
+points/<id>/ for every point
 the guest finished (each checked against the guest's SHA256SUMS).  The run
 never hangs and never lies: a wall-clock limit and a silence limit kill a
 stuck guest ("hung"), the console is scanned for panics, oopses, lockdep
@@ -15,10 +17,12 @@ marker is never "ok".
 
 Exit status: 0 ok; 2 bad arguments; 3 variant or root fs not built or a
 package missing; 10 hung, 11 panic, 12 oops, 13 lockdep, 14 warning,
-15 incomplete, 16 QEMU killed, 130 interrupted.
+15 incomplete, 16 QEMU killed, 17 no space left for the results,
+130 interrupted.
 """
 import argparse
 import datetime
+import errno
 import hashlib
 import json
 import os
@@ -42,9 +46,10 @@ INIT = os.path.join(ROOT, "guest", "init.sh")
 QEMU = "qemu-system-arm"
 
 EXIT = {"ok": 0, "hung": 10, "panic": 11, "oops": 12, "lockdep": 13,
-        "warning": 14, "incomplete": 15, "killed": 16, "interrupted": 130}
+        "warning": 14, "incomplete": 15, "killed": 16, "nospace": 17,
+        "interrupted": 130}
 # Most severe first: a run's state is the worst thing that happened to it.
-SEVERITY = ["panic", "hung", "interrupted", "oops", "lockdep", "warning",
+SEVERITY = ["panic", "hung", "nospace", "interrupted", "oops", "lockdep", "warning",
             "killed", "incomplete", "ok"]
 CONSOLE_PATTERNS = [
     ("panic", re.compile(r"Kernel panic - not syncing")),
@@ -67,8 +72,16 @@ class RunError(Exception):
         self.code = code
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Bad usage is one line on stderr and exit 2, not a usage dump."""
+
+    def error(self, message):
+        print(f"boot: {message} (./run.sh boot --help)", file=sys.stderr)
+        sys.exit(2)
+
+
 def make_parser():
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="./run.sh boot",
         description="Boot a kernel variant under QEMU TCG: a shell, or one job.")
     p.add_argument("variant", help="a built variant (./run.sh build VARIANT)")
@@ -84,7 +97,13 @@ def make_parser():
 
 
 def artifacts(variant):
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import variant as variantmod  # noqa: E402
+    if not variantmod.NAME_RE.match(variant):
+        raise RunError(2, f"variant name {variant!r} is not [a-z0-9][a-z0-9_-]{{0,31}}")
     vdir = os.path.join(BUILD, variant)
+    if not os.path.isdir(vdir) and variantmod.find_file(variant) is None:
+        raise RunError(2, f"unknown variant {variant!r} (known: {', '.join(variantmod.variant_names())})")
     need = {n: os.path.join(vdir, n) for n in ("zImage", "mbox_bench.ko", "build-meta.json")}
     for path in need.values():
         if not os.path.isfile(path):
@@ -132,7 +151,7 @@ def qemu_cmd(art, cpus, mem, initrd, results=None):
         return cmd + ["-nographic"]
     return cmd + ["-display", "none", "-monitor", "none", "-serial", "stdio",
                   "-device", "virtio-serial-device",
-                  "-chardev", f"file,id=results,path={results}",
+                  "-chardev", "file,id=results,path=" + results.replace(",", ",,"),
                   "-device", "virtserialport,chardev=results,name=lockbench.results"]
 
 
@@ -169,24 +188,66 @@ def now_iso():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def watch(proc, console_path, limit, silence, results_path):
+def free_bytes(path):
+    """Bytes this process may still write on path's file system."""
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return None
+    return (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize
+
+
+NOSPACE = (errno.ENOSPC, errno.EDQUOT)
+# A results stream stalled with less than this free is a full disk, not a
+# hung guest (ext4 keeps some blocks even from root).
+LOW_SPACE = 16 << 20
+
+
+def write_all(f, data):
+    """Write data to an unbuffered file; a short write is a full disk."""
+    n = f.write(data)
+    if n is not None and n < len(data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), f.name)
+
+
+def watch(proc, console_path, limit, silence, results_path, events, problems,
+          on_output=None):
     """Stream the console to a file, scan it, enforce the limits.
 
-    Returns (events, problems, hung) where events maps marker names to the
-    seconds since start they were seen.
+    Fills events (marker name -> seconds since start it was seen) and
+    problems as it goes, so that they survive an interrupt.  Returns None,
+    or (state, why) when the runner stopped the guest: "hung" or "nospace"
+    (QEMU blocks the guest's results port while the results disk is full).
+    on_output is called once, at the guest's first output.
     """
     start = time.monotonic()
     last = start
     last_size = 0
-    events, problems = {}, []
+    full_since = None
     buf = b""
     fd = proc.stdout.fileno()
-    hung = None
-    with open(console_path, "wb") as con:
+    stopped = None
+    rdir = os.path.dirname(os.path.abspath(results_path))
+
+    def scan(raw):
+        line = raw.decode("utf-8", "replace").rstrip("\r")
+        t = round(time.monotonic() - start, 3)
+        for name in ("LOCKBENCH-INIT", "LOCKBENCH-JOB-END"):
+            if name in line and name not in events:
+                events[name] = t
+        if "lockbench: point " in line and " start " in line:
+            events.setdefault("first-point", t)
+        for state, pat in CONSOLE_PATTERNS:
+            if pat.search(line):
+                problems.append({"state": state, "t": t, "line": line.strip()})
+                break
+
+    # Unbuffered: a full disk fails the write that hit it, nothing later.
+    with open(console_path, "wb", buffering=0) as con:
         while True:
             now = time.monotonic()
             if now - start > limit:
-                hung = f"wall-clock limit of {limit:.0f} s reached"
+                stopped = ("hung", f"wall-clock limit of {limit:.0f} s reached")
                 break
             try:
                 size = os.path.getsize(results_path)
@@ -194,8 +255,20 @@ def watch(proc, console_path, limit, silence, results_path):
                 size = 0
             if size != last_size:
                 last_size, last = size, now
+            free = free_bytes(rdir)
+            if free == 0:
+                full_since = full_since or now
+                if now - full_since > 3:
+                    stopped = ("nospace", f"no space left on the results disk ({rdir})")
+                    break
+            else:
+                full_since = None
             if now - last > silence:
-                hung = f"no console output or results for {silence:.0f} s"
+                if free is not None and free < LOW_SPACE:
+                    stopped = ("nospace", f"results stalled for {silence:.0f} s with "
+                               f"{free >> 10} KiB left on the results disk ({rdir})")
+                else:
+                    stopped = ("hung", f"no console output or results for {silence:.0f} s")
                 break
             ready, _, _ = select.select([fd], [], [], 0.5)
             if not ready:
@@ -206,24 +279,22 @@ def watch(proc, console_path, limit, silence, results_path):
             if not data:
                 break
             last = time.monotonic()
-            con.write(data)
-            con.flush()
+            if on_output:
+                on_output()
+                on_output = None
+            try:
+                write_all(con, data)
+            except OSError as e:
+                if e.errno not in NOSPACE:
+                    raise
+                stopped = ("nospace", f"cannot write {console_path}: {e.strerror}")
+                break
             buf += data
             *lines, buf = buf.split(b"\n")
             for raw in lines:
-                line = raw.decode("utf-8", "replace").rstrip("\r")
-                t = round(time.monotonic() - start, 3)
-                for name in ("LOCKBENCH-INIT", "LOCKBENCH-JOB-END"):
-                    if name in line and name not in events:
-                        events[name] = t
-                if "lockbench: point " in line and " start " in line:
-                    events.setdefault("first-point", t)
-                for state, pat in CONSOLE_PATTERNS:
-                    if pat.search(line):
-                        problems.append({"state": state, "t": t, "line": line.strip()})
-                        break
-        con.write(buf)
-    return events, problems, hung
+                scan(raw)
+    scan(buf)  # an unterminated last line: already in console.log
+    return stopped
 
 
 def stop(proc):
@@ -236,11 +307,24 @@ def stop(proc):
             proc.wait()
 
 
-def collect(results_path, out, planned):
-    """Unpack the guest's tar stream; return the ids of the verified points."""
-    done, bad = [], []
+# Every point has these; its SHA256SUMS must vouch for them.
+POINT_NEEDS = ("results.txt", "lock_stat.txt")
+
+
+def point_needs(build):
+    """POINT_NEEDS for a kernel's build-meta.json: without CONFIG_LOCK_STAT
+    ("lock_stat": false) the guest has no /proc/lock_stat to dump."""
+    if build.get("lock_stat", True) is False:
+        return tuple(n for n in POINT_NEEDS if n != "lock_stat.txt")
+    return POINT_NEEDS
+
+
+def collect(results_path, out, planned, needs=POINT_NEEDS):
+    """Unpack the guest's tar stream; return (ids of the verified points,
+    problems, whether writing the points failed)."""
+    done, bad, nowrite = [], [], False
     if not os.path.isfile(results_path) or os.path.getsize(results_path) == 0:
-        return done, bad
+        return done, bad, nowrite
     try:
         with tarfile.open(results_path, ignore_zeros=True) as tar:
             for m in tar:
@@ -254,30 +338,61 @@ def collect(results_path, out, planned):
                     continue
                 tar.extract(m, out, filter="data") if hasattr(tarfile, "data_filter") \
                     else tar.extract(m, out)
-    except (tarfile.TarError, OSError, EOFError) as e:
+    except (tarfile.TarError, EOFError) as e:
         bad.append(f"results stream cut or garbled: {e}")
+    except OSError as e:
+        bad.append(f"cannot write the points into {out}: {e.strerror or e}")
+        nowrite = True
     for pid in planned:
         d = os.path.join(out, "points", pid)
         sums = os.path.join(d, "SHA256SUMS")
         if not os.path.isfile(sums):
             continue
-        ok = True
-        with open(sums) as f:
+        ok, names = True, set()
+        with open(sums, errors="replace") as f:
             for line in f:
-                digest, _, name = line.strip().partition("  ")
+                digest, _, name = line.rstrip("\n").partition("  ")
+                if not re.fullmatch(r"[0-9a-f]{64}", digest) or \
+                        not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*", name):
+                    bad.append(f"point {pid}: SHA256SUMS line {line.strip()[:60]!r} is garbled")
+                    ok = False
+                    continue
+                names.add(name)
                 p = os.path.join(d, name)
                 if not os.path.isfile(p) or hashlib.sha256(open(p, "rb").read()).hexdigest() != digest:
                     bad.append(f"point {pid}: {name} does not match the guest's SHA-256")
                     ok = False
+        for name in needs:
+            if name not in names:
+                bad.append(f"point {pid}: SHA256SUMS does not list {name}")
+                ok = False
         if ok:
             done.append(pid)
-    return done, bad
+    return done, bad, nowrite
 
 
-def run_job(args, art):
-    with open(args.job) as f:
-        text = f.read()
-    points, options = jobmod.parse(text, args.job)
+def load_job(path):
+    """Read and check a job file: (points, options)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except UnicodeDecodeError:
+        raise RunError(2, f"--job {path}: not a job file (binary data)") from None
+    return jobmod.parse(text, path)
+
+
+def run_job(args, art, job):
+    # The initrd (the 21 MB root fs + the job) is scratch: it does not go
+    # on the results disk.
+    with tempfile.TemporaryDirectory(prefix="lockbench-") as scratch:
+        return _run_job(args, art, job, scratch)
+
+
+def _run_job(args, art, job, scratch):
+    points, options = job
+    # The guest gets the job as checked here, not as written (comments,
+    # indentation and line ends are the host's business).
+    text = jobmod.render(points, options)
     planned = [pid for pid, _ in points]
     dur = sum(p.get("duration_ms", 1000) for _, p in points) / 1000
     extra = POINT_OVERHEAD_S * (2 if options.get("perf_lock") == "1" else 1)
@@ -290,7 +405,7 @@ def run_job(args, art):
         raise RunError(2, f"run directory {out} is not empty")
     with open(os.path.join(out, "job.conf"), "w") as f:
         f.write(text)
-    initrd = os.path.join(out, ".initrd")
+    initrd = os.path.join(scratch, "initrd")
     results = os.path.join(out, ".results.tar")
     make_initrd(initrd, art, text)
     cmd = qemu_cmd(art, args.cpus, args.mem, initrd, results)
@@ -313,31 +428,37 @@ def run_job(args, art):
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True,
                             preexec_fn=die_with_parent(signal.SIGKILL))
-    events, problems, hung = {}, [], None
+    events, problems, stopped = {}, [], None
     try:
-        events, problems, hung = watch(proc, os.path.join(out, "console.log"),
-                                       limit, silence, results)
+        # QEMU has loaded the initrd once the guest talks: remove it then,
+        # so that not even a SIGKILL of this runner leaves it behind.
+        stopped = watch(proc, os.path.join(out, "console.log"), limit, silence,
+                        results, events, problems, on_output=lambda: os.unlink(initrd))
     except KeyboardInterrupt:
         interrupted = interrupted or ["SIGINT"]
     finally:
+        # From here on a signal is noted, not obeyed: meta.json gets written.
+        for s in old:
+            signal.signal(s, lambda signum, _f: interrupted.append(signal.Signals(signum).name))
         stop(proc)
-        for s, h in old.items():
-            signal.signal(s, h)
     wall = time.monotonic() - t0
-    done, bad = collect(results, out, planned)
-    for p in (initrd, results):
-        if os.path.exists(p):
-            os.unlink(p)
+    done, bad, nowrite = collect(results, out, planned, point_needs(build))
+    if nowrite:
+        # The points that could not be written are in the stream: keep it.
+        os.replace(results, os.path.join(out, "results-stream.tar"))
+        bad.append("the guest's raw results stream is kept in results-stream.tar")
+    elif os.path.exists(results):
+        os.unlink(results)
     states = [pr["state"] for pr in problems]
-    if hung:
-        states.append("hung")
-        problems.append({"state": "hung", "t": round(wall, 3), "line": hung})
+    if stopped:
+        states.append(stopped[0])
+        problems.append({"state": stopped[0], "t": round(wall, 3), "line": stopped[1]})
     if interrupted:
         states.append("interrupted")
         problems.append({"state": "interrupted", "t": round(wall, 3),
                          "line": f"harness got {interrupted[0]}"})
     rc = proc.returncode
-    if rc is not None and rc < 0 and not hung and not interrupted:
+    if rc is not None and rc < 0 and not stopped and not interrupted:
         states.append("killed")
         problems.append({"state": "killed", "t": round(wall, 3),
                          "line": f"QEMU died from signal {-rc}"})
@@ -358,14 +479,30 @@ def run_job(args, art):
         "problems": problems,
     })
     tmp = os.path.join(out, "meta.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(meta, f, indent=2)
-        f.write("\n")
+    try:
+        with open(tmp, "w") as f:
+            json.dump(meta, f, indent=2)
+            f.write("\n")
+    except OSError as e:
+        if e.errno not in NOSPACE:
+            raise
+        os.unlink(tmp)
+        kept = "; the guest's raw results stream is kept in results-stream.tar" if nowrite else ""
+        raise RunError(EXIT["nospace"], f"{args.variant} c{args.cpus}: nospace: no space left "
+                       f"on the results disk: {out}/meta.json not written{kept}") from None
     os.replace(tmp, os.path.join(out, "meta.json"))
     return meta
 
 
+def interrupt(_signum, _frame):
+    raise KeyboardInterrupt
+
+
 def main(argv):
+    # SIGTERM as SIGINT until the guest runs (run_job handles both then).
+    signal.signal(signal.SIGTERM, interrupt)
+    # Results are never world-writable, whatever the caller's umask.
+    os.umask(os.umask(0) | 0o002)
     args = make_parser().parse_args(argv)
     try:
         if not 1 <= args.cpus <= 16:
@@ -376,8 +513,15 @@ def main(argv):
             raise RunError(2, "--job needs --out DIR")
         if args.out and not args.job:
             raise RunError(2, "--out needs --job FILE")
+        for opt, val in (("--timeout", args.timeout), ("--silence", args.silence)):
+            if val is not None and not 0 < val <= 86400:
+                raise RunError(2, f"{opt} {val:g}: must be more than 0 s, at most a day")
         if args.job and not os.path.isfile(args.job):
-            raise RunError(2, f"--job {args.job}: no such file")
+            raise RunError(2, f"--job {args.job}: " + ("is a directory, not a job file"
+                                                        if os.path.isdir(args.job) else "no such file"))
+        if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
+            raise RunError(2, f"--out {args.out}: exists and is not a directory")
+        job = load_job(args.job) if args.job else None
         if not shutil.which(QEMU):
             raise RunError(3, f"missing '{QEMU}': run ./run.sh setup")
         art = artifacts(args.variant)
@@ -390,10 +534,20 @@ def main(argv):
                 initrd = os.path.join(tmp, "initrd")
                 make_initrd(initrd, art, None)
                 return subprocess.call(qemu_cmd(art, args.cpus, args.mem, initrd))
-        meta = run_job(args, art)
-    except (RunError, jobmod.JobError, OSError) as e:
+        meta = run_job(args, art, job)
+    except (RunError, jobmod.JobError) as e:
         print(f"boot: {e}", file=sys.stderr)
         return getattr(e, "code", 2)
+    except OSError as e:
+        if e.errno in NOSPACE:
+            print(f"boot: nospace: no space left on the results disk: cannot write {e.filename}",
+                  file=sys.stderr)
+            return EXIT["nospace"]
+        print(f"boot: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("boot: interrupted before the guest ran", file=sys.stderr)
+        return EXIT["interrupted"]
     for pr in meta["problems"]:
         print(f"boot: {args.variant} c{args.cpus}: {pr['state']}: {pr['line']}", file=sys.stderr)
     print(f"boot: {args.variant} c{args.cpus}: {meta['state']}: "

@@ -46,8 +46,16 @@ IDENTITY = ("kernel_version", "debian_package_version", "patches",
             "config_fragments", "config_sha256", "compiler", "tree_commit")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Bad usage is one line on stderr and exit 2, not a usage dump."""
+
+    def error(self, message):
+        print(f"campaign: {message} (./run.sh campaign --help)", file=sys.stderr)
+        sys.exit(2)
+
+
 def make_parser():
-    p = argparse.ArgumentParser(prog="./run.sh campaign", description=__doc__.split("\n")[0])
+    p = OneLineParser(prog="./run.sh campaign", description=__doc__.split("\n")[0])
     p.add_argument("file", nargs="?", help="campaign file (campaigns/*.toml)")
     p.add_argument("--resume", metavar="DIR", help="finish the campaign in DIR")
     p.add_argument("--jobs", type=int, help="cells side by side (default: as many as fit "
