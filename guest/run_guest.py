@@ -104,7 +104,7 @@ def artifacts(variant):
     vdir = os.path.join(BUILD, variant)
     if not os.path.isdir(vdir) and variantmod.find_file(variant) is None:
         raise RunError(2, f"unknown variant {variant!r} (known: {', '.join(variantmod.variant_names())})")
-    need = {n: os.path.join(vdir, n) for n in ("zImage", "mbox_bench.ko", "build-meta.json")}
+    need = {n: os.path.join(vdir, n) for n in ("uImage", "mbox_bench.ko", "build-meta.json")}
     for path in need.values():
         if not os.path.isfile(path):
             raise RunError(3, f"variant {variant!r} is not built ({path} missing): run ./run.sh build {variant}")
@@ -145,7 +145,7 @@ def qemu_cmd(art, cpus, mem, initrd, results=None):
     machine = "virt,gic-version=3" if cpus > 8 else "virt"
     cmd = [QEMU, "-M", machine, "-cpu", "cortex-a15", "-accel", "tcg,thread=multi",
            "-smp", str(cpus), "-m", str(mem), "-no-reboot", "-nic", "none",
-           "-kernel", art["zImage"], "-initrd", initrd,
+           "-kernel", art["uImage"], "-initrd", initrd,
            "-append", "console=ttyAMA0 panic=-1 loglevel=6"]
     if results is None:
         return cmd + ["-nographic"]

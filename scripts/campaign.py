@@ -106,7 +106,7 @@ def build_identity(variant):
         with open(meta_path) as f:
             meta = json.load(f)
         meta["module_sha256"] = sha256_file(os.path.join(vdir, "mbox_bench.ko"))
-        meta["image_size"] = os.path.getsize(os.path.join(vdir, "zImage"))
+        meta["image_size"] = os.path.getsize(os.path.join(vdir, "uImage"))
     except (OSError, ValueError):
         raise run_guest.RunError(3, f"variant {variant!r} is not built: run ./run.sh build {variant}") from None
     return meta

@@ -43,7 +43,7 @@ def make_payload(path, build, variants, job):
         for f in ("run_guest.py", "job.py", "init.sh"):
             tar.add(os.path.join(ROOT, "guest", f), f"payload/guest/{f}")
         for v in variants:
-            for f in ("zImage", "mbox_bench.ko", "build-meta.json"):
+            for f in ("uImage", "mbox_bench.ko", "build-meta.json"):
                 tar.add(os.path.join(build, v, f), f"payload/build/{v}/{f}")
         tar.add(os.path.join(build, "rootfs", "rootfs.cpio"), "payload/build/rootfs/rootfs.cpio")
         tar.add(job, "payload/job.conf")

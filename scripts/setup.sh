@@ -19,6 +19,8 @@ pkgs=(
 	linux-source gcc-arm-linux-gnueabihf binutils-arm-linux-gnueabihf
 	gcc libc6-dev make bc bison flex libssl-dev cpio kmod perl git xz-utils
 	ccache
+	# the kernel's Image in a uImage header, for a fast guest boot
+	u-boot-tools
 	# checkpatch.pl's SPDX check
 	python3-ply python3-git
 	# guests: QEMU, the Debian armhf root file system without emulation

@@ -84,7 +84,7 @@ ok "$n bad job files refused with exit 2 and one line, no run directory"
 : >"$out/empty.job"
 printf 'lockbench-job v2\npoint p1\n' >"$out/v2.job"
 printf 'point p1 duration_ms=200\n' >"$out/no-magic.job"
-head -c 4096 "$LB_BUILD/before/zImage" >"$out/binary.job"
+head -c 4096 "$LB_BUILD/before/uImage" >"$out/binary.job"
 printf 'lockbench-job v1\npoint p1\xff duration_ms=200\n' >"$out/latin1.job"
 for name in empty v2 no-magic binary latin1; do
 	rc=0

@@ -18,7 +18,7 @@ set -euo pipefail
 ft_init fault-build
 export LOCKBENCH_VARIANT_PATH=$FT_DIR/variants
 
-before=$(sha256sum "$LB_BUILD/before/zImage" "$LB_BUILD/before/build-meta.json")
+before=$(sha256sum "$LB_BUILD/before/uImage" "$LB_BUILD/before/build-meta.json")
 
 echo "== a patch that does not apply"
 rc=0
@@ -50,6 +50,6 @@ for v in fault-badpatch fault-buildfail; do
 	ft_one_line "$out/$v-boot.err" "^boot: variant '$v' is not built .*: run ./run.sh build $v$"
 	ok "boot $v: refused as not built: $(cat "$out/$v-boot.err")"
 done
-[ "$(sha256sum "$LB_BUILD/before/zImage" "$LB_BUILD/before/build-meta.json")" = "$before" ] ||
+[ "$(sha256sum "$LB_BUILD/before/uImage" "$LB_BUILD/before/build-meta.json")" = "$before" ] ||
 	fail "the before build changed"
 ok "the before build is untouched"

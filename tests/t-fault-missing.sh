@@ -91,6 +91,6 @@ mkdir -p "$out/empty-build"
 expect3 not-built "^boot: variant 'before' is not built \(.*\): run ./run.sh build before$" \
 	env LOCKBENCH_BUILD="$out/empty-build" ./run.sh boot before --job "$out/one.job" --out "$out/nb-run"
 mkdir -p "$out/no-rootfs/before"
-cp "$LB_BUILD"/before/{zImage,mbox_bench.ko,build-meta.json} "$out/no-rootfs/before/"
+cp "$LB_BUILD"/before/{uImage,mbox_bench.ko,build-meta.json} "$out/no-rootfs/before/"
 expect3 no-rootfs "^boot: no guest root file system \(.*\): run ./run.sh build$" \
 	env LOCKBENCH_BUILD="$out/no-rootfs" ./run.sh boot before --job "$out/one.job" --out "$out/nr-run"

@@ -49,7 +49,7 @@ for c in m["cells"]:
     assert c["state"] == "done", (c["id"], c["state"], c.get("problems"))
     assert c.get("host", "").startswith("ssh -p"), c
     cmd = open(f"{d}/cells/{c['id']}/qemu-cmd").read()
-    assert f"/{remote}/payload/build/{c['variant']}/zImage" in cmd, cmd
+    assert f"/{remote}/payload/build/{c['variant']}/uImage" in cmd, cmd
     for p in m["campaign"]["points"]:
         assert os.path.isfile(f"{d}/cells/{c['id']}/points/{p['id']}/results.txt")
 print(f"ok: {len(m['cells'])} cells ran over ssh on the remote copy and came back")
