@@ -8,7 +8,12 @@ Usage: /usr/bin/python3 -m analysis.analyze DIR
 import os
 import sys
 
-import pandas as pd
+try:
+    import pandas as pd
+    import scipy  # noqa: F401  (analysis.stats needs it)
+except ImportError as e:  # not a traceback: say which package is missing
+    print(f"analyze: missing python3-{e.name}: run ./run.sh setup", file=sys.stderr)
+    sys.exit(3)
 
 from analysis import rundir as rundir_mod
 from analysis import stats, tidy
@@ -26,13 +31,15 @@ def make_parser():
         description="Read a results directory written by 'run.sh campaign' "
         "(manifest.json, cells/*/points/*/ raw files) and write its tidy "
         "tables to DIR/tidy/: cells, samples, lockstat, hist, threads, "
-        "crosscheck, medians, comparisons, problems (and perf_lock when "
+        "crosscheck, medians, comparisons, problems, notes (and perf_lock when "
         "perf-lock.txt files exist). analysis/TIDY.md documents every file "
         "and column. Only cells in state 'done' are analyzed; missing or "
         "malformed raw files are reported (warnings on stderr, "
         "problems.csv), never read as zeros. Bench-module lock operation "
         "counts are cross-checked against lock_stat acquisitions of "
-        "mboxes_lock (disagreement > 1% is a warning). lock_stat 0.3 "
+        "mboxes_lock (disagreement > 1% is a warning; skipped, with a note, for "
+        "a kernel built without CONFIG_LOCK_STAT; writes only where the "
+        "variant's lookups take no lock). lock_stat 0.3 "
         "dumps have no avg columns: averages are computed as total/count.",
         epilog="Bad input (no manifest, a malformed manifest, no analyzable "
         "cell): one line on stderr, exit status 2.")
@@ -66,7 +73,8 @@ def analyze(path, thresholds=None):
     samples = pd.DataFrame(t.tables["samples"])
     medians = stats.medians_table(samples, thresholds)
     comps = stats.comparisons_table(samples, rd.baseline, thresholds,
-                                    variants=rd.variants)
+                                    variants=rd.variants,
+                                    pairs=rd.comparisons)
     out = os.path.join(path, TIDY_DIR)
     os.makedirs(out, exist_ok=True)
     for name, columns in tidy.COLUMNS.items():
@@ -106,11 +114,18 @@ def print_warnings(prog, warnings, file=None):
         print(f"{prog}: warning: {w}", file=file)
 
 
+def print_notes(prog, notes, file=None):
+    file = file or sys.stderr
+    for n in notes:
+        print(f"{prog}: note: {n}", file=file)
+
+
 def _run(args):
     th = stats.Thresholds().with_(seed=args.seed, resamples=args.resamples)
     rd, t, _med, _comps = analyze(args.dir, th)
     if not args.quiet:
         print_warnings(PROG, t.warnings)
+        print_notes(PROG, t.notes)
     bad = sum(1 for r in t.tables["crosscheck"] if r.get("ok") == 0)
     print(f"{PROG}: wrote {os.path.join(args.dir, TIDY_DIR)}/: "
           f"{len(t.tables['samples'])} samples from "

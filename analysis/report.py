@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Verdict table for a results directory: prints summary.md and writes
-DIR/summary.md, DIR/summary.csv and DIR/commit-msg.txt. Runs analyze first
-when DIR/tidy is missing or older than the raw files.
+DIR/summary.md, DIR/summary.csv and DIR/commit-msg.txt (and
+DIR/observer.csv when a comparison was measured both with and without
+lock statistics). Runs analyze first when DIR/tidy is missing or older
+than the raw files.
 
 Usage: /usr/bin/python3 -m analysis.report DIR [--baseline V] [--margin M]
 """
@@ -9,7 +11,12 @@ Usage: /usr/bin/python3 -m analysis.report DIR [--baseline V] [--margin M]
 import os
 import sys
 
-import pandas as pd
+try:
+    import pandas as pd
+    import scipy  # noqa: F401  (analysis.stats needs it)
+except ImportError as e:  # not a traceback: say which package is missing
+    print(f"report: missing python3-{e.name}: run ./run.sh setup", file=sys.stderr)
+    sys.exit(3)
 
 from analysis import analyze as analyze_mod
 from analysis import rundir as rundir_mod
@@ -34,22 +41,27 @@ def make_parser():
     d = stats.Thresholds()
     p = OneLineParser(
         prog=PROG,
-        description="Compare each variant of a results directory with the "
-        "baseline: per metric, vCPU count and workload point, the medians "
+        description="Compare the variants of a results directory, each "
+        "pair of the campaign's `compare` (default: each variant with the "
+        "baseline): per metric, vCPU count and workload point, the medians "
         "with 95% CIs (order statistics), the ratio of medians with a "
         "seeded bootstrap 95% CI, the Mann-Whitney U p-value and a "
         "verdict against the margin (better / no harm / harm / "
         "inconclusive with the repetitions likely needed). Prints "
         "summary.md and writes DIR/summary.md, DIR/summary.csv (every "
-        "number) and DIR/commit-msg.txt (72 columns). Runs analyze first "
+        "number) and DIR/commit-msg.txt (72 columns). A comparison "
+        "measured with lock statistics whose twin (same patches) was "
+        "measured without gets an observer-effect section, both ratios "
+        "side by side (DIR/observer.csv). Runs analyze first "
         "when DIR/tidy is missing or older than the raw files. Under QEMU "
         "TCG absolute times are emulation times: the ratio is the result.",
         epilog="Bad input: one line on stderr, exit status 2.")
     p.add_argument("dir", metavar="DIR", help="a results/<name>-<stamp> "
                    "directory")
     p.add_argument("--baseline", metavar="V", default=None,
-                   help="the variant the others are compared with (default: "
-                   "the manifest's campaign.baseline)")
+                   help="compare every other variant with V (default: the "
+                   "campaign's compare pairs, else every variant with "
+                   "campaign.baseline)")
     p.add_argument("--margin", metavar="M", type=_margin, default=None,
                    help="non-inferiority margin as a fraction (default: the "
                    "manifest's campaign.margin, else %g)" % d.margin)
@@ -106,6 +118,7 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
         _rd, t, _m, _c = analyze_mod.analyze(path, thresholds)
         warnings += t.warnings
     rd = rundir_mod.load(path)
+    explicit_baseline = baseline is not None
     baseline = baseline or rd.baseline
     th = (thresholds or stats.Thresholds()).with_(
         margin=margin if margin is not None else rd.margin)
@@ -119,10 +132,31 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     if len(variants) < 2:
         raise ParseError(path, None, "only one variant has samples: nothing "
                          "to compare")
-    comps = stats.comparisons_table(samples, baseline, th, variants=variants)
+    # --baseline: every variant against it; else the campaign's pairs.
+    pairs = ([(baseline, v) for v in variants if v != baseline]
+             if explicit_baseline else rd.comparisons)
+    for b, v in pairs:
+        lost = [x for x in (b, v) if x not in variants]
+        if lost:
+            warnings.append(f"comparison {v} vs {b} left out: no samples "
+                            f"for {', '.join(lost)}")
+    pairs = [(b, v) for b, v in pairs if b in variants and v in variants]
+    if not pairs:
+        raise ParseError(path, None, "no comparison has samples on both "
+                         "sides")
+    comps = stats.comparisons_table(samples, baseline, th, pairs=pairs)
     primary = rd.campaign.get("primary_metric", "throughput_ops_s")
+    twins = [t for t in rd.observer_pairs() if t[0] in pairs and t[1] in pairs]
+    observer = stats.observer_table(comps, samples, twins, primary, th)
+    obs_path = os.path.join(path, "observer.csv")
+    if len(observer):
+        tidy.write_csv(obs_path, stats.OBSERVER_COLUMNS,
+                       observer.to_dict("records"))
+    elif os.path.exists(obs_path):
+        os.remove(obs_path)
+    notes = [f"{v}: {text}" for v, text in tidy.variant_notes(rd)]
     md = summary.render_markdown(rd, comps, cells, samples, problems,
-                                 baseline, th, primary)
+                                 baseline, th, primary, notes, observer)
     campaign_file = _short_path(rd.campaign.get("file")
                                 or f"campaigns/{rd.name}.toml")
     msg = summary.render_commit_msg(rd, comps, cells, samples, baseline, th,

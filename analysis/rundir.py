@@ -68,6 +68,57 @@ class RunDir:
     def lock_class(self):
         return self.campaign.get("lock_class", "mboxes_lock")
 
+    @property
+    def comparisons(self):
+        """[(baseline, variant), ...]: the campaign's `compare` pairs, else
+        every other variant against the baseline."""
+        pairs = self.campaign.get("compare")
+        if isinstance(pairs, list) and pairs:
+            return [(str(b), str(v)) for b, v in pairs]
+        return [(self.baseline, v) for v in self.variants
+                if v != self.baseline]
+
+    def has_lock_stat(self, variant):
+        """False when the variant's kernel was built without
+        CONFIG_LOCK_STAT (build-meta.json "lock_stat"; builds from before
+        that key had it)."""
+        return (self.builds.get(variant) or {}).get("lock_stat", True) \
+            is not False
+
+    def lookup_lock(self, variant):
+        """What omap_mbox_get() takes on the variant's kernel: "lock" (the
+        class lock, read side of an rwlock) or "none" (e.g. RCU lookups),
+        from the variant file through build-meta.json."""
+        return str((self.builds.get(variant) or {}).get("lookup_lock",
+                                                         "lock"))
+
+    def same_patches(self, a, b):
+        """True when two variants' kernels apply the same patches (by
+        SHA-256), so that they differ only in their configs."""
+        pa = (self.builds.get(a) or {}).get("patches")
+        pb = (self.builds.get(b) or {}).get("patches")
+        if not isinstance(pa, list) or not isinstance(pb, list):
+            return False
+        return [p.get("sha256") for p in pa] == [p.get("sha256") for p in pb]
+
+    def observer_pairs(self):
+        """[((base, var), (base_plain, var_plain)), ...]: each comparison
+        measured with lock_stat that has a twin without it (the same
+        patches on both sides, both kernels of the twin without
+        CONFIG_LOCK_STAT): the observer effect of lock statistics."""
+        pairs = self.comparisons
+        out = []
+        for b, v in pairs:
+            if not (self.has_lock_stat(b) and self.has_lock_stat(v)):
+                continue
+            for b2, v2 in pairs:
+                if (not self.has_lock_stat(b2) and not self.has_lock_stat(v2)
+                        and self.same_patches(b, b2)
+                        and self.same_patches(v, v2)):
+                    out.append(((b, v), (b2, v2)))
+                    break
+        return out
+
     def point_dir(self, cell, point):
         return os.path.join(self.path, "cells", cell.id, "points", point.id)
 

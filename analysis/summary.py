@@ -134,12 +134,89 @@ def setup_facts(rundir, cells, samples, baseline, primary):
     }
 
 
+def comparison_pairs(comps):
+    """[(baseline, variant), ...] in the order of the comparisons table."""
+    if not len(comps):
+        return []
+    return list(dict.fromkeys(zip(comps["baseline"], comps["variant"])))
+
+
+def pairs_title(pairs, baseline):
+    """"after, rcu vs before", or "after vs before, rcu vs after"."""
+    if not pairs:
+        return f"- vs {baseline}"
+    bases = list(dict.fromkeys(b for b, _ in pairs))
+    if len(bases) == 1:
+        return f"{', '.join(v for _, v in pairs)} vs {bases[0]}"
+    return ", ".join(f"{v} vs {b}" for b, v in pairs)
+
+
+def _times(x):
+    return "-" if _nan(x) else f"×{x:.2f}"
+
+
+def render_observer(obs, metric, pct):
+    """The observer-effect section: a comparison measured with and without
+    lock statistics, side by side (rows of stats.observer_table)."""
+    out = []
+    for (b1, v1, b2, v2), block in obs.groupby(
+            ["baseline", "variant", "baseline_plain", "variant_plain"],
+            sort=False):
+        out += [f"## Observer effect: {v1}/{b1} with LOCK_STAT vs "
+                f"{v2}/{b2} without ({metric})", ""]
+        out.append(f"{v1} and {b1} are built with lock statistics and "
+                   f"lockdep; {v2} and {b2} apply the same patches without "
+                   f"them (no LOCK_STAT, LOCKDEP, PROVE_LOCKING, "
+                   f"DEBUG_SPINLOCK). Ratio of ratios = ({v2}/{b2}) / "
+                   f"({v1}/{b1}) with a bootstrap {pct}% CI: 1 means "
+                   f"lockdep leaves the comparison as it is. LOCK_STAT cost "
+                   f"= median with / median without, for {b1} and {v1}.")
+        out += ["",
+                f"| vCPUs | point | {v1}/{b1} with LOCK_STAT | verdict | "
+                f"{v2}/{b2} without | verdict | ratio of ratios "
+                f"[{pct}% CI] | LOCK_STAT cost {b1}, {v1} |",
+                "|---:|---|---|---|---|---|---|---|"]
+        for _, r in block.iterrows():
+            out.append(
+                f"| {int(r['cpus'])} | {point_label(r)} | "
+                f"{ratio_s(r['ratio'], r['ratio_ci_lo'], r['ratio_ci_hi'])}"
+                f" | {r['verdict'] or 'n/a'} | "
+                f"{ratio_s(r['ratio_plain'], r['ratio_plain_ci_lo'], r['ratio_plain_ci_hi'])}"
+                f" | {r['verdict_plain'] or 'n/a'} | "
+                f"{ratio_s(r['ratio_of_ratios'], r['rr_ci_lo'], r['rr_ci_hi'])}"
+                f" | {_times(r['lockstat_cost_base'])}, "
+                f"{_times(r['lockstat_cost_var'])} |")
+        out.append("")
+        n = len(block)
+        differ = block[block["same_verdict"] == 0]
+        shifted = block[(block["rr_ci_lo"] > 1) | (block["rr_ci_hi"] < 1)]
+        rr = block["ratio_of_ratios"].dropna()
+        text = (f"**How far lockdep changes the conclusion:** the verdict "
+                f"differs in {len(differ)} of {n} cell(s)")
+        if len(differ):
+            text += " (" + "; ".join(
+                f"{int(r['cpus'])} vCPUs {r['point']}: {r['verdict'] or 'n/a'}"
+                f" with, {r['verdict_plain'] or 'n/a'} without"
+                for _, r in differ.iterrows()) + ")"
+        text += "; the ratio of ratios is "
+        text += (f"{rr.min():.3f}" if rr.min() == rr.max()
+                 else f"{rr.min():.3f} to {rr.max():.3f}") if len(rr) else "-"
+        text += (f", and its {pct}% CI excludes 1 in {len(shifted)} of {n}"
+                 f" cell(s)")
+        text += (": lock statistics change the ratio itself, not only the "
+                 "absolute numbers." if len(shifted) else
+                 ": no change of the ratio is measurable at this n (which "
+                 "is not the same as no change: see the CI's width).")
+        out += [text, ""]
+    return out
+
+
 def render_markdown(rundir, comps, cells, samples, problems, baseline,
-                    thresholds, primary):
+                    thresholds, primary, notes=(), observer=None):
     f = setup_facts(rundir, cells, samples, baseline, primary)
-    variants = [v for v in dict.fromkeys(comps["variant"])] if len(comps) \
-        else []
-    out = [f"# {rundir.name}: {', '.join(variants) or '-'} vs {baseline}", ""]
+    pairs = comparison_pairs(comps)
+    bases = set(b for b, _ in pairs)
+    out = [f"# {rundir.name}: {pairs_title(pairs, baseline)}", ""]
     vcpus = "/".join(str(c) for c in f["cpus"])
     out.append(f"- **QEMU {f['accel']} emulation** ({f['arch']} guests): "
                f"{vcpus} vCPUs on {f['cores']} host cores "
@@ -161,7 +238,8 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
     pct = round(100 * thresholds.confidence)
     out.append(f"- Medians with {pct}% CIs from order statistics (`±`: the "
                f"farther CI bound); ratio = median(variant) / median("
-               f"{baseline}) with a seeded bootstrap {pct}% CI "
+               f"{baseline if len(bases) <= 1 else 'its baseline'}) with a "
+               f"seeded bootstrap {pct}% CI "
                f"({thresholds.resamples} resamples, seed {thresholds.seed}); "
                f"p: Mann-Whitney U, two-sided; Δ `~` when p >= "
                f"{thresholds.alpha}.")
@@ -176,7 +254,11 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
         out.append(f"- **Cross-check: {len(xc)} cell x point(s) where the "
                    f"module's lock operations and lock_stat's acquisitions "
                    f"disagree by more than 1%** (tidy/problems.csv).")
+    for text in notes:
+        out.append(f"- Kernel note: {text}.")
     out.append("")
+    if observer is not None and len(observer):
+        out += render_observer(observer, primary, pct)
     notes = {}
 
     def note(text):
@@ -191,13 +273,14 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
         direction = metrics.direction(metric)
         dtext = {"higher": "higher is better",
                  "lower": "lower is better"}.get(direction, "no verdict")
-        for variant in variants:
+        for baseline, variant in pairs:
             block = comps[(comps["metric"] == metric)
+                          & (comps["baseline"] == baseline)
                           & (comps["variant"] == variant)]
             if block.empty:
                 continue
             title = f"## {metric} ({unit}, {dtext})"
-            if len(variants) > 1:
+            if len(pairs) > 1:
                 title += f": {variant} vs {baseline}"
             out += [title, "",
                     f"| vCPUs | point | {baseline} | {variant} | "
@@ -244,14 +327,16 @@ def render_commit_msg(rundir, comps, cells, samples, baseline, thresholds,
                       f"oversubscribed (more vCPUs than host cores).")
     pct = round(100 * thresholds.confidence)
     rows = comps[comps["metric"] == primary] if len(comps) else comps
-    for variant in dict.fromkeys(rows["variant"]) if len(rows) else []:
+    for baseline, variant in comparison_pairs(rows):
         out.append("")
         out += w.wrap(f"{primary}, {variant}/{baseline}: ratio of medians "
                       f"[{pct}% CI], Mann-Whitney p, verdict at a "
                       f"{100 * thresholds.margin:g}% margin:")
         out.append("")
         legend = {}
-        for _, row in rows[rows["variant"] == variant].iterrows():
+        mine = rows[(rows["variant"] == variant)
+                    & (rows["baseline"] == baseline)]
+        for _, row in mine.iterrows():
             legend[row["point"]] = point_label(row)
             line = (f"  {int(row['cpus'])} vCPUs, {row['point']}: "
                     f"{row_ratio(row)}, p={p_s(row['p_value'])}, "
@@ -263,8 +348,7 @@ def render_commit_msg(rundir, comps, cells, samples, baseline, thresholds,
             out += textwrap.wrap(label, WIDTH, initial_indent="  ",
                                  subsequent_indent="    ")
         notes = dict.fromkeys(
-            w for ws in rows[rows["variant"] == variant]["warnings"]
-            for w in split_warnings(ws))
+            w for ws in mine["warnings"] for w in split_warnings(ws))
         for note in notes:
             out += w.wrap(f"Warning: {note}.")
     out += ["", "Reproduce:", f"  ./run.sh campaign {campaign_file}",

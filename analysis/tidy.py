@@ -3,8 +3,10 @@
 
 build(rundir) reads every done cell x point, never prints, and returns a
 Tidy: one list of rows per tidy file, plus `problems` (rows for
-problems.csv) and `warnings` (strings). A missing or unreadable file is a
-problem and its numbers are absent, never zeros.
+problems.csv), `warnings` (strings) and `notes` (strings: facts about a
+variant's kernel that change what is measured, e.g. no lock_stat; not
+problems). A missing or unreadable file is a problem and its numbers are
+absent, never zeros.
 """
 
 import csv
@@ -34,6 +36,7 @@ COLUMNS = {
                           "lockstat_w_acq", "lockstat_plain_acq", "relation",
                           "expected", "observed", "rel_diff", "ok"),
     "problems": ("cell", "point", "file", "problem"),
+    "notes": ("variant", "note"),
     "perf_lock": KEYS + ("name",) + perf_lock.FIELDS,
 }
 
@@ -46,6 +49,11 @@ PERF_EVENTS = {"task-clock": "task_clock_ms",
 class Tidy:
     tables: dict = field(default_factory=lambda: {k: [] for k in COLUMNS})
     warnings: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+    def note(self, variant, text):
+        self.tables["notes"].append({"variant": variant, "note": text})
+        self.notes.append(f"{variant}: {text}")
 
     def problem(self, cell, point, file, text):
         self.tables["problems"].append(
@@ -85,16 +93,45 @@ def _bench_metrics(res):
     return {k: v for k, v in out.items() if v is not None}
 
 
-def crosscheck_row(lockops, rows, tolerance=CROSSCHECK_TOLERANCE):
+NO_LOCK_STAT = "no lock_stat (kernel built without CONFIG_LOCK_STAT)"
+NO_LOOKUP_LOCK = ("lookups take no lock (lookup_lock = \"none\"): lock_stat "
+                  "counts the writes only; the cross-check expects "
+                  "acquisitions == lockops write")
+
+
+def variant_notes(rundir):
+    """[(variant, note), ...]: what a variant's kernel changes in what is
+    measured (from manifest.builds): no lock_stat, lookups without a
+    lock. Notes, not problems."""
+    out = []
+    for v in rundir.variants:
+        if not rundir.has_lock_stat(v):
+            out.append((v, NO_LOCK_STAT + ": no lock_* metrics, cross-check "
+                        "skipped"))
+        elif rundir.lookup_lock(v) == "none":
+            out.append((v, NO_LOOKUP_LOCK))
+    return out
+
+
+def crosscheck_row(lockops, rows, tolerance=CROSSCHECK_TOLERANCE,
+                   lookup_lock="lock"):
     """Compare the module's lockops with the lock_stat rows of the class.
 
-    rwlock-style (an -R row exists): R == read and W + plain == write;
-    otherwise (one plain row, a spinlock): plain + W == read + write."""
+    The module counts calls that would take the lock; which of them do is
+    a property of the kernel (lookup_lock, from the variant file):
+    lookups take no lock ("none", e.g. RCU): R + W + plain == write;
+    else rwlock-style (an -R row exists): R == read and W + plain == write;
+    else (one plain row, a spinlock): plain + W == read + write."""
     read, write = int(lockops["read"]), int(lockops["write"])
     r = sum(x.acquisitions for x in rows if x.kind == "R")
     w = sum(x.acquisitions for x in rows if x.kind == "W")
     p = sum(x.acquisitions for x in rows if x.kind == "")
-    if any(x.kind == "R" for x in rows):
+    expected = read + write
+    if lookup_lock == "none":
+        relation = "writes"
+        expected = write
+        rel = abs(r + w + p - write) / max(write, 1)
+    elif any(x.kind == "R" for x in rows):
         relation = "rw"
         rel = max(abs(r - read) / max(read, 1),
                   abs(w + p - write) / max(write, 1))
@@ -103,7 +140,7 @@ def crosscheck_row(lockops, rows, tolerance=CROSSCHECK_TOLERANCE):
         rel = abs(w + p - (read + write)) / max(read + write, 1)
     return {"lockops_read": read, "lockops_write": write,
             "lockstat_r_acq": r, "lockstat_w_acq": w, "lockstat_plain_acq": p,
-            "relation": relation, "expected": read + write,
+            "relation": relation, "expected": expected,
             "observed": r + w + p, "rel_diff": rel,
             "ok": 1 if rel <= tolerance else 0}
 
@@ -152,6 +189,8 @@ def build(rundir, tolerance=CROSSCHECK_TOLERANCE):
                                   "problem": "cell not done: skipped"})
         tidy.warnings.append(f"{len(not_done)} cell(s) not done, skipped: "
                              + ", ".join(not_done))
+    for v, text in variant_notes(rundir):
+        tidy.note(v, text)
     order_v = {v: i for i, v in enumerate(rundir.variants)}
     order_p = {p.id: i for i, p in enumerate(rundir.points)}
     cells = sorted((c for c in rundir.cells if c.state == "done"),
@@ -212,8 +251,10 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
                          "end status=FAILURE, point not used"
                          + (f" ({'; '.join(failed)})" if failed else ""))
 
-    ls = _parse(tidy, cell, point, pdir, "lock_stat.txt", lockstat.parse_file)
-    rows = []
+    ls, rows = None, []
+    if rundir.has_lock_stat(cell.variant):
+        ls = _parse(tidy, cell, point, pdir, "lock_stat.txt",
+                    lockstat.parse_file)
     if ls is not None:
         rows = ls.select(exact=lock_class)
         if ls.debug_disabled:
@@ -230,8 +271,16 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
         if rows and (res is None or res.ok):
             metrics.update(_lock_metrics(rows))
 
-    if res is not None and rows:
-        cc = crosscheck_row(res.lockops, rows, tolerance)
+    if not rundir.has_lock_stat(cell.variant):
+        row = dict(key, **{c: None for c in COLUMNS["crosscheck"][len(KEYS):]})
+        row["relation"] = "no_lock_stat"
+        if res is not None:
+            row.update(lockops_read=res.lockops.get("read"),
+                       lockops_write=res.lockops.get("write"))
+        t["crosscheck"].append(row)
+    elif res is not None and rows:
+        cc = crosscheck_row(res.lockops, rows, tolerance,
+                            rundir.lookup_lock(cell.variant))
         t["crosscheck"].append(dict(key, **cc))
         if not cc["ok"]:
             tidy.problem(cell.id, point.id, "crosscheck",

@@ -68,7 +68,7 @@ do for [fmt in formats] {
 				     for [k=1:nv] medfile \
 					using (cpupos(column("cpus"))):(msel(k, p, m) ? column("median") : NaN) \
 					with lines linewidth 1.5 dashtype 2 linecolor rgb vcolor(k) \
-					title word(variants, k) . " median"
+					title (strstrt(" " . svar . " ", " " . k . " ") ? word(variants, k) . " median" : "")
 			} else {
 				plot for [s=1:ns] infile \
 					using (cpupos(column("cpus")) + shift(s, ns)):(sel(s, p) ? column(word(cols, m)) : NaN) \

@@ -7,7 +7,9 @@ Usage: report_html.py DIR
 
 The verdicts come from DIR/summary.csv when `./run.sh report` wrote one,
 else from DIR/tidy/comparisons.csv (analysis/TIDY.md); the primary metric
-of the campaign comes first.  report.html is one static page: inline CSS,
+of the campaign comes first.  DIR/observer.csv (a comparison measured with
+and without lock statistics) and DIR/tidy/notes.csv (kernels without
+lock_stat, lookups without a lock) are shown when present.  report.html is one static page: inline CSS,
 no scripts, nothing fetched from the network; images are relative
 (plots/NAME.png).  report.md is the same for a mailing-list reply or a
 pull request.
@@ -152,6 +154,58 @@ class Table:
         return cols
 
 
+def title_of(run, table_rows):
+    """"NAME: after vs before", or every pair when they have several
+    baselines: "NAME: after vs before, rcu vs after"."""
+    pairs = list(dict.fromkeys(r["comparison"] for r in table_rows))
+    if len({p.split(" vs ")[1] for p in pairs}) > 1:
+        return f"{run.name}: {', '.join(pairs)}"
+    return f"{run.name}: {', '.join(run.variants[1:]) or run.baseline} vs {run.baseline}"
+
+
+def kernel_notes(run):
+    """["before-plain: no lock_stat (...)", ...] from tidy/notes.csv."""
+    if not run.has("notes.csv"):
+        return []
+    return [f"{r['variant']}: {r['note']}"
+            for r in run.tidy("notes.csv", ("variant", "note"))]
+
+
+OBS_HEAD = ("vCPUs", "point", "with LOCK_STAT", "verdict", "without",
+            "verdict", "ratio of ratios [95% CI]", "LOCK_STAT cost (base, variant)")
+
+
+def observer_rows(run):
+    """(title, rows of text cells) per twin from DIR/observer.csv."""
+    path = os.path.join(run.dir, "observer.csv")
+    if not os.path.isfile(path):
+        return []
+
+    def rci(r, a, lo, hi):
+        return (f"{ratio_text(r[a])} [{ratio_text(r[lo])}, {ratio_text(r[hi])}]"
+                if r[a] != "" else "-")
+    out = {}
+    for r in read_csv(path, ("metric", "baseline", "variant", "baseline_plain",
+                             "variant_plain", "ratio_of_ratios")):
+        title = (f"Observer effect: {r['variant']}/{r['baseline']} with LOCK_STAT vs "
+                 f"{r['variant_plain']}/{r['baseline_plain']} without ({r['metric']})")
+        cost = ", ".join("-" if r[k] == "" else f"×{float(r[k]):.2f}"
+                         for k in ("lockstat_cost_base", "lockstat_cost_var"))
+        out.setdefault(title, []).append((
+            r["cpus"], r["point"], rci(r, "ratio", "ratio_ci_lo", "ratio_ci_hi"),
+            r["verdict"] or "-",
+            rci(r, "ratio_plain", "ratio_plain_ci_lo", "ratio_plain_ci_hi"),
+            r["verdict_plain"] or "-",
+            rci(r, "ratio_of_ratios", "rr_ci_lo", "rr_ci_hi"), cost))
+    return list(out.items())
+
+
+OBS_NOTE = ("Ratio of ratios = the ratio without lock statistics / the ratio "
+            "with them, bootstrap 95% CI: 1 = lockdep leaves the comparison as "
+            "it is. LOCK_STAT cost = median with / median without lock "
+            "statistics. Details: summary.md.")
+
+
 def setup_paragraph(run):
     m, host, extra = run, run.host, []
     if host.get("cpu_model"):
@@ -209,7 +263,7 @@ def write_html(run, path, src, table, plots, probs):
     e = html.escape
     primary = [r for r in table.rows if r["metric"] == run.primary_metric]
     others = [r for r in table.rows if r["metric"] != run.primary_metric]
-    title = f"{run.name}: {', '.join(run.variants[1:]) or run.baseline} vs {run.baseline}"
+    title = title_of(run, table.rows)
     h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
          '<meta name="viewport" content="width=device-width,initial-scale=1">',
          f"<title>{e(title)}</title><style>{CSS}</style></head><body>",
@@ -231,7 +285,20 @@ def write_html(run, path, src, table, plots, probs):
     else:
         h.append('<p class="note">No comparisons (no summary.csv or '
                  "tidy/comparisons.csv: one variant only, or not analysed yet).</p>")
+    for otitle, orows in observer_rows(run):
+        h.append(f"<h2>{e(otitle)}</h2><table><tr>"
+                 + "".join(f'<th class="{"l" if i < 2 else ""}">{e(c)}</th>'
+                           for i, c in enumerate(OBS_HEAD)) + "</tr>")
+        for r in orows:
+            h.append("<tr>" + "".join(f'<td class="l">{e(c)}</td>' if i < 2 else
+                                      f"<td>{e(c)}</td>" for i, c in enumerate(r))
+                     + "</tr>")
+        h.append(f'</table><p class="note">{e(OBS_NOTE)}</p>')
     h.append(f'<h2>Setup</h2><p class="setup">{e(setup_paragraph(run))}</p>')
+    notes = kernel_notes(run)
+    if notes:
+        h.append('<ul class="note">' + "".join(f"<li>{e(n)}</li>" for n in notes)
+                 + "</ul>")
     if probs:
         h.append(f"<details><summary>{len(probs)} problem(s) in tidy/problems.csv"
                  "</summary><ul>" + "".join(f"<li>{e(p)}</li>" for p in probs)
@@ -272,7 +339,7 @@ def md_table(t, rows, with_metric=True):
 def write_md(run, path, src, table, plots, probs):
     primary = [r for r in table.rows if r["metric"] == run.primary_metric]
     others = [r for r in table.rows if r["metric"] != run.primary_metric]
-    title = f"{run.name}: {', '.join(run.variants[1:]) or run.baseline} vs {run.baseline}"
+    title = title_of(run, table.rows)
     m = [f"# {title}", ""]
     if table.rows:
         m += [f"## Verdict: {run.primary_metric or 'all metrics'}", "",
@@ -287,7 +354,15 @@ def write_md(run, path, src, table, plots, probs):
             m.append("")
     else:
         m += ["No comparisons (no summary.csv or tidy/comparisons.csv).", ""]
+    for otitle, orows in observer_rows(run):
+        m += [f"## {otitle}", "", "| " + " | ".join(OBS_HEAD) + " |",
+              "|---:|---|---|---|---|---|---|---|"]
+        m += ["| " + " | ".join(r) + " |" for r in orows]
+        m += ["", OBS_NOTE, ""]
     m += ["## Setup", "", setup_paragraph(run), ""]
+    m += [f"- {n}" for n in kernel_notes(run)]
+    if kernel_notes(run):
+        m.append("")
     if probs:
         m += [f"{len(probs)} problem(s) in tidy/problems.csv:", ""]
         m += [f"- {p}" for p in probs] + [""]

@@ -25,6 +25,7 @@ TOP = {
     "description": (str, lambda v: len(v) <= 200, "text of at most 200 characters", ""),
     "variants": (list, None, "a non-empty list of distinct built variants", REQUIRED),
     "baseline": (str, None, "one of the campaign's variants", None),
+    "compare": (list, None, "a list of [baseline, variant] pairs of the campaign's variants", None),
     "cpus": (list, None, "a non-empty list of distinct integers 1..16", REQUIRED),
     "repetitions": (int, lambda v: 1 <= v <= 100, "an integer 1..100", REQUIRED),
     "order": (str, lambda v: v in ("alternate", "random"), "'alternate' or 'random'", "alternate"),
@@ -49,6 +50,33 @@ def _type_ok(val, typ):
     if typ is int:
         return isinstance(val, int) and not isinstance(val, bool)
     return isinstance(val, typ)
+
+
+def _compare(path, pairs, variants, baseline):
+    """The comparisons, [[baseline, variant], ...]: as given, checked, or
+    every other variant against the baseline."""
+    if pairs is None:
+        return [[baseline, v] for v in variants if v != baseline]
+    allowed = TOP["compare"][2]
+    if not pairs:
+        raise CampaignError(f"{path}: compare: must be {allowed}, not empty")
+    seen = set()
+    for i, pair in enumerate(pairs, 1):
+        where = f"compare[{i}]"
+        if (not isinstance(pair, list) or len(pair) != 2
+                or not all(isinstance(v, str) for v in pair)):
+            raise CampaignError(f"{path}: {where}: must be a [baseline, variant] "
+                                f"pair of two variant names, not {pair!r}")
+        for v in pair:
+            if v not in variants:
+                raise CampaignError(f"{path}: {where}: variant {v!r} is not one of the "
+                                    f"campaign's variants ({', '.join(variants)})")
+        if pair[0] == pair[1]:
+            raise CampaignError(f"{path}: {where}: compares {pair[0]!r} with itself")
+        if tuple(pair) in seen:
+            raise CampaignError(f"{path}: {where}: duplicate pair {pair!r}")
+        seen.add(tuple(pair))
+    return pairs
 
 
 def load(path):
@@ -92,6 +120,7 @@ def load(path):
         out["baseline"] = variants[0]
     elif out["baseline"] not in variants:
         bad("baseline", f"one of the campaign's variants ({', '.join(variants)})")
+    out["compare"] = _compare(path, out["compare"], variants, out["baseline"])
     cpus = out["cpus"]
     if (not cpus or len(set(map(str, cpus))) != len(cpus)
             or not all(_type_ok(c, int) and 1 <= c <= 16 for c in cpus)):

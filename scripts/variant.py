@@ -4,10 +4,16 @@
 
 A variant is data: the patches of the series it applies, in order, and the
 config fragments merged onto tinyconfig.  Adding a variant is adding a file.
+An optional key says what the analysis must know of the code under test:
+lookup_lock = "lock" (default: omap_mbox_get() takes mboxes_lock) or
+"none" (lookups take no lock, e.g. under RCU: lock_stat then counts the
+writes only).  It is copied into build-meta.json, with what the .config
+says of lock statistics (lock_stat, lockdep).
 
 Usage:
   variant.py list                  names of all variants, one per line
-  variant.py show NAME             "arch A", "patch FILE", "config FILE" lines
+  variant.py show NAME             "arch A", "lookup_lock L", "patch FILE",
+                                   "config FILE" lines
   variant.py meta NAME ...         print build-meta.json (see build-kernel.sh)
 
 Exit status: 0 ok, 2 bad variant name or file.
@@ -30,6 +36,8 @@ VARIANT_DIRS += [d for d in os.environ.get("LOCKBENCH_VARIANT_PATH", "").split("
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 KEYS = {"description": str, "arch": str, "patches": list, "configs": list}
+# Optional keys: name -> (allowed values, default).
+OPTIONAL = {"lookup_lock": (("lock", "none"), "lock")}
 ARCHES = ("arm",)
 
 
@@ -66,8 +74,14 @@ def load(name):
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise VariantError(f"{path}: {e}") from None
     for key, val in data.items():
+        if key in OPTIONAL:
+            if val not in OPTIONAL[key][0]:
+                raise VariantError(f"{path}: {key} must be one of "
+                                   f"{', '.join(repr(v) for v in OPTIONAL[key][0])}")
+            continue
         if key not in KEYS:
-            raise VariantError(f"{path}: unknown key {key!r} (allowed: {', '.join(KEYS)})")
+            raise VariantError(f"{path}: unknown key {key!r} "
+                               f"(allowed: {', '.join(list(KEYS) + list(OPTIONAL))})")
         if not isinstance(val, KEYS[key]):
             raise VariantError(f"{path}: {key} must be a {KEYS[key].__name__}")
     for key in KEYS:
@@ -80,6 +94,8 @@ def load(name):
     here = os.path.dirname(path)
     out = {"name": name, "file": path, "description": data["description"],
            "arch": data["arch"], "patches": [], "configs": []}
+    for key, (_allowed, default) in OPTIONAL.items():
+        out[key] = data.get(key, default)
     for key, base in (("patches", PATCH_DIR), ("configs", CONFIG_DIR)):
         for item in data[key]:
             if not isinstance(item, str) or "/" in item or item.startswith("."):
@@ -99,6 +115,14 @@ def sha256(path):
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def config_flags(path):
+    """What a .config says of lock statistics: {"lock_stat": bool,
+    "lockdep": bool}."""
+    with open(path) as f:
+        on = {line.split("=", 1)[0] for line in f if line.rstrip().endswith("=y")}
+    return {"lock_stat": "CONFIG_LOCK_STAT" in on, "lockdep": "CONFIG_LOCKDEP" in on}
 
 
 def make_parser():
@@ -131,6 +155,7 @@ def main(argv):
         return 2
     if args.cmd == "show":
         print(f"arch {v['arch']}")
+        print(f"lookup_lock {v['lookup_lock']}")
         for p in v["patches"]:
             print(f"patch {p}")
         for c in v["configs"]:
@@ -146,6 +171,8 @@ def main(argv):
         "patches": [{"name": os.path.basename(p), "sha256": sha256(p)} for p in v["patches"]],
         "config_fragments": [{"name": os.path.basename(c), "sha256": sha256(c)} for c in v["configs"]],
         "config_sha256": sha256(args.config),
+        **config_flags(args.config),
+        "lookup_lock": v["lookup_lock"],
         "compiler": args.compiler,
         "build_seconds": round(args.build_seconds, 1),
         "tree_commit": args.tree_commit,

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Check one run directory of guest/run_guest.py as the tests expect it.
 
-Usage: check_run.py DIR --lock rwlock|spinlock [--perf-data]
+Usage: check_run.py DIR --lock rwlock|spinlock|rcu|none [--perf-data]
 
 Asserts: the run is "ok" with every point back and meta.json complete; the
 console shows /proc/lock_stat readable and omap_mbox_register in kallsyms;
@@ -11,7 +11,10 @@ self-check ok, perf stat parses with a task-clock, lock_stat has
 mboxes_lock as the variant's lock type prints it (rwlock: -R and -W rows,
 or one row when only one side was taken; spinlock: one plain row), and the
 module's exact count of registry calls agrees with lock_stat's acquisitions
-within 1%.  With --perf-data: perf.data arrived (its SHA-256 matched the
+within 1%.  rcu: lookups take no lock, so the one plain row counts the
+module's writes only.  none (a kernel without CONFIG_LOCK_STAT): the
+console says once that there is no /proc/lock_stat and no point has a
+lock_stat.txt.  With --perf-data: perf.data arrived (its SHA-256 matched the
 guest's, as run_guest.py checks) and perf lock report names mboxes_lock.
 
 Prints one line per check; exit 1 on the first failure.
@@ -56,6 +59,11 @@ def check_point(d, pid, lock, perf_data):
         fail(f"{pid}: perf stat has no task-clock: {list(counters)}")
     print(f"ok: {pid}: perf stat task-clock {tc.value:.0f} ms")
 
+    if lock == "none":
+        if os.path.exists(os.path.join(pd, "lock_stat.txt")):
+            fail(f"{pid}: lock_stat.txt from a kernel without lock_stat")
+        print(f"ok: {pid}: no lock_stat.txt (kernel without CONFIG_LOCK_STAT)")
+        return
     ls = lockstat.parse_file(os.path.join(pd, "lock_stat.txt"))
     rows = {r.kind: r for r in ls.rows if r.name == "mboxes_lock"}
     if not rows:
@@ -65,6 +73,10 @@ def check_point(d, pid, lock, perf_data):
         if set(rows) != {""}:
             fail(f"{pid}: spinlock kernel shows mboxes_lock rows {sorted(rows)}")
         pairs = [("plain row", rows[""].acquisitions, reads + writes)]
+    elif lock == "rcu":
+        if set(rows) != {""}:
+            fail(f"{pid}: rcu kernel shows mboxes_lock rows {sorted(rows)}")
+        pairs = [("plain row (writes only)", rows[""].acquisitions, writes)]
     else:
         if "" in rows and reads and writes:
             fail(f"{pid}: rwlock kernel with reads and writes shows a plain row")
@@ -91,7 +103,7 @@ def check_point(d, pid, lock, perf_data):
 def main(argv):
     p = argparse.ArgumentParser(prog="check_run.py")
     p.add_argument("dir")
-    p.add_argument("--lock", choices=("rwlock", "spinlock"), required=True)
+    p.add_argument("--lock", choices=("rwlock", "spinlock", "rcu", "none"), required=True)
     p.add_argument("--perf-data", action="store_true")
     args = p.parse_args(argv)
     with open(os.path.join(args.dir, "meta.json")) as f:
@@ -109,11 +121,17 @@ def main(argv):
           f"{meta['boot_to_workload_s']} s")
     with open(os.path.join(args.dir, "console.log"), errors="replace") as f:
         console = f.read()
-    if "lock_stat='lock_stat version 0.4'" not in console:
+    if args.lock == "none":
+        said = console.count("no /proc/lock_stat (kernel built without CONFIG_LOCK_STAT)")
+        if "lock_stat='lock_stat version" in console or said != 1:
+            fail(f"console: /proc/lock_stat present, or its absence said {said} times, not once")
+        print("ok: no /proc/lock_stat, and the console says so once")
+    elif "lock_stat='lock_stat version 0.4'" not in console:
         fail("console: /proc/lock_stat was not readable")
     if "omap_mbox_register=1" not in console:
         fail("console: omap_mbox_register not in /proc/kallsyms")
-    print("ok: /proc/lock_stat readable, omap_mbox_register in /proc/kallsyms")
+    print("ok: omap_mbox_register in /proc/kallsyms"
+          + ("" if args.lock == "none" else ", /proc/lock_stat readable"))
     for pid in meta["points_done"]:
         check_point(args.dir, pid, args.lock, args.perf_data)
     return 0

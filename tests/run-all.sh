@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The whole test suite, as CI runs it: install what is missing, lint, unit
-# tests, build both kernels once, then the end-to-end tests that boot them.
+# tests, build the kernels once (before, after, their lock_stat-free twins
+# before-plain and after-plain, and rcu), then the end-to-end tests that
+# boot them.
 # Each tests/t-*.sh is one test: exit 0 is a pass, anything else a failure
 # (there is no "skip": a test that cannot run has failed).
 #
@@ -50,7 +52,7 @@ fi
 
 scripts/setup.sh || exit 1
 run_test unit-python "$LB_PY" -m unittest discover -s tests/unit -t .
-run_test build ./run.sh build before after
+run_test build ./run.sh build before after before-plain after-plain rcu
 for t in "${tests[@]}"; do
 	run_test "${t%.sh}" "tests/${t%.sh}.sh"
 done

@@ -6,6 +6,12 @@ make_run(path, effects={"p1": 0.90, "p2": 1.00}) writes 2 variants
 (before: rwlock-style lock_stat rows -R/-W; after: one plain row) x cpus
 x points x reps; the "after" throughput is the "before" one times the
 point's effect, with 0.5% noise, deterministic (seeded).
+
+make_run(path, variants=[...], compare=[...]) writes any variants, each a
+dict: name, lock ("rw", "spin", "rcu": lookups take no lock, so lock_stat
+counts writes only, "none": a kernel without lock_stat, no lock_stat.txt),
+scale (throughput factor, default 1), effects (point id -> factor) and
+patches (names, for build-meta's patch SHA-256s).
 """
 
 import json
@@ -82,7 +88,7 @@ def lockstat_txt(variant, read, write, seed, wait_scale=1.0):
 
     other = {"name": "&rq->__lock",
              "w": (3, lt(4, 3000), 900, lt(12000, 1500))}
-    if variant == "before":
+    if variant in ("before", "rw"):
         cls = {"name": "mboxes_lock",
                "w": (cont_w // 2, lt(cont_w, 20000 * rnd.uniform(0.9, 1.1)),
                      write // 3, lt(write, 8000)),
@@ -116,15 +122,21 @@ def perf_stat_csv(duration_ms, cpus, seed):
 
 def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
              wrong_count_cell=None, extra_cells=(), base_ops=100000.0,
-             noise=0.005):
+             noise=0.005, variants=None, compare=None):
     """Write a results directory at path; returns the manifest dict.
 
     effects: point id -> throughput factor after/before (default 1.0).
     wrong_count_cell: a cell id whose lock_stat acquisitions are 5% off.
-    extra_cells: manifest cell dicts added as-is (e.g. a failed cell)."""
+    extra_cells: manifest cell dicts added as-is (e.g. a failed cell).
+    variants, compare: see the module's docstring."""
     effects = effects or {}
     rnd = random.Random(seed)
-    variants = ["before", "after"]
+    specs = variants or [
+        {"name": "before", "lock": "rw", "patches": ["0001"]},
+        {"name": "after", "lock": "spin", "effects": effects,
+         "patches": ["0001", "0002"]}]
+    spec = {x["name"]: x for x in specs}
+    variants = [x["name"] for x in specs]
     cells = []
     os.makedirs(path, exist_ok=True)
     for rep in range(1, reps + 1):
@@ -140,20 +152,26 @@ def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
                 for name in ("console.log", "qemu-cmd"):
                     with open(os.path.join(cdir, name), "w") as f:
                         f.write("synthetic\n")
+                sv = spec[v]
                 for p in POINTS:
-                    factor = effects.get(p["id"], 1.0) if v == "after" else 1.0
+                    factor = (sv.get("effects") or {}).get(p["id"], 1.0) \
+                        * sv.get("scale", 1.0)
                     ops = base_ops * factor * (1 + rnd.gauss(0, noise))
                     s = rnd.randrange(1 << 30)
                     text, rd, wr = results_txt(p, c, s, ops, threads=c,
                                                lat_scale=1 / factor)
                     if cid == wrong_count_cell:
                         rd = int(rd * 1.05)
+                    if sv["lock"] == "rcu":
+                        rd = 0
                     pdir = os.path.join(cdir, "points", p["id"])
                     os.makedirs(pdir, exist_ok=True)
                     with open(os.path.join(pdir, "results.txt"), "w") as f:
                         f.write(text)
-                    with open(os.path.join(pdir, "lock_stat.txt"), "w") as f:
-                        f.write(lockstat_txt(v, rd, wr, s))
+                    if sv["lock"] != "none":
+                        with open(os.path.join(pdir, "lock_stat.txt"),
+                                  "w") as f:
+                            f.write(lockstat_txt(sv["lock"], rd, wr, s))
                     with open(os.path.join(pdir, "perf-stat.csv"), "w") as f:
                         f.write(perf_stat_csv(p["duration_ms"], c, s))
     cells.extend(extra_cells)
@@ -162,10 +180,16 @@ def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
         "campaign": {"name": "synth", "variants": variants,
                      "baseline": "before", "cpus": list(cpus),
                      "points": POINTS, "repetitions": reps, "margin": 0.05,
-                     "primary_metric": "throughput_ops_s"},
+                     "primary_metric": "throughput_ops_s",
+                     **({"compare": compare} if compare else {})},
         "host": {"cores": 2, "cpu_model": "Synthetic CPU @ 2.0GHz",
                  "qemu_version": "7.2.0", "accel": "tcg"},
-        "builds": {v: {"kernel_version": "6.1.192", "arch": "arm"}
+        "builds": {v: {"kernel_version": "6.1.192", "arch": "arm",
+                       "lock_stat": spec[v]["lock"] != "none",
+                       "lookup_lock": "none" if spec[v]["lock"] == "rcu"
+                       else "lock",
+                       "patches": [{"name": n, "sha256": n * 8}
+                                   for n in spec[v].get("patches", [])]}
                    for v in variants},
         "cells": cells,
     }

@@ -21,7 +21,8 @@ class TidyDoc(unittest.TestCase):
     def test_every_file_and_column_line(self):
         documented = set(re.findall(r"^`([a-z_0-9,]+)`$", self.text, re.M))
         files = dict(tidy.COLUMNS, medians=stats.MEDIANS_COLUMNS,
-                     comparisons=stats.COMPARISONS_COLUMNS)
+                     comparisons=stats.COMPARISONS_COLUMNS,
+                     observer=stats.OBSERVER_COLUMNS)
         for name, cols in files.items():
             with self.subTest(name):
                 self.assertIn(f"`{name}.csv`", self.text)
