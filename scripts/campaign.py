@@ -19,6 +19,7 @@ Exit status: 0 every cell done; 1 some cell failed; 2 bad input; 3 not
 built; 130 interrupted.
 """
 import argparse
+import contextlib
 import datetime
 import hashlib
 import json
@@ -230,13 +231,10 @@ def finish_cell(d, man, cell, tmp, interrupted):
     return meta
 
 
-def run_cells(d, man, jobs):
-    cells = [c for c in man.data["cells"] if c["state"] != "done"]
-    job_path = os.path.join(d, "job.conf")
-    cores = os.cpu_count() or 1
-    prog = Progress(len(man.data["cells"]))
-    done = len(man.data["cells"]) - len(cells)
-    running = {}
+@contextlib.contextmanager
+def stop_signals():
+    """Yield a list that SIGINT and SIGTERM append their names to, so that
+    the cells running can be stopped and recorded instead of lost."""
     stop = []
 
     def on_signal(signum, _frame):
@@ -244,6 +242,20 @@ def run_cells(d, man, jobs):
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
+        yield stop
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def run_cells(d, man, jobs):
+    cells = [c for c in man.data["cells"] if c["state"] != "done"]
+    job_path = os.path.join(d, "job.conf")
+    cores = os.cpu_count() or 1
+    prog = Progress(len(man.data["cells"]))
+    done = len(man.data["cells"]) - len(cells)
+    running = {}
+    with stop_signals() as stop:
         while cells or running:
             if stop and running:
                 for proc, _tmp, _cell in running.values():
@@ -276,9 +288,6 @@ def run_cells(d, man, jobs):
                     prog.say(f"campaign: cell {cid}: {cell['state']}"
                              + (f": {cell['problems'][0]}" if cell.get("problems") else ""))
                 prog.show(done, list(running))
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
     if prog.tty:
         print()
     return stop
@@ -286,18 +295,9 @@ def run_cells(d, man, jobs):
 
 def run_on_hosts(d, man, hosts):
     prog = Progress(len(man.data["cells"]))
-    stop = []
-
-    def on_signal(signum, _frame):
-        stop.append(signal.Signals(signum).name)
-
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
+    with stop_signals() as stop:
         campaign_hosts.run(d, man, hosts, lambda cell, tmp: finish_cell(d, man, cell, tmp, bool(stop)),
                            prog, stop)
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
     if prog.tty:
         print()
     return stop

@@ -42,6 +42,8 @@ def make_payload(path, build, variants, job):
     with tarfile.open(path, "w") as tar:
         for f in ("run_guest.py", "job.py", "init.sh"):
             tar.add(os.path.join(ROOT, "guest", f), f"payload/guest/{f}")
+        # The runner checks variant names with it.
+        tar.add(os.path.join(HERE, "variant.py"), "payload/scripts/variant.py")
         for v in variants:
             for f in ("uImage", "mbox_bench.ko", "build-meta.json"):
                 tar.add(os.path.join(build, v, f), f"payload/build/{v}/{f}")
