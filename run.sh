@@ -82,6 +82,9 @@ report)
 lockstat)
 	py -m analysis.lockstat_cli "$@"
 	;;
+overhead)
+	py scripts/overhead.py "$@"
+	;;
 test)
 	exec tests/run-all.sh "$@"
 	;;

@@ -63,12 +63,20 @@ class Latency:
     max_ns: int
     sum_ns: int
     hist: list  # NBUCKETS counts
+    # The module's own percentiles from its fine histogram (16 buckets per
+    # power of two): {"p50": ns, ...}; empty in results from before them.
+    fine: dict = field(default_factory=dict)
 
     @property
     def mean_ns(self):
         return self.sum_ns / self.count if self.count else None
 
     def quantile(self, q):
+        """The fine percentile when the module printed it (p50, p90, p99),
+        else log-interpolated from the log2 histogram."""
+        key = f"p{round(q * 100)}"
+        if key in self.fine and abs(q * 100 - round(q * 100)) < 1e-9 and self.count:
+            return self.fine[key]
         return hist_quantile(self.hist, q, self.min_ns, self.max_ns)
 
 
@@ -175,9 +183,18 @@ def _lat(path, lineno, kv):
         if not isinstance(kv[k], int) or kv[k] < 0:
             raise ParseError(path, lineno, f"lat {k}= must be a non-negative "
                              f"integer")
+    fine = {}
+    for k in ("p50", "p90", "p99"):
+        v = kv.get(f"{k}_ns")
+        if v is None:
+            continue
+        if not isinstance(v, int) or v < 0:
+            raise ParseError(path, lineno, f"lat {k}_ns= must be a non-negative "
+                             f"integer")
+        fine[k] = v
     return Latency(op=kv["op"], count=kv["count"], min_ns=kv["min_ns"],
                    max_ns=kv["max_ns"], sum_ns=kv["sum_ns"],
-                   hist=[int(p) for p in parts])
+                   hist=[int(p) for p in parts], fine=fine)
 
 
 def _check_numbers(path, lineno, word, kv, keys):

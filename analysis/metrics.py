@@ -14,6 +14,11 @@ METRICS = {
     "write_lat_max_ns": ("ns", "lower"),
     "write_lat_mean_ns": ("ns", "lower"),
     "fairness_spread": ("ratio", "lower"),
+    # Normalised to the host's speed (the module's reference probe).
+    "throughput_ref": ("ops/kref", "higher"),
+    "lookup_lat_median_ref": ("ref", "lower"),
+    "write_lat_median_ref": ("ref", "lower"),
+    "ref_probe_ns": ("ns", None),
     "lock_contentions": ("count", "lower"),
     "lock_waittime_total_us": ("us", "lower"),
     "lock_waittime_avg_us": ("us", "lower"),

@@ -118,6 +118,9 @@ def setup_facts(rundir, cells, samples, baseline, primary):
                       rundir.builds.values()
                       if isinstance(b, dict) and b.get("kernel_version")})
     archs = sorted(set(done["arch"])) if len(done) else []
+    # What booted each arch ("qemu-system-aarch64 -M virt, cortex-a57"),
+    # as the campaign recorded it.
+    qg = host.get("qemu_guests") or {}
     return {
         "accel": str(host.get("accel", "tcg")).upper(),
         "cores": host.get("cores", "?"),
@@ -127,6 +130,8 @@ def setup_facts(rundir, cells, samples, baseline, primary):
         "n": f"{nmin}" if nmin == nmax else f"{nmin}-{nmax}",
         "kernels": ", ".join(kernels) or "unknown",
         "arch": ", ".join(archs) or "unknown",
+        "guests": "; ".join(f"{a} guests: {qg[a]}" if a in qg else f"{a} guests"
+                            for a in archs) or "unknown guests",
         "over_cpus": sorted(set(int(c) for c in over["cpus"])),
         "over_cells": len(over),
         "not_done": int((cells["analyzed"] == 0).sum()) if len(cells) else 0,
@@ -218,7 +223,7 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
     bases = set(b for b, _ in pairs)
     out = [f"# {rundir.name}: {pairs_title(pairs, baseline)}", ""]
     vcpus = "/".join(str(c) for c in f["cpus"])
-    out.append(f"- **QEMU {f['accel']} emulation** ({f['arch']} guests): "
+    out.append(f"- **QEMU {f['accel']} emulation** ({f['guests']}): "
                f"{vcpus} vCPUs on {f['cores']} host cores "
                f"({f['cpu_model']}), QEMU {f['qemu']}; kernel "
                f"{f['kernels']}.")
@@ -317,7 +322,7 @@ def render_commit_msg(rundir, comps, cells, samples, baseline, thresholds,
     w = textwrap.TextWrapper(width=WIDTH, break_on_hyphens=False)
     out = []
     out += w.wrap(f"Measured with the mbox_bench module in QEMU "
-                  f"{f['accel']} emulation ({f['arch']} guests, "
+                  f"{f['accel']} emulation ({f['guests']}; "
                   f"{'/'.join(map(str, f['cpus']))} vCPUs on {f['cores']} "
                   f"host cores), Linux {f['kernels']}, {f['n']} boots per "
                   f"variant, interleaved. Absolute times are emulation "
@@ -326,10 +331,31 @@ def render_commit_msg(rundir, comps, cells, samples, baseline, thresholds,
         out += w.wrap(f"{'/'.join(map(str, f['over_cpus']))} vCPUs is "
                       f"oversubscribed (more vCPUs than host cores).")
     pct = round(100 * thresholds.confidence)
+    shown = [primary]
+    twin = REF_TWIN.get(primary)
+    if twin and len(comps) and (comps["metric"] == twin).any():
+        shown.append(twin)
+    for metric in shown:
+        out += _commit_msg_metric(w, comps, metric, thresholds, pct)
+    out += ["", "Reproduce:", f"  ./run.sh campaign {campaign_file}",
+            f"  ./run.sh report {run_dir}"]
+    return "\n".join(out) + "\n"
+
+
+#: A raw metric and the same read against the host's speed (analysis/TIDY.md)
+REF_TWIN = {"throughput_ops_s": "throughput_ref",
+            "lookup_lat_median_ns": "lookup_lat_median_ref",
+            "write_lat_median_ns": "write_lat_median_ref"}
+
+
+def _commit_msg_metric(w, comps, primary, thresholds, pct):
+    out = []
     rows = comps[comps["metric"] == primary] if len(comps) else comps
     for baseline, variant in comparison_pairs(rows):
         out.append("")
-        out += w.wrap(f"{primary}, {variant}/{baseline}: ratio of medians "
+        what = (" (divided by the host speed the module measured during "
+                "each run)" if primary in REF_TWIN.values() else "")
+        out += w.wrap(f"{primary}{what}, {variant}/{baseline}: ratio of medians "
                       f"[{pct}% CI], Mann-Whitney p, verdict at a "
                       f"{100 * thresholds.margin:g}% margin:")
         out.append("")
@@ -351,6 +377,4 @@ def render_commit_msg(rundir, comps, cells, samples, baseline, thresholds,
             w for ws in mine["warnings"] for w in split_warnings(ws))
         for note in notes:
             out += w.wrap(f"Warning: {note}.")
-    out += ["", "Reproduce:", f"  ./run.sh campaign {campaign_file}",
-            f"  ./run.sh report {run_dir}"]
-    return "\n".join(out) + "\n"
+    return out

@@ -80,7 +80,22 @@ def _lock_metrics(rows):
     return out
 
 
-def _bench_metrics(res):
+def ref_ns(res, key="trim_mean_ns"):
+    """Time of the module's reference probe over the run, ns: the host
+    speed the threads saw while they ran.  trim_mean_ns: the mean without
+    the probes an interrupt stretched, the host's average speed over the
+    run; median_ns: its typical speed.  None in results without a "ref"
+    record.  bench-module/FORMAT.md, "ref"."""
+    ref = next((kv for word, kv in res.extra if word == "ref"), None)
+    if not ref or not isinstance(ref.get("loops"), int) or ref["loops"] <= 0:
+        return None
+    val = ref.get(key)
+    if not isinstance(val, int) or val <= 0:
+        return None
+    return float(val)
+
+
+def bench_metrics(res):
     out = {"throughput_ops_s": res.total["ops_per_sec"],
            "fairness_spread": res.fairness["spread"]}
     for op, lat in sorted(res.lat.items()):
@@ -90,6 +105,19 @@ def _bench_metrics(res):
         out[f"{op}_lat_p99_ns"] = lat.quantile(0.99)
         out[f"{op}_lat_max_ns"] = lat.max_ns
         out[f"{op}_lat_mean_ns"] = lat.mean_ns
+    # The same, in units of the host's speed during the run: a host core
+    # that slows down slows the workload and the probe alike.
+    # An average (throughput) against the probe's average, a median (an
+    # op's typical latency) against its median: when the host changed
+    # speed during the run, both medians come from the same, longer phase.
+    ref, ref_med = ref_ns(res), ref_ns(res, "median_ns")
+    if ref is not None:
+        out["ref_probe_ns"] = ref
+        out["throughput_ref"] = res.total["ops_per_sec"] * ref / 1e6
+    if ref_med is not None:
+        for op in ("lookup", "write"):
+            if out.get(f"{op}_lat_median_ns") is not None:
+                out[f"{op}_lat_median_ref"] = out[f"{op}_lat_median_ns"] / ref_med
     return {k: v for k, v in out.items() if v is not None}
 
 
@@ -241,7 +269,7 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
             tidy.problem(cell.id, point.id, "results.txt",
                          "timing is on but there are no lat lines")
         if res.ok:
-            metrics.update(_bench_metrics(res))
+            metrics.update(bench_metrics(res))
         else:
             failed = [" ".join(f"{k}={v}" for k, v in c.items())
                       for c in res.checks

@@ -45,6 +45,40 @@
 #include <linux/uaccess.h>
 
 /*
+ * Timing every op cost about 8% of an uncontended lookup under TCG (two
+ * local_clock() reads and a histogram update against a ~4 us op); timing
+ * one op in eight keeps the cost near 1% and still gives thousands of
+ * samples per second and thread.
+ */
+#define BENCH_TIMING_DEFAULT	8
+#define BENCH_MAX_TIMING	1024
+
+/*
+ * The host under TCG does not run at one speed: a host core's throughput
+ * was seen to halve and recover within seconds (other tenants on the
+ * physical machine), and a guest's ops/s with it.  So each thread also
+ * times a fixed reference computation, lock-free and the same in every
+ * kernel, once every BENCH_REF_EVERY ops, all through the run: the host
+ * speed each thread saw, measured while it ran, against which the
+ * analysis can normalise (FORMAT.md, "ref").
+ */
+#define BENCH_REF_EVERY		64
+#define BENCH_REF_WORDS		64
+#define BENCH_REF_PASSES	4
+/*
+ * Fine histograms, 16 buckets per power of two (at most 6% wide), 0 ns to
+ * 2^27 ns, for what needs a precise median: the op latencies (the log2
+ * histogram of FORMAT.md is a factor of 2 per bucket) and the probe times
+ * (an interrupt inside one probe must not move the host speed a run
+ * reports, see bench_ref_sum()).
+ */
+#define BENCH_FINE_SUB_BITS	4
+#define BENCH_FINE_SUB		BIT(BENCH_FINE_SUB_BITS)
+#define BENCH_FINE_BUCKETS	(24 * BENCH_FINE_SUB)
+/* Probes slower than this many times the median count as interrupted. */
+#define BENCH_REF_OUTLIER	4
+
+/*
  * Parameters.  Writable so that they can change between runs; each run
  * takes a snapshot of them and checks it before doing anything.
  */
@@ -72,9 +106,9 @@ static uint seed = 1;
 module_param(seed, uint, 0644);
 MODULE_PARM_DESC(seed, "PRNG seed, combined with the CPU number per thread, u32 (default 1)");
 
-static int timing = 1;
+static int timing = BENCH_TIMING_DEFAULT;
 module_param(timing, int, 0644);
-MODULE_PARM_DESC(timing, "Time each op with local_clock(), 0 or 1 (default 1)");
+MODULE_PARM_DESC(timing, "Time one op in every N with local_clock(), 0 (off) or 1..1024 (default 8)");
 
 #define BENCH_MAX_MAILBOXES	4096
 #define BENCH_MAX_DURATION_MS	600000
@@ -121,6 +155,7 @@ struct bench_lat {
 	u64 max_ns;
 	u64 sum_ns;
 	u64 hist[BENCH_HIST_BUCKETS];
+	u32 fine[BENCH_FINE_BUCKETS];
 };
 
 struct bench_err {
@@ -150,6 +185,12 @@ struct bench_thread {
 	u64 errors;
 	u64 lockops_read;
 	u64 lockops_write;
+	int untimed;		/* ops left before the next timed one */
+	int unref;		/* ops left before the next reference probe */
+	u64 ref_loops;
+	u64 ref_ns;
+	u32 ref_buf[BENCH_REF_WORDS];
+	u32 ref_hist[BENCH_FINE_BUCKETS];
 	struct bench_err err[BENCH_ERR_SLOTS];
 	struct bench_lat lat[BENCH_NR_OPS];
 } ____cacheline_aligned;
@@ -173,6 +214,12 @@ struct bench_total {
 	u64 errors;
 	u64 min_ops;
 	u64 max_ops;
+	u64 ref_loops;
+	u64 ref_ns;
+	u64 ref_median_ns;
+	u64 ref_trim_ns;	/* mean of the probes that were not outliers */
+	u64 ref_outliers;
+	u32 ref_hist[BENCH_FINE_BUCKETS];
 	struct bench_lat lat[BENCH_NR_OPS];
 };
 
@@ -257,7 +304,8 @@ static int bench_validate(struct bench_params *p, struct cpumask *mask)
 		ret = bench_check_range("duration_ms", p->duration_ms, 1,
 					BENCH_MAX_DURATION_MS);
 	if (!ret)
-		ret = bench_check_range("timing", p->timing, 0, 1);
+		ret = bench_check_range("timing", p->timing, 0,
+					BENCH_MAX_TIMING);
 	if (ret)
 		return ret;
 
@@ -315,6 +363,62 @@ static void bench_error(struct bench_thread *t, int code)
 	/* More distinct codes than slots: only in the errors total. */
 }
 
+/* Fine bucket of a time: exact below 16 ns, then 16 per power of two. */
+static unsigned int bench_fine_bucket(u64 ns)
+{
+	unsigned int oct, b;
+
+	if (ns < BENCH_FINE_SUB)
+		return ns;
+	oct = fls64(ns) - 1;
+	b = (oct - BENCH_FINE_SUB_BITS + 1) * BENCH_FINE_SUB +
+	    ((ns >> (oct - BENCH_FINE_SUB_BITS)) & (BENCH_FINE_SUB - 1));
+	return min_t(unsigned int, b, BENCH_FINE_BUCKETS - 1);
+}
+
+/* [lo, lo + width) of bucket @b, the inverse of bench_fine_bucket(). */
+static u64 bench_fine_lo(unsigned int b, u64 *width)
+{
+	unsigned int shift;
+
+	if (b < BENCH_FINE_SUB) {
+		*width = 1;
+		return b;
+	}
+	shift = b / BENCH_FINE_SUB - 1;
+	*width = 1ULL << shift;
+	return (u64)(BENCH_FINE_SUB + b % BENCH_FINE_SUB) << shift;
+}
+
+/*
+ * The time of rank @rank (1-based) among the @count times of a fine
+ * histogram, interpolated linearly inside its bucket; 0 when empty.
+ */
+static u64 bench_fine_rank(const u32 *hist, u64 count, u64 rank)
+{
+	u64 cum = 0, lo, width;
+	unsigned int b;
+
+	if (!count)
+		return 0;
+	rank = clamp_t(u64, rank, 1, count);
+	for (b = 0; b < BENCH_FINE_BUCKETS; b++) {
+		if (hist[b] && cum + hist[b] >= rank) {
+			lo = bench_fine_lo(b, &width);
+			return lo + div64_u64(width * (rank - cum), hist[b]);
+		}
+		cum += hist[b];
+	}
+	return 0;
+}
+
+/* The @permille quantile of a fine histogram holding @count times. */
+static u64 bench_fine_quantile(const u32 *hist, u64 count, unsigned int permille)
+{
+	return bench_fine_rank(hist, count,
+			       DIV_ROUND_UP_ULL(count * permille, 1000));
+}
+
 static void bench_lat_add(struct bench_lat *l, u64 ns)
 {
 	unsigned int b = ns ? fls64(ns) - 1 : 0;
@@ -328,6 +432,7 @@ static void bench_lat_add(struct bench_lat *l, u64 ns)
 	if (ns > l->max_ns)
 		l->max_ns = ns;
 	l->hist[b]++;
+	l->fine[bench_fine_bucket(ns)]++;
 }
 
 static void bench_lat_init(struct bench_lat *l)
@@ -346,6 +451,8 @@ static void bench_lat_merge(struct bench_lat *sum, const struct bench_lat *l)
 	sum->max_ns = max(sum->max_ns, l->max_ns);
 	for (b = 0; b < BENCH_HIST_BUCKETS; b++)
 		sum->hist[b] += l->hist[b];
+	for (b = 0; b < BENCH_FINE_BUCKETS; b++)
+		sum->fine[b] += l->fine[b];
 }
 
 /* A lookup of @name; @expect is the mailbox it must find, NULL for a miss. */
@@ -392,6 +499,7 @@ static void bench_one_op(struct bench_thread *t)
 	enum bench_op op = BENCH_OP_WRITE;
 	const struct bench_mbox *bm = NULL;
 	bool miss = false;
+	bool timed = false;
 	u64 t0 = 0;
 
 	if (prandom_u32_state(&t->rnd) % 100 < p->read_pct) {
@@ -400,16 +508,68 @@ static void bench_one_op(struct bench_thread *t)
 		bm = &ctx->pre[prandom_u32_state(&t->rnd) % p->mailboxes];
 	}
 
-	if (p->timing)
+	/* A countdown, not ops % timing: no division on the hot path. */
+	if (p->timing && --t->untimed <= 0) {
+		t->untimed = p->timing;
+		timed = true;
 		t0 = local_clock();
+	}
 	if (op == BENCH_OP_LOOKUP)
 		bench_lookup(t, miss ? bm->miss : bm->name,
 			     miss ? NULL : &bm->mbox);
 	else
 		bench_write(t);
-	if (p->timing)
+	if (timed)
 		bench_lat_add(&t->lat[op], local_clock() - t0);
 	t->ops++;
+}
+
+/*
+ * The reference computation: loads, stores and arithmetic on a
+ * thread-private buffer, a few microseconds under TCG.  It takes no lock
+ * and touches nothing shared, so its time depends on the host alone.
+ */
+static noinline void bench_ref_probe(struct bench_thread *t)
+{
+	u32 x = t->ref_buf[BENCH_REF_WORDS - 1];
+	u64 t0 = local_clock();
+	int pass, i;
+
+	for (pass = 0; pass < BENCH_REF_PASSES; pass++)
+		for (i = 0; i < BENCH_REF_WORDS; i++) {
+			x = x * 1664525 + 1013904223 + t->ref_buf[i];
+			WRITE_ONCE(t->ref_buf[i], x);
+		}
+	t0 = local_clock() - t0;
+	t->ref_ns += t0;
+	t->ref_loops++;
+	t->ref_hist[bench_fine_bucket(t0)]++;
+}
+
+/*
+ * The host speed of a run, from the merged probe histogram: the median
+ * (interpolated in its bucket), and the mean of the probes up to
+ * BENCH_REF_OUTLIER times the median (bucket midpoints), which follows a
+ * host that changed speed during the run but not a probe that an
+ * interrupt or a host preemption stretched.
+ */
+static void bench_ref_sum(struct bench_total *tot)
+{
+	u64 n = 0, sum = 0, lo, width, cut;
+	unsigned int b;
+
+	tot->ref_median_ns = bench_fine_quantile(tot->ref_hist,
+						 tot->ref_loops, 500);
+	cut = tot->ref_median_ns * BENCH_REF_OUTLIER;
+	for (b = 0; b < BENCH_FINE_BUCKETS; b++) {
+		lo = bench_fine_lo(b, &width);
+		if (lo > cut)
+			break;
+		n += tot->ref_hist[b];
+		sum += (u64)tot->ref_hist[b] * (lo + width / 2);
+	}
+	tot->ref_outliers = tot->ref_loops - n;
+	tot->ref_trim_ns = n ? div64_u64(sum, n) : 0;
 }
 
 static int bench_thread_fn(void *arg)
@@ -425,6 +585,10 @@ static int bench_thread_fn(void *arg)
 
 	while (!READ_ONCE(ctx->stop)) {
 		bench_one_op(t);
+		if (--t->unref <= 0) {
+			t->unref = BENCH_REF_EVERY;
+			bench_ref_probe(t);
+		}
 		cond_resched();		/* PREEMPT_NONE: let the controller in */
 	}
 
@@ -489,6 +653,8 @@ static void bench_init_thread(struct bench_thread *t, struct bench_ctx *ctx,
 	snprintf(t->name, sizeof(t->name), "bench-cpu%u", cpu);
 	t->mbox.name = t->name;
 	t->mbox.ops = &bench_mbox_ops;
+	t->untimed = 1;			/* the first op is timed */
+	t->unref = 1;			/* probe the host once at once */
 	for (op = 0; op < BENCH_NR_OPS; op++)
 		bench_lat_init(&t->lat[op]);
 }
@@ -602,7 +768,7 @@ static void bench_check_and_teardown(struct bench_result *res,
 static void bench_sum(struct bench_result *res)
 {
 	struct bench_total *tot = &res->total;
-	unsigned int i;
+	unsigned int i, b;
 	int op;
 
 	memset(tot, 0, sizeof(*tot));
@@ -623,11 +789,16 @@ static void bench_sum(struct bench_result *res)
 		tot->errors += t->errors;
 		tot->min_ops = min(tot->min_ops, t->ops);
 		tot->max_ops = max(tot->max_ops, t->ops);
+		tot->ref_loops += t->ref_loops;
+		tot->ref_ns += t->ref_ns;
+		for (b = 0; b < BENCH_FINE_BUCKETS; b++)
+			tot->ref_hist[b] += t->ref_hist[b];
 		res->lockops_read += t->lockops_read;
 		res->lockops_write += t->lockops_write;
 		for (op = 0; op < BENCH_NR_OPS; op++)
 			bench_lat_merge(&tot->lat[op], &t->lat[op]);
 	}
+	bench_ref_sum(tot);
 	res->success = res->registry_ok && res->progress_ok &&
 		       res->teardown_ok && !tot->errors;
 }
@@ -752,9 +923,9 @@ static void bench_show_thread(struct seq_file *m, const struct bench_thread *t)
 	u64 listed = 0;
 	int i;
 
-	seq_printf(m, "thread cpu=%u ops=%llu lookups=%llu hits=%llu misses=%llu writes=%llu errors=%llu",
+	seq_printf(m, "thread cpu=%u ops=%llu lookups=%llu hits=%llu misses=%llu writes=%llu errors=%llu ref_loops=%llu ref_ns=%llu",
 		   t->cpu, t->ops, t->lookups, t->hits, t->misses, t->writes,
-		   t->errors);
+		   t->errors, t->ref_loops, t->ref_ns);
 	for (i = 0; i < BENCH_ERR_SLOTS && t->err[i].code; i++) {
 		const char *name = bench_errname(t->err[i].code);
 
@@ -780,7 +951,10 @@ static void bench_show_lat(struct seq_file *m, enum bench_op op,
 		   l->max_ns, l->sum_ns);
 	for (b = 0; b < BENCH_HIST_BUCKETS; b++)
 		seq_printf(m, b ? ",%llu" : "%llu", l->hist[b]);
-	seq_putc(m, '\n');
+	seq_printf(m, " p50_ns=%llu p90_ns=%llu p99_ns=%llu\n",
+		   bench_fine_quantile(l->fine, l->count, 500),
+		   bench_fine_quantile(l->fine, l->count, 900),
+		   bench_fine_quantile(l->fine, l->count, 990));
 }
 
 static void bench_show_fairness(struct seq_file *m,
@@ -802,17 +976,36 @@ static void bench_show_fairness(struct seq_file *m,
 		   tot->max_ops / 2 > tot->min_ops ? "???" : "ok");
 }
 
+/*
+ * What timing cost this run, in hundredths of a percent of the threads'
+ * time: two clock reads per timed op.  An estimate from clock_read_ns;
+ * ./run.sh overhead measures the real cost, histogram update included.
+ */
+static u64 bench_timing_cost(const struct bench_result *res)
+{
+	u64 busy = res->elapsed_ns * res->nr_threads;
+
+	if (!res->p.timing || !busy)
+		return 0;
+	return div64_u64(2 * res->clock_read_ns * res->total.ops * 10000,
+			 busy * res->p.timing);
+}
+
 static void bench_show(struct seq_file *m, const struct bench_result *res)
 {
 	const struct bench_total *tot = &res->total;
 	unsigned int i;
 	int op;
+	u64 cost;
+	u32 frac;
 
 	seq_puts(m, "mbox_bench-results v1\n");
 	seq_printf(m, "param %s\n", res->params);
-	seq_printf(m, "run id=%u threads=%u elapsed_ns=%llu clock_read_ns=%llu\n",
+	seq_printf(m, "run id=%u threads=%u elapsed_ns=%llu clock_read_ns=%llu",
 		   res->id, res->nr_threads, res->elapsed_ns,
 		   res->clock_read_ns);
+	cost = div_u64_rem(bench_timing_cost(res), 100, &frac);
+	seq_printf(m, " timing_cost_pct=%llu.%02u\n", cost, frac);
 	for (i = 0; i < res->nr_threads; i++)
 		bench_show_thread(m, &res->thr[i]);
 	if (res->p.timing)
@@ -823,6 +1016,10 @@ static void bench_show(struct seq_file *m, const struct bench_result *res)
 		   tot->errors, bench_ops_per_sec(res));
 	seq_printf(m, "lockops read=%llu write=%llu\n", res->lockops_read,
 		   res->lockops_write);
+	seq_printf(m, "ref loops=%llu ns=%llu median_ns=%llu trim_mean_ns=%llu outliers=%llu every=%d words=%d passes=%d\n",
+		   tot->ref_loops, tot->ref_ns, tot->ref_median_ns,
+		   tot->ref_trim_ns, tot->ref_outliers, BENCH_REF_EVERY,
+		   BENCH_REF_WORDS, BENCH_REF_PASSES);
 	bench_show_fairness(m, tot);
 	seq_printf(m, "check registry=%s preloaded=%d found=%u private_found=%u\n",
 		   res->registry_ok ? "ok" : "fail", res->p.mailboxes,

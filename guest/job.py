@@ -17,7 +17,7 @@ POINT_KEYS = {
     "miss_pct": (0, 100),
     "duration_ms": (1, 600000),
     "seed": (0, 2**32 - 1),
-    "timing": (0, 1),
+    "timing": (0, 1024),
 }
 OPTIONS = {
     "perf_stat": ("0", "1"),

@@ -16,7 +16,7 @@ EXIT_BAD_INPUT = 2
 EXIT_NO_TOOL = 3
 
 # Names that go into gnuplot word lists must be plain tokens.
-TOKEN = re.compile(r"^[A-Za-z0-9_.+:-]+$")
+TOKEN = re.compile(r"^[A-Za-z0-9_.+:@-]+$")
 
 
 class PlotsError(Exception):
@@ -113,7 +113,7 @@ class Run:
         for v in self.variants:
             if not TOKEN.match(v):
                 raise PlotsError(f"{path}: variant name {v!r}: use letters, "
-                                 "digits and _.+:- only")
+                                 "digits and _.+:@- only")
         for p in self.points:
             if not TOKEN.match(str(p.get("id", ""))):
                 raise PlotsError(f"{path}: point id {p.get('id')!r}: use "
@@ -180,6 +180,15 @@ class Run:
             return "Linux " + known.pop()
         return "Linux " + ", ".join(f"{v} {x or '?'}" for v, x in vs.items())
 
+    def guests(self):
+        """What booted the variants' arches, as the campaign recorded it
+        (manifest host.qemu_guests: 'qemu-system-aarch64 -M virt,
+        cortex-a57'), in variant order; [] for an older manifest."""
+        qg = self.host.get("qemu_guests") or {}
+        arches = dict.fromkeys(str((self.builds.get(v) or {}).get("arch", ""))
+                               for v in self.variants)
+        return [qg[a] for a in arches if a in qg]
+
     def setup_line(self, cpus=None):
         """The footer: 'QEMU TCG emulation, 1, 2, 4 vCPUs on 2 host cores,
         n=6 boots per variant, Linux 6.1.192' (+ oversubscribed)."""
@@ -190,6 +199,9 @@ class Run:
             counts[(v, c)] = counts.get((v, c), 0) + 1
         accel = self.accel.lower()
         how = "QEMU TCG emulation" if accel == "tcg" else f"QEMU {accel.upper()}"
+        guests = self.guests()
+        if guests:  # the QEMU binaries: the footer has no room for more
+            how += f" ({', '.join(g.split()[0] for g in guests)})"
         cores = self.host_cores if self.host_cores is not None else "?"
         line = (f"{how}, {', '.join(map(str, shown)) or '?'} vCPUs on "
                 f"{cores} host cores, "

@@ -33,7 +33,8 @@ NEEDED = ("baseline", "variant", "metric", "cpus", "point", "ratio",
           "ratio_ci_lo", "ratio_ci_hi", "p_value", "verdict")
 # after the primary metric, in this order; then the rest alphabetically
 METRIC_ORDER = (
-    "throughput_ops_s", "lookup_lat_mean_ns", "write_lat_mean_ns",
+    "throughput_ops_s", "lookup_lat_median_ref", "throughput_ref",
+    "write_lat_median_ref", "lookup_lat_mean_ns", "write_lat_mean_ns",
     "lookup_lat_median_ns", "write_lat_median_ns", "lookup_lat_p99_ns",
     "write_lat_p99_ns", "lookup_lat_max_ns", "write_lat_max_ns",
     "fairness_spread", "lock_contentions", "lock_waittime_avg_us",
@@ -212,6 +213,8 @@ def setup_paragraph(run):
         extra.append(f"host CPU {host['cpu_model']}")
     if host.get("qemu_version"):
         extra.append(f"QEMU {host['qemu_version']}")
+    if run.guests():
+        extra.append("guests: " + "; ".join(run.guests()))
     margin = f"; non-inferiority margin {float(m.margin):.0%}" if m.margin not in (None, "") else ""
     return (f"{run.setup_line()}. Campaign {run.name}: baseline {run.baseline}, "
             f"variants {', '.join(run.variants[1:]) or '(none)'}{margin}"

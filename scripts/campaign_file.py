@@ -17,7 +17,8 @@ import variant as variantmod  # noqa: E402  (scripts/ is on sys.path)
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 METRICS = ("throughput_ops_s", "lookup_lat_median_ns", "lookup_lat_p99_ns",
-           "write_lat_median_ns", "write_lat_p99_ns", "lock_waittime_total_us")
+           "write_lat_median_ns", "write_lat_p99_ns", "lock_waittime_total_us",
+           "throughput_ref", "lookup_lat_median_ref", "write_lat_median_ref")
 # key: (type, check, what is allowed, default or REQUIRED)
 REQUIRED = object()
 TOP = {
@@ -37,7 +38,7 @@ TOP = {
     "points": (list, None, "a non-empty array of [[points]] tables", REQUIRED),
 }
 PERF = {"stat": (bool, "true or false", True), "lock": (bool, "true or false", False)}
-POINT_DEFAULTS = {"miss_pct": 0, "duration_ms": 1000, "seed": 1, "timing": 1}
+POINT_DEFAULTS = {"miss_pct": 0, "duration_ms": 1000, "seed": 1, "timing": 8}
 
 
 class CampaignError(Exception):

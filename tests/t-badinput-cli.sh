@@ -58,6 +58,14 @@ bad "--job $out/emptydir: is a directory" boot before --job "$out/emptydir" --ou
 bad "--out $out/file: exists and is not a directory" boot before --job "$job" --out "$out/file"
 bad "run directory $out/full is not empty" boot before --job "$job" --out "$out/full"
 bad 'unrecognized arguments: --bogus' boot before --bogus
+# overhead
+bad 'required: variant' overhead
+bad '--boots 0 out of range 1..20' overhead before --boots 0
+bad '--rounds 51 out of range 1..50' overhead before --rounds 51
+bad '--duration-ms 50 out of range 100..10000' overhead before --duration-ms 50
+bad '--timing must be in 1..1024' overhead before --timing 0
+bad "unknown variant 'nosuch'" overhead nosuch --out "$out/ovh"
+[ ! -e "$out/ovh" ] || fail "./run.sh overhead nosuch made $out/ovh"
 bad 'unrecognized arguments: after' boot before after
 [ ! -e "$out/r1" ] || fail "a run directory was made"
 # build
@@ -91,7 +99,7 @@ bad "invalid --class regex '\('" lockstat "$job" --class '('
 ok "$n misuses: exit 2, one line each"
 ! pgrep -f "qemu-system-arm.*$out" || fail "a QEMU was started"
 
-for c in setup build boot campaign analyze report lockstat help; do
+for c in setup build boot campaign analyze report lockstat overhead help; do
 	./run.sh "$c" --help >"$out/help-$c.out" 2>&1 || fail "./run.sh $c --help failed"
 	[ -s "$out/help-$c.out" ] || fail "./run.sh $c --help printed nothing"
 done

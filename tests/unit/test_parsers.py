@@ -163,3 +163,47 @@ class PerfLock(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BenchResultsFinePercentilesAndProbe(unittest.TestCase):
+    """A real guest result (2 vCPUs, read_pct=50, timing=1) with the fine
+    p50/p90/p99 keys and the host-speed probe's ref record."""
+
+    def setUp(self):
+        self.r = bench_results.parse_file(fixture("results-v1-ref.txt"))
+
+    def test_fine_percentiles_win_over_the_log2_histogram(self):
+        lat = self.r.lat["lookup"]
+        self.assertEqual(lat.fine, {"p50": 8693, "p90": 12680, "p99": 32888})
+        self.assertEqual(lat.quantile(0.5), 8693)
+        self.assertEqual(lat.quantile(0.99), 32888)
+        # p75 has no fine key: the log2 histogram answers.
+        self.assertEqual(lat.quantile(0.75),
+                         bench_results.hist_quantile(lat.hist, 0.75, lat.min_ns,
+                                                     lat.max_ns))
+
+    def test_ref_metrics(self):
+        from analysis import tidy
+        m = tidy.bench_metrics(self.r)
+        self.assertEqual(m["ref_probe_ns"], 2029.0)
+        self.assertAlmostEqual(m["throughput_ref"], self.r.total["ops_per_sec"] * 2029 / 1e6)
+        self.assertAlmostEqual(m["lookup_lat_median_ref"], 8693 / 2197)
+        self.assertAlmostEqual(m["write_lat_median_ref"], 17100 / 2197)
+
+    def test_no_ref_record_no_ref_metrics(self):
+        from analysis import tidy
+        m = tidy.bench_metrics(bench_results.parse_file(fixture("results-v1.txt")))
+        self.assertNotIn("throughput_ref", m)
+        self.assertNotIn("lookup_lat_median_ref", m)
+
+    def test_bad_fine_percentile_is_an_error(self):
+        import os
+        import tempfile
+        text = read("results-v1-ref.txt").replace("p50_ns=8693", "p50_ns=-3")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "results.txt")
+            with open(path, "w") as f:
+                f.write(text)
+            with self.assertRaises(ParseError) as cm:
+                bench_results.parse_file(path)
+        self.assertIn("p50_ns", str(cm.exception))

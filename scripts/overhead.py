@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""What the module's own timing costs: throughput with timing off and on.
+
+Usage: overhead.py VARIANT [--boots B] [--rounds R] [--duration-ms MS]
+                           [--timing N ...] [--out DIR]
+
+Boots VARIANT at 1 vCPU B times; each boot runs R rounds of uncontended
+lookups (read_pct=100, 16 mailboxes), one point per timing setting
+(timing=0 and every --timing N), in an order that alternates per round
+so that drift during a boot cancels.  The cost of a setting is the
+median over all rounds of (its ops/s) / (timing=0's ops/s in the same
+round): paired within a round, because whole boots under TCG run at
+different speeds (tests/RELIABILITY.md), with the order-statistic 95%
+CI of that median; both raw and divided by the module's host-speed probe
+(the _ref normalisation, analysis/TIDY.md).  Prints a table and writes
+DIR/overhead.csv (one row per point).
+"""
+import argparse
+import csv
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from analysis import bench_results, stats, tidy  # noqa: E402
+from analysis.common import ParseError  # noqa: E402
+
+
+def die(message, code=2):
+    """One line on stderr; exit 2 for bad input, else the given status."""
+    print(f"overhead: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        die(message)
+
+
+def make_parser():
+    p = Parser(prog="./run.sh overhead", description=__doc__.split("\n")[0])
+    p.add_argument("variant")
+    p.add_argument("--boots", type=int, default=2, help="boots, 1..20 (default 2)")
+    p.add_argument("--rounds", type=int, default=6, help="rounds per boot, 1..50 (default 6)")
+    p.add_argument("--duration-ms", type=int, default=1000,
+                   help="length of each point, 100..10000 (default 1000)")
+    p.add_argument("--timing", type=int, action="append",
+                   help="a timing setting to compare with 0 (repeatable; default 8 and 1)")
+    p.add_argument("--out", help="where the boots and overhead.csv go (default: a temp dir)")
+    return p
+
+
+def job_text(rounds, settings, duration_ms):
+    lines = ["lockbench-job v1", "option perf_stat 0"]
+    for r in range(rounds):
+        order = settings if r % 2 == 0 else settings[::-1]
+        for t in order:
+            lines.append(f"point t{t}-r{r} read_pct=100 mailboxes=16 miss_pct=0 "
+                         f"duration_ms={duration_ms} seed={r + 1} timing={t}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv):
+    a = make_parser().parse_args(argv)
+    for name, val, lo, hi in (("--boots", a.boots, 1, 20), ("--rounds", a.rounds, 1, 50),
+                              ("--duration-ms", a.duration_ms, 100, 10000)):
+        if not lo <= val <= hi:
+            die(f"{name} {val} out of range {lo}..{hi}")
+    timings = a.timing or [8, 1]
+    if any(not 1 <= t <= 1024 for t in timings):
+        die("--timing must be in 1..1024 (0 is always measured)")
+    settings = [0] + sorted(set(timings), reverse=True)
+    # The variant must exist and be built: run_guest.py says so in one line.
+    check = subprocess.run([sys.executable, os.path.join(ROOT, "guest", "run_guest.py"),
+                            a.variant, "--cpus", "1", "--dry-run"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if check.returncode != 0:
+        sys.stderr.write(check.stderr)
+        sys.exit(check.returncode)
+    out = a.out or tempfile.mkdtemp(prefix="lockbench-overhead-")
+    os.makedirs(out, exist_ok=True)
+    job = os.path.join(out, "overhead.job")
+    with open(job, "w") as f:
+        f.write(job_text(a.rounds, settings, a.duration_ms))
+
+    rows = []
+    for b in range(a.boots):
+        run = os.path.join(out, f"boot{b + 1}")
+        rc = subprocess.call([sys.executable, os.path.join(ROOT, "guest", "run_guest.py"),
+                              a.variant, "--cpus", "1", "--job", job, "--out", run])
+        if rc != 0:
+            # run_guest.py said why in one line; keep its exit status.
+            die(f"boot {b + 1} failed (run_guest.py exit {rc}; see {run})", rc)
+        for r in range(a.rounds):
+            for t in settings:
+                path = os.path.join(run, "points", f"t{t}-r{r}", "results.txt")
+                try:
+                    res = bench_results.parse_file(path)
+                except (OSError, ParseError) as e:
+                    die(str(e), 1)
+                lat = res.lat.get("lookup")
+                m = tidy.bench_metrics(res)
+                rows.append({"boot": b + 1, "round": r, "timing": t,
+                             "ops_per_sec": res.total["ops_per_sec"],
+                             "ref_ns": m.get("ref_probe_ns", ""),
+                             # ops per probe time: cancels the host's speed
+                             # changes (analysis/TIDY.md, throughput_ref)
+                             "norm": m.get("throughput_ref"),
+                             "clock_read_ns": res.run.get("clock_read_ns", ""),
+                             "timed_lookups": lat.count if lat else 0,
+                             "mean_lookup_ns": round(lat.mean_ns) if lat and lat.count else ""})
+    base = {(r["boot"], r["round"]): r for r in rows if r["timing"] == 0}
+    n = a.boots * a.rounds
+    print(f"# {a.variant}: QEMU TCG, 1 vCPU on {os.cpu_count()} host cores, "
+          f"read_pct=100 mailboxes=16, {a.duration_ms} ms points, "
+          f"n={n} ({a.boots} boots x {a.rounds} rounds)")
+    print(f"{'':>8} {'':>13} {'raw ops/s':^29} {'normalised to the host speed':^29}")
+    print(f"{'timing':>8} {'ops/s median':>13} {'ratio':>7} {'95% CI':>13} {'cost':>7}"
+          f" {'ratio':>7} {'95% CI':>13} {'cost':>7}")
+    for t in settings:
+        mine = [r for r in rows if r["timing"] == t]
+        line = f"{t:>8} {statistics.median(r['ops_per_sec'] for r in mine):>13.0f}"
+        for key in ("ops_per_sec", "norm"):
+            ratios = sorted(r[key] / base[(r["boot"], r["round"])][key] for r in mine
+                            if r[key] and base[(r["boot"], r["round"])][key])
+            if not ratios:
+                line += f" {'-':>7} {'-':>13} {'-':>7}"
+                continue
+            med, lo, hi, _level = stats.median_ci(ratios)
+            line += (f" {med:>7.3f} {lo:>6.3f}-{hi:<6.3f}"
+                     f" {(1 - med) * 100:>6.1f}%")
+        print(line)
+    with open(os.path.join(out, "overhead.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    clocks = [r["clock_read_ns"] for r in rows if r["clock_read_ns"] != ""]
+    if clocks:
+        print(f"clock_read_ns median {statistics.median(clocks):.0f}; "
+              f"results in {out}/overhead.csv")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
