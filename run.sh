@@ -20,15 +20,18 @@ default campaign and print its verdict and where the plots are.
 
 commands:
   setup                       install the Debian packages the harness needs
-  build [VARIANT...]          build kernels + module (default: every variant)
-                              and the guest root file system
-  boot VARIANT [--cpus N] [--mem MB] [--job FILE] [--out DIR]
+  build [TARGET...]           build kernels + module (default: every variant,
+                              arm) and the guest root fs of each arch built;
+                              TARGET: VARIANT (arm) or VARIANT@arm64
+  boot TARGET [--cpus N] [--mem MB] [--job FILE] [--out DIR]
                               boot a variant in QEMU: a shell, or one job
   campaign FILE [--jobs N] [--hosts FILE]
   campaign --resume DIR       run a campaign (campaigns/*.toml), or finish one
   analyze DIR                 raw results -> DIR/tidy/*.csv, cross-checks
   report DIR                  verdict table, summary.md/csv, commit-msg.txt
   lockstat FILE [--class RE]  a /proc/lock_stat dump -> tidy CSV
+  overhead VARIANT [--boots B] [--rounds R]
+                              what the module's timing costs (timing=0 vs on)
   test                        the whole test suite (what CI runs)
   help                        this text
 
@@ -53,7 +56,7 @@ setup)
 	;;
 build)
 	case ${1:-} in -h | --help)
-		echo "usage: ./run.sh build [VARIANT...]  (variants: $(scripts/variant.py list | tr '\n' ' '))"
+		echo "usage: ./run.sh build [TARGET...]  (TARGET: VARIANT for an arm guest, VARIANT@arm64 for an arm64 one; variants: $(scripts/variant.py list | tr '\n' ' '))"
 		exit 0
 		;;
 	esac
@@ -62,10 +65,16 @@ build)
 		mapfile -t vs < <(scripts/variant.py list)
 		set -- "${vs[@]}"
 	fi
+	arches=()
 	for v in "$@"; do
 		scripts/build-kernel.sh "$v"
+		a=arm
+		[[ $v != *@* ]] || a=${v#*@}
+		[[ " ${arches[*]} " == *" $a "* ]] || arches+=("$a")
 	done
-	guest/build-rootfs.sh
+	for a in "${arches[@]}"; do
+		guest/build-rootfs.sh --arch "$a"
+	done
 	;;
 boot)
 	py guest/run_guest.py "$@"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the guest's root file system: an uncompressed newc cpio archive
-# with Debian's armhf busybox-static and perf (the real binary, the
+# with Debian's busybox-static and perf for the guest's architecture
+# (armhf for arm guests, arm64 for arm64 ones: the real binary, the
 # closure of its ELF NEEDED libraries and the dynamic loader), unpacked
 # from the Debian archive without emulation by "mmdebstrap
 # --variant=extract" and pruned to what guest/rootfs-files.txt lists.
@@ -13,19 +14,21 @@
 # default mirrors; set ROOTFS_MIRROR to pass mmdebstrap other MIRROR
 # arguments (whitespace separated).
 #
-# Nothing is done when OUTDIR/inputs.sha256 matches this script and the
-# guest/rootfs* data files.  The unpacked packages are kept in OUTDIR as
-# debian-armhf.tar and reused while the suite and package list are the
-# same, so a change to the pruning needs no network; --force downloads
-# the packages afresh (new versions) and rebuilds.
+# Nothing is done when OUTDIR/inputs.sha256 matches this script, the
+# guest/rootfs* data files and the arch.  The unpacked packages are kept
+# in OUTDIR as debian-DEBARCH.tar and reused while the suite and package
+# list are the same, so a change to the pruning needs no network; --force
+# downloads the packages afresh (new versions) and rebuilds.
 #
-# Usage: build-rootfs.sh [--force] [OUTDIR]
+# Usage: build-rootfs.sh [--force] [--arch arm|arm64] [OUTDIR]
 #
-#	OUTDIR defaults to build/rootfs in the repository.  It receives
+#	--arch is the guests' architecture (default arm: Debian armhf;
+#	arm64: Debian arm64).  OUTDIR defaults to build/rootfs in the
+#	repository for arm, build/rootfs-ARCH for the others.  It receives
 #	rootfs.cpio, packages.txt ("name version arch" of the packages the
 #	archive's files come from), rootfs.list (the archive's entries),
 #	inputs.sha256 (the cache key, written last) and the package cache
-#	debian-armhf.{tar,key,debs,files}.  Exit codes as in scripts/lib.sh.
+#	debian-DEBARCH.{tar,key,debs,files}.  Exit codes as in scripts/lib.sh.
 
 set -euo pipefail
 export LC_ALL=C
@@ -33,12 +36,18 @@ LB_PROG=build-rootfs
 # shellcheck source=../scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 
-usage="usage: build-rootfs.sh [--force] [OUTDIR]"
+usage="usage: build-rootfs.sh [--force] [--arch arm|arm64] [OUTDIR]"
 force=0
+arch=arm
 outdir=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--force) force=1 ;;
+	--arch)
+		[ $# -ge 2 ] || lb_die 2 "--arch needs a value ($usage)"
+		arch=$2
+		shift
+		;;
 	-h | --help)
 		sed -n '4,/^$/s/^# \{0,1\}//p' "$0"
 		exit 0
@@ -58,12 +67,22 @@ if [ $# -gt 0 ]; then
 	fi
 	outdir=$1
 fi
-outdir=${outdir:-$LB_BUILD/rootfs}
+# The Debian architecture and the GNU triplet (library folders, readelf).
+case $arch in
+arm) debarch=armhf triplet=arm-linux-gnueabihf ;;
+arm64) debarch=arm64 triplet=aarch64-linux-gnu ;;
+*) lb_die 2 "--arch '$arch': must be arm or arm64 ($usage)" ;;
+esac
+if [ "$arch" = arm ]; then
+	outdir=${outdir:-$LB_BUILD/rootfs}
+else
+	outdir=${outdir:-$LB_BUILD/rootfs-$arch}
+fi
 [ -n "$outdir" ] || lb_die 2 "empty OUTDIR ($usage)"
 [ ! -e "$outdir" ] || [ -d "$outdir" ] ||
 	lb_die 2 "OUTDIR '$outdir' exists and is not a directory"
 
-readelf=arm-linux-gnueabihf-readelf
+readelf=$triplet-readelf
 lb_need mmdebstrap dpkg-deb cpio "$readelf" tar sha256sum flock
 
 datafile=$LB_ROOT/guest/rootfs-files.txt
@@ -75,8 +94,12 @@ exec 9>"$outdir/.lock"
 flock 9
 
 # The cache key: the SHA-256 of this script and of every guest/rootfs*
-# data file, as sha256sum lines with paths relative to the repository.
-key=$(cd "$LB_ROOT" && sha256sum guest/build-rootfs.sh guest/rootfs*)
+# data file, as sha256sum lines with paths relative to the repository,
+# and the arch.
+key=$(
+	cd "$LB_ROOT" && sha256sum guest/build-rootfs.sh guest/rootfs*
+	echo "arch $arch"
+)
 
 report() {
 	local size entries
@@ -168,7 +191,7 @@ else
 	done
 fi
 
-mmdebstrap_args=(--variant=extract --architectures=armhf
+mmdebstrap_args=(--variant=extract "--architectures=$debarch"
 	"--include=$(
 		IFS=,
 		echo "${packages[*]}"
@@ -179,7 +202,7 @@ tarkey=$({
 		[ ! -f "$m" ] || cat "$m"
 	done
 } | sha256sum)
-cache=$outdir/debian-armhf
+cache=$outdir/debian-$debarch
 if [ "$force" = 0 ] && [ -f "$cache.tar" ] && [ -f "$cache.debs" ] &&
 	[ -f "$cache.files" ] && [ "$(cat "$cache.key" 2>/dev/null)" = "$tarkey" ]; then
 	echo "$LB_PROG: reusing $cache.tar (--force downloads afresh)"
@@ -205,13 +228,13 @@ EOF
 	: >"$tmp/files"
 	if ! ROOTFS_DEBS=$tmp/debs ROOTFS_FILES=$tmp/files mmdebstrap \
 		--hook-directory="$tmp/hooks" "${mmdebstrap_args[@]}" \
-		"$tmp/debian-armhf.tar" "${mirrors[@]}" >"$tmp/mmdebstrap.log" 2>&1; then
+		"$tmp/debian.tar" "${mirrors[@]}" >"$tmp/mmdebstrap.log" 2>&1; then
 		tail -n 20 "$tmp/mmdebstrap.log" >&2
 		lb_die 1 "mmdebstrap failed (log above)"
 	fi
 	[ -s "$tmp/debs" ] || lb_die 1 "mmdebstrap's extract hook listed no packages"
 	sort -o "$tmp/debs" "$tmp/debs"
-	mv "$tmp/debian-armhf.tar" "$cache.tar"
+	mv "$tmp/debian.tar" "$cache.tar"
 	mv "$tmp/debs" "$cache.debs"
 	mv "$tmp/files" "$cache.files"
 	echo "$tarkey" >"$cache.key"
@@ -314,15 +337,15 @@ closure() {
 		dyn=$("$readelf" -dW "$root/$f")
 		mapfile -t needed < <(sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' <<<"$dyn")
 		# DT_RUNPATH or DT_RPATH first, with $ORIGIN; then the default
-		# paths of Debian's armhf loader (there is no ld.so.cache).
+		# paths of Debian's loader for the arch (there is no ld.so.cache).
 		rp=$(sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]$/\1/p' <<<"$dyn" | head -n 1)
 		rp=${rp//"\${ORIGIN}"/"\$ORIGIN"}
 		rp=${rp//"\$ORIGIN"//${f%/*}}
 		IFS=: read -ra rpath <<<"$rp"
 		for lib in "${needed[@]}"; do
 			found=
-			for d in "${rpath[@]}" /lib/arm-linux-gnueabihf \
-				/usr/lib/arm-linux-gnueabihf /lib /usr/lib; do
+			for d in "${rpath[@]}" "/lib/$triplet" \
+				"/usr/lib/$triplet" /lib /usr/lib; do
 				[[ $lib != */* ]] || d=
 				if [ -e "$full/$d/$lib" ] || [ -L "$full/$d/$lib" ]; then
 					stage "$d/$lib" && found=$staged_to && break

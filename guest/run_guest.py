@@ -2,13 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 """Boot one kernel variant in QEMU (TCG) and run a job in it, or give a shell.
 
-Usage: run_guest.py VARIANT [--cpus N] [--mem MB] [--job FILE --out DIR]
-                            [--timeout S] [--dry-run]
+Usage: run_guest.py TARGET [--cpus N] [--mem MB] [--job FILE --out DIR]
+                           [--timeout S] [--dry-run]
+
+TARGET is VARIANT (a 32-bit ARM guest: qemu-system-arm -M virt -cpu
+cortex-a15, build/VARIANT/uImage, build/rootfs) or VARIANT@ARCH (arm64:
+qemu-system-aarch64 -M virt -cpu cortex-a57, build/VARIANT@arm64/Image,
+build/rootfs-arm64); scripts/variant.py's ARCHES says which is which.
 
 With --job, the run directory OUT gets: console.log, qemu-cmd (the exact
 command; its initrd is scratch, in $TMPDIR, removed once the guest talks),
-job.conf (the job as checked and given to the guest), meta.json and
-points/<id>/ for every point
+job.conf (the job as checked and given to the guest), meta.json (with
+the arch and the QEMU binary, machine and CPU) and points/<id>/ for every
+point
 the guest finished (each checked against the guest's SHA256SUMS).  The run
 never hangs and never lies: a wall-clock limit and a silence limit kill a
 stuck guest ("hung"), the console is scanned for panics, oopses, lockdep
@@ -84,7 +90,8 @@ def make_parser():
     p = OneLineParser(
         prog="./run.sh boot",
         description="Boot a kernel variant under QEMU TCG: a shell, or one job.")
-    p.add_argument("variant", help="a built variant (./run.sh build VARIANT)")
+    p.add_argument("variant",
+                   help="a built VARIANT or VARIANT@ARCH (./run.sh build TARGET)")
     p.add_argument("--cpus", type=int, default=2, help="vCPUs, 1..16 (default 2)")
     p.add_argument("--mem", type=int, default=512, help="guest memory in MiB, 128..2048 (default 512)")
     p.add_argument("--job", help="job file to run (guest/JOB.md); without it, a shell")
@@ -96,22 +103,46 @@ def make_parser():
     return p
 
 
-def artifacts(variant):
+def variantmod():
+    """scripts/variant.py (sent along to --hosts machines)."""
     sys.path.insert(0, os.path.join(ROOT, "scripts"))
-    import variant as variantmod  # noqa: E402
-    if not variantmod.NAME_RE.match(variant):
-        raise RunError(2, f"variant name {variant!r} is not [a-z0-9][a-z0-9_-]{{0,31}}")
-    vdir = os.path.join(BUILD, variant)
-    if not os.path.isdir(vdir) and variantmod.find_file(variant) is None:
-        raise RunError(2, f"unknown variant {variant!r} (known: {', '.join(variantmod.variant_names())})")
-    need = {n: os.path.join(vdir, n) for n in ("uImage", "mbox_bench.ko", "build-meta.json")}
+    import variant  # noqa: E402
+    return variant
+
+
+def target(name):
+    """(variant, arch, label) of VARIANT or VARIANT@ARCH; RunError 2 if bad."""
+    vm = variantmod()
+    try:
+        variant, arch = vm.parse_target(name)
+    except vm.VariantError as e:
+        raise RunError(2, str(e)) from None
+    return variant, arch, vm.label(variant, arch)
+
+
+def arch_info(arch):
+    """What boots arch: {"kernel", "qemu", "machine", "cpu", "debian"}."""
+    return variantmod().ARCHES[arch]
+
+
+def artifacts(name):
+    vm = variantmod()
+    variant, arch, label = target(name)
+    vdir = os.path.join(BUILD, label)
+    if not os.path.isdir(vdir) and vm.find_file(variant) is None:
+        raise RunError(2, f"unknown variant {variant!r} (known: {', '.join(vm.variant_names())})")
+    need = {"kernel": os.path.join(vdir, arch_info(arch)["kernel"]),
+            "mbox_bench.ko": os.path.join(vdir, "mbox_bench.ko"),
+            "build-meta.json": os.path.join(vdir, "build-meta.json")}
     for path in need.values():
         if not os.path.isfile(path):
-            raise RunError(3, f"variant {variant!r} is not built ({path} missing): run ./run.sh build {variant}")
-    rootfs = os.path.join(BUILD, "rootfs", "rootfs.cpio")
+            raise RunError(3, f"variant {label!r} is not built ({path} missing): run ./run.sh build {label}")
+    rootfs = os.path.join(BUILD, vm.rootfs_dir(arch), "rootfs.cpio")
     if not os.path.isfile(rootfs):
-        raise RunError(3, f"no guest root file system ({rootfs}): run ./run.sh build")
+        raise RunError(3, f"no guest root file system ({rootfs}): run ./run.sh build"
+                       + ("" if arch == vm.DEFAULT_ARCH else f" {label}"))
     need["rootfs"] = rootfs
+    need["arch"] = arch
     return need
 
 
@@ -142,10 +173,12 @@ def make_initrd(path, art, job_text):
 
 def qemu_cmd(art, cpus, mem, initrd, results=None):
     """The one place the QEMU command is assembled."""
-    machine = "virt,gic-version=3" if cpus > 8 else "virt"
-    cmd = [QEMU, "-M", machine, "-cpu", "cortex-a15", "-accel", "tcg,thread=multi",
+    a = arch_info(art["arch"])
+    # GICv2 (the default) stops at 8 CPUs.
+    machine = a["machine"] + (",gic-version=3" if cpus > 8 else "")
+    cmd = [a["qemu"], "-M", machine, "-cpu", a["cpu"], "-accel", "tcg,thread=multi",
            "-smp", str(cpus), "-m", str(mem), "-no-reboot", "-nic", "none",
-           "-kernel", art["uImage"], "-initrd", initrd,
+           "-kernel", art["kernel"], "-initrd", initrd,
            "-append", "console=ttyAMA0 panic=-1 loglevel=6"]
     if results is None:
         return cmd + ["-nographic"]
@@ -165,7 +198,7 @@ def die_with_parent(sig):
     return set_pdeathsig
 
 
-def host_info():
+def host_info(qemu=QEMU):
     model = "unknown"
     try:
         with open("/proc/cpuinfo") as f:
@@ -176,7 +209,7 @@ def host_info():
     except OSError:
         pass
     try:
-        qv = subprocess.run([QEMU, "--version"], capture_output=True, text=True,
+        qv = subprocess.run([qemu, "--version"], capture_output=True, text=True,
                             check=False).stdout.splitlines()[0]
     except (OSError, IndexError):
         qv = "unknown"
@@ -413,9 +446,11 @@ def _run_job(args, art, job, scratch):
         f.write(shlex.join(cmd) + "\n")
     with open(art["build-meta.json"]) as f:
         build = json.load(f)
-    meta = {"format": 1, "variant": args.variant, "arch": build.get("arch", "arm"),
+    a = arch_info(art["arch"])
+    meta = {"format": 1, "variant": args.variant, "arch": art["arch"],
+            "qemu": {"binary": a["qemu"], "machine": a["machine"], "cpu": a["cpu"]},
             "cpus": args.cpus, "mem_mb": args.mem, "build": build,
-            "host": host_info(), "timeout_s": limit, "silence_s": silence,
+            "host": host_info(a["qemu"]), "timeout_s": limit, "silence_s": silence,
             "points_planned": planned, "start": now_iso()}
     t0 = time.monotonic()
     interrupted = []
@@ -522,8 +557,9 @@ def main(argv):
         if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
             raise RunError(2, f"--out {args.out}: exists and is not a directory")
         job = load_job(args.job) if args.job else None
-        if not shutil.which(QEMU):
-            raise RunError(3, f"missing '{QEMU}': run ./run.sh setup")
+        qemu = arch_info(target(args.variant)[1])["qemu"]
+        if not shutil.which(qemu):
+            raise RunError(3, f"missing '{qemu}': run ./run.sh setup")
         art = artifacts(args.variant)
         if args.dry_run:
             res = os.path.join(args.out, ".results.tar") if args.job else None

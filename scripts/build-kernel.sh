@@ -1,44 +1,57 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build one kernel variant and its benchmark module.
+# Build one kernel variant for one architecture, and its benchmark module.
 #
-# The Debian linux-source-6.1 tarball is extracted once into build/src as a
-# git repository (tag "base"); each variant gets a git worktree of it,
-# build/VARIANT/src, with its series applied by "git am", and its own O=
-# directory, build/VARIANT/obj.  The config is tinyconfig with the
-# variant's fragments merged by the kernel's merge_config.sh, then checked
-# by configcheck.sh.  Steps whose inputs did not change are skipped, and
-# ccache (outside the repository) makes the other variants cheap.
+# A target is VARIANT (32-bit ARM, the default: built in build/VARIANT) or
+# VARIANT@ARCH (built in build/VARIANT@ARCH; ARCH arm or arm64, see
+# scripts/variant.py).  The Debian linux-source-6.1 tarball is extracted
+# once into build/src as a git repository (tag "base"); each target gets a
+# git worktree of it, build/TARGET/src, with its series applied by "git
+# am", and its own O= directory, build/TARGET/obj.  The config is
+# tinyconfig with the arch's base fragment (configs/virt-ARCH.config) and
+# the variant's fragments merged by the kernel's merge_config.sh, then
+# checked by configcheck.sh.  Steps whose inputs did not change are
+# skipped, and ccache (outside the repository, shared by all targets)
+# makes the other variants cheap.
 #
-# Usage: build-kernel.sh VARIANT
+# Usage: build-kernel.sh TARGET
 #
-# Output, in build/VARIANT: uImage, config, mbox_bench.ko, build.log and
-# build-meta.json, which is written last: its presence means a complete
-# build.  Exit codes as in lib.sh.
+# Output, in build/TARGET: the kernel (arm: uImage; arm64: Image), config,
+# mbox_bench.ko, build.log and build-meta.json, which is written last: its
+# presence means a complete build.  Exit codes as in lib.sh.
 
 set -euo pipefail
 LB_PROG=build
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 1 ] || lb_die 2 "usage: build-kernel.sh VARIANT"
-variant=$1
-lb_need make gcc ccache arm-linux-gnueabihf-gcc bison flex bc git xz perl flock mkimage
-lb_need_file /usr/src/linux-source-6.1.tar.xz linux-source
+[ $# -eq 1 ] || lb_die 2 "usage: build-kernel.sh TARGET"
 lb_need_file "$LB_PY" python3
-
-spec=$("$LB_PY" "$LB_ROOT/scripts/variant.py" show "$variant") || exit 2
+spec=$("$LB_PY" "$LB_ROOT/scripts/variant.py" show "$1") || exit 2
 patches=()
 configs=()
+arch=
+variant=
 while read -r key val; do
 	case $key in
+	arch) arch=$val ;;
+	label) variant=$val ;;
 	patch) patches+=("$val") ;;
 	config) configs+=("$val") ;;
 	esac
 done <<<"$spec"
 
-export ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf-
+# arm: the uncompressed Image in a uImage header (step 6); arm64: the raw
+# Image, which QEMU's -kernel boots as it is.
+case $arch in
+arm) export ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf- ;;
+arm64) export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- ;;
+*) lb_die 2 "target $1: no build recipe for arch '$arch'" ;;
+esac
+lb_need make gcc ccache "${CROSS_COMPILE}gcc" bison flex bc git xz perl flock
+[ "$arch" != arm ] || lb_need mkimage
+lb_need_file /usr/src/linux-source-6.1.tar.xz linux-source
 # Reproducible version strings: a rebuild with nothing changed relinks
 # nothing.
 export KBUILD_BUILD_TIMESTAMP="2010-05-05 00:00:00 UTC" KBUILD_BUILD_USER=lockbench KBUILD_BUILD_HOST=lockbench
@@ -133,11 +146,18 @@ if ! "${kmake[@]}" -C "$obj" M="$mod" modules >"$vdir/module.log" 2>&1; then
 fi
 
 # 6. Artifacts and build-meta.json, last.
-# The uncompressed Image in a legacy uImage header: QEMU loads it where
-# the kernel expects to run (RAM + 0x8000 on -M virt), so the guest skips
-# the zImage decompressor, ~2 s under TCG.
-mkimage -A arm -O linux -T kernel -C none -a 0x40008000 -e 0x40008000 \
-	-n "lockbench $variant" -d "$obj/arch/arm/boot/Image" "$vdir/uImage" >/dev/null
+if [ "$arch" = arm ]; then
+	# The uncompressed Image in a legacy uImage header: QEMU loads it where
+	# the kernel expects to run (RAM + 0x8000 on -M virt), so the guest
+	# skips the zImage decompressor, ~2 s under TCG.
+	mkimage -A arm -O linux -T kernel -C none -a 0x40008000 -e 0x40008000 \
+		-n "lockbench $variant" -d "$obj/arch/arm/boot/Image" "$vdir/uImage" >/dev/null
+else
+	# An arm64 Image carries its own header: QEMU places it as the boot
+	# protocol says, nothing to decompress.
+	cp "$obj/arch/$arch/boot/Image" "$vdir/Image.tmp"
+	mv "$vdir/Image.tmp" "$vdir/Image"
+fi
 cp "$obj/.config" "$vdir/config"
 cp "$mod/mbox_bench.ko" "$vdir/mbox_bench.ko"
 harness=$(git -C "$LB_ROOT" rev-parse -q --verify HEAD 2>/dev/null || echo none)

@@ -2,6 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Run a benchmark campaign: one QEMU boot per (variant, vCPUs, repetition).
 
+With arches = [...] in the campaign file a variant is one per arch: its
+build target "before" (arm) or "before@arm64" names it in the cells, the
+manifest and the analysis (scripts/campaign_file.py).
+
 Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--dry-run]
        ./run.sh campaign --resume DIR [--jobs N | --hosts FILE]
 
@@ -103,11 +107,12 @@ def plan(c):
 def build_identity(variant):
     vdir = os.path.join(run_guest.BUILD, variant)
     meta_path = os.path.join(vdir, "build-meta.json")
+    kernel = run_guest.arch_info(run_guest.target(variant)[1])["kernel"]
     try:
         with open(meta_path) as f:
             meta = json.load(f)
         meta["module_sha256"] = sha256_file(os.path.join(vdir, "mbox_bench.ko"))
-        meta["image_size"] = os.path.getsize(os.path.join(vdir, "uImage"))
+        meta["image_size"] = os.path.getsize(os.path.join(vdir, kernel))
     except (OSError, ValueError):
         raise run_guest.RunError(3, f"variant {variant!r} is not built: run ./run.sh build {variant}") from None
     return meta
@@ -303,12 +308,25 @@ def run_on_hosts(d, man, hosts):
     return stop
 
 
+def rootfs_path(arch):
+    return os.path.join(run_guest.BUILD, run_guest.variantmod().rootfs_dir(arch), "rootfs.cpio")
+
+
+def rootfs_hashes(arches):
+    """{arch: SHA-256 of its guest root fs}; RunError 3 if one is missing."""
+    out = {}
+    for a in arches:
+        if not os.path.isfile(rootfs_path(a)):
+            raise run_guest.RunError(3, f"no guest root file system for {a} ({rootfs_path(a)}): "
+                                     "run ./run.sh build")
+        out[a] = sha256_file(rootfs_path(a))
+    return out
+
+
 def create(args):
     c = campaign_file.load(args.file)
     builds = {v: build_identity(v) for v in c["variants"]}
-    rootfs = os.path.join(run_guest.BUILD, "rootfs", "rootfs.cpio")
-    if not os.path.isfile(rootfs):
-        raise run_guest.RunError(3, "no guest root file system: run ./run.sh build")
+    rootfs = rootfs_hashes(c["arches"])
     d = args.out or os.path.join(RESULTS, f"{c['name']}-{utc_stamp()}")
     if os.path.exists(d) and os.listdir(d):
         raise campaign_file.CampaignError(f"{d}: exists and is not empty")
@@ -323,10 +341,17 @@ def create(args):
     shutil.copy(args.file, os.path.join(d, "campaign.toml"))
     with open(os.path.join(d, "job.conf"), "w") as f:
         f.write(campaign_file.job_text(c))
-    man = Manifest(os.path.join(d, "manifest.json"), {
-        "format": 1, "campaign": c, "created": utc_stamp(),
-        "host": run_guest.host_info(), "builds": builds,
-        "rootfs_sha256": sha256_file(rootfs), "cells": cells})
+    host = run_guest.host_info(run_guest.arch_info(c["arches"][0])["qemu"])
+    # What boots each arch, for the report's setup lines.
+    host["qemu_guests"] = {a: run_guest.variantmod().guest_desc(a) for a in c["arches"]}
+    data = {"format": 1, "campaign": c, "created": utc_stamp(),
+            "host": host, "builds": builds}
+    # rootfs_sha256: the arm guests' root fs, as before arches existed.
+    if "arm" in rootfs:
+        data["rootfs_sha256"] = rootfs["arm"]
+    data["rootfs_sha256_by_arch"] = rootfs
+    data["cells"] = cells
+    man = Manifest(os.path.join(d, "manifest.json"), data)
     man.save()
     return d, man
 
@@ -343,9 +368,12 @@ def resume(args):
         if not same_kernel(old, build_identity(v)):
             raise campaign_file.CampaignError(
                 f"{d}: refusing to resume: kernel variant {v!r} was rebuilt differently since")
-    rootfs = os.path.join(run_guest.BUILD, "rootfs", "rootfs.cpio")
-    if not os.path.isfile(rootfs) or sha256_file(rootfs) != man.data["rootfs_sha256"]:
-        raise campaign_file.CampaignError(f"{d}: refusing to resume: the guest root file system changed")
+    want = man.data.get("rootfs_sha256_by_arch") or {"arm": man.data["rootfs_sha256"]}
+    for a, sha in want.items():
+        path = rootfs_path(a)
+        if not os.path.isfile(path) or sha256_file(path) != sha:
+            raise campaign_file.CampaignError(
+                f"{d}: refusing to resume: the guest root file system ({a}) changed")
     for cell in man.data["cells"]:
         tmp = os.path.join(d, "cells", f".tmp-{cell['id']}")
         if os.path.isdir(tmp):  # a harness that was killed outright

@@ -3,7 +3,13 @@
 
 Every rule gives one line naming the file, the key and what is allowed:
 unknown keys, wrong types, out-of-range values, empty lists, unknown or
-duplicate variants, unsafe names.
+duplicate variants, unsafe names, unknown architectures.
+
+The architecture is a dimension: arches = ["arm", "arm64"] (default
+["arm"]) runs every variant on each.  The campaign as resolved names
+build targets (scripts/variant.py): "before" for arm, "before@arm64" for
+arm64; the baseline is the first arch's, and each compared pair is
+compared within each arch, never across.
 """
 import hashlib
 import os
@@ -27,6 +33,8 @@ TOP = {
     "variants": (list, None, "a non-empty list of distinct built variants", REQUIRED),
     "baseline": (str, None, "one of the campaign's variants", None),
     "compare": (list, None, "a list of [baseline, variant] pairs of the campaign's variants", None),
+    "arches": (list, None, "a non-empty list of distinct architectures from "
+               + ", ".join(variantmod.ARCHES), ["arm"]),
     "cpus": (list, None, "a non-empty list of distinct integers 1..16", REQUIRED),
     "repetitions": (int, lambda v: 1 <= v <= 100, "an integer 1..100", REQUIRED),
     "order": (str, lambda v: v in ("alternate", "random"), "'alternate' or 'random'", "alternate"),
@@ -80,6 +88,25 @@ def _compare(path, pairs, variants, baseline):
     return pairs
 
 
+def _arches(path, out):
+    """Check arches and expand variants, baseline and compare to the build
+    targets of every arch (in place)."""
+    arches = out["arches"]
+    if (not arches or not all(isinstance(a, str) and a in variantmod.ARCHES for a in arches)
+            or len(set(arches)) != len(arches)):
+        raise CampaignError(f"{path}: arches: must be {TOP['arches'][2]}, not {arches!r}")
+    for a in arches:
+        for v in out["variants"]:
+            try:
+                variantmod.load(variantmod.label(v, a))
+            except variantmod.VariantError as e:
+                raise CampaignError(f"{path}: arches: {e}") from None
+    lab = variantmod.label
+    out["variants"] = [lab(v, a) for a in arches for v in out["variants"]]
+    out["baseline"] = lab(out["baseline"], arches[0])
+    out["compare"] = [[lab(b, a), lab(v, a)] for a in arches for b, v in out["compare"]]
+
+
 def load(path):
     """Return the campaign resolved (defaults filled in), or raise."""
     def bad(key, allowed):
@@ -122,6 +149,7 @@ def load(path):
     elif out["baseline"] not in variants:
         bad("baseline", f"one of the campaign's variants ({', '.join(variants)})")
     out["compare"] = _compare(path, out["compare"], variants, out["baseline"])
+    _arches(path, out)
     cpus = out["cpus"]
     if (not cpus or len(set(map(str, cpus))) != len(cpus)
             or not all(_type_ok(c, int) and 1 <= c <= 16 for c in cpus)):

@@ -13,14 +13,18 @@ Scheduling is parallel's: per host, as many cells of N vCPUs at a time as
 """
 import os
 import re
+import shutil
 import signal
 import subprocess
+import sys
 import tarfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PARALLEL = "parallel"
+sys.path.insert(0, HERE)
+import variant as variantmod  # noqa: E402
 
 
 class HostsError(Exception):
@@ -44,10 +48,15 @@ def make_payload(path, build, variants, job):
             tar.add(os.path.join(ROOT, "guest", f), f"payload/guest/{f}")
         # The runner checks variant names with it.
         tar.add(os.path.join(HERE, "variant.py"), "payload/scripts/variant.py")
+        arches = []
         for v in variants:
-            for f in ("uImage", "mbox_bench.ko", "build-meta.json"):
+            arch = variantmod.parse_target(v)[1]
+            arches += [] if arch in arches else [arch]
+            for f in (variantmod.ARCHES[arch]["kernel"], "mbox_bench.ko", "build-meta.json"):
                 tar.add(os.path.join(build, v, f), f"payload/build/{v}/{f}")
-        tar.add(os.path.join(build, "rootfs", "rootfs.cpio"), "payload/build/rootfs/rootfs.cpio")
+        for a in arches:
+            rootfs = f"{variantmod.rootfs_dir(a)}/rootfs.cpio"
+            tar.add(os.path.join(build, rootfs), f"payload/build/{rootfs}")
         tar.add(job, "payload/job.conf")
 
 
@@ -88,13 +97,23 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
             continue
         inp = os.path.join(d, f".hosts-c{cpus}.in")
         log = os.path.join(d, f".hosts-c{cpus}.joblog")
+        # On the hosts a cell runs in cells/.tmp-cN-SEQ, renamed to
+        # cells/.tmp-ID once back: parallel quotes a name with '@' (an arm64
+        # target's), and --return then asks rsync for the quoted name.
+        names = [f"c{cpus}-{i:04d}" for i in range(1, len(cells) + 1)]
         with open(inp, "w") as f:
-            for x in cells:
-                f.write(f"{x['id']} {x['variant']}\n")
+            for x, name in zip(cells, names):
+                f.write(f"{name} {x['variant']}\n")
+        for name in names:  # left by a harness that was killed outright
+            tmp = os.path.join(d, "cells", f".tmp-{name}")
+            if os.path.isdir(tmp):
+                shutil.rmtree(tmp)
+            if os.path.exists(tmp + ".log"):
+                os.unlink(tmp + ".log")
         if os.path.exists(log):
             os.unlink(log)
-        # Cell ids and variant names are checked ([A-Za-z0-9_-]) before
-        # they get here; parallel quotes {1} and {2} itself.
+        # Variant names are checked ([a-z0-9_-], and '@' before an arch)
+        # before they get here; parallel quotes {1} and {2} itself.
         cmd = [PARALLEL, "--sshloginfile", hosts, "--wd", remote, "--colsep", " ",
                "-j", f"{max(1, 100 // cpus)}%", "--joblog", log, "-a", inp,
                "--return", "cells/.tmp-{1}", "--return", "cells/.tmp-{1}.log",
@@ -122,7 +141,14 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
                 finished.add(seq)
                 x = cells[seq - 1]
                 x["host"] = host
-                finish_cell(x, os.path.join(d, "cells", f".tmp-{x['id']}"))
+                came = os.path.join(d, "cells", f".tmp-{names[seq - 1]}")
+                tmp = os.path.join(d, "cells", f".tmp-{x['id']}")
+                if os.path.isdir(came) and os.path.isdir(tmp):
+                    shutil.rmtree(tmp)
+                for suffix in ("", ".log"):
+                    if os.path.exists(came + suffix):
+                        os.replace(came + suffix, tmp + suffix)
+                finish_cell(x, tmp)
                 if x["state"] == "done":
                     done_count += 1
                     prog.walls.append(x.get("wall_s") or 0)

@@ -15,15 +15,18 @@ LB_PROG=setup
 
 # What each group is for, so that a package can be traced to its user.
 pkgs=(
-	# kernels: Debian's source, the ARM cross compiler, kbuild's host tools
+	# kernels: Debian's source, the ARM and arm64 cross compilers (readelf
+	# for the guest root fs too), kbuild's host tools
 	linux-source gcc-arm-linux-gnueabihf binutils-arm-linux-gnueabihf
+	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
 	gcc libc6-dev make bc bison flex libssl-dev cpio kmod perl git xz-utils
 	ccache
 	# the kernel's Image in a uImage header, for a fast guest boot
 	u-boot-tools
 	# checkpatch.pl's SPDX check
 	python3-ply python3-git
-	# guests: QEMU, the Debian armhf root file system without emulation
+	# guests: QEMU (qemu-system-arm and qemu-system-aarch64 both), the
+	# Debian armhf and arm64 root file systems without emulation
 	qemu-system-arm mmdebstrap
 	# analysis and plots
 	python3 python3-pandas python3-scipy gnuplot-nox

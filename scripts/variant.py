@@ -4,19 +4,26 @@
 
 A variant is data: the patches of the series it applies, in order, and the
 config fragments merged onto tinyconfig.  Adding a variant is adding a file.
-An optional key says what the analysis must know of the code under test:
-lookup_lock = "lock" (default: omap_mbox_get() takes mboxes_lock) or
+Variants are architecture-neutral: the per-architecture base fragment,
+configs/virt-ARCH.config, is merged first for every build, and a build
+target is VARIANT or VARIANT@ARCH (ARCH one of ARCHES; "before" is
+"before@arm", built in build/before; "before@arm64" in build/before@arm64).
+Optional keys: arches = [...] (the architectures the variant fits; default
+all), lookup_lock = "lock" (default: omap_mbox_get() takes mboxes_lock) or
 "none" (lookups take no lock, e.g. under RCU: lock_stat then counts the
-writes only).  It is copied into build-meta.json, with what the .config
-says of lock statistics (lock_stat, lockdep).
+writes only).  lookup_lock is copied into build-meta.json, with the arch,
+what the .config says of lock statistics (lock_stat, lockdep) and which
+rwlock and spinlock implementations the kernel has (rwlock_impl,
+spinlock_impl).
 
 Usage:
   variant.py list                  names of all variants, one per line
-  variant.py show NAME             "arch A", "lookup_lock L", "patch FILE",
+  variant.py show TARGET           "arch A", "variant V", "label L",
+                                   "lookup_lock L", "patch FILE",
                                    "config FILE" lines
-  variant.py meta NAME ...         print build-meta.json (see build-kernel.sh)
+  variant.py meta TARGET ...       print build-meta.json (see build-kernel.sh)
 
-Exit status: 0 ok, 2 bad variant name or file.
+Exit status: 0 ok, 2 bad variant name, target or file.
 """
 import argparse
 import hashlib
@@ -35,10 +42,18 @@ VARIANT_DIRS = [os.path.join(PATCH_DIR, "variants")]
 VARIANT_DIRS += [d for d in os.environ.get("LOCKBENCH_VARIANT_PATH", "").split(":") if d]
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
-KEYS = {"description": str, "arch": str, "patches": list, "configs": list}
+# What each architecture is built and booted with.  The first is the
+# default: its targets are labelled by the bare variant name.
+ARCHES = {
+    "arm": {"kernel": "uImage", "qemu": "qemu-system-arm", "machine": "virt",
+            "cpu": "cortex-a15", "debian": "armhf"},
+    "arm64": {"kernel": "Image", "qemu": "qemu-system-aarch64", "machine": "virt",
+              "cpu": "cortex-a57", "debian": "arm64"},
+}
+DEFAULT_ARCH = "arm"
+KEYS = {"description": str, "patches": list, "configs": list}
 # Optional keys: name -> (allowed values, default).
 OPTIONAL = {"lookup_lock": (("lock", "none"), "lock")}
-ARCHES = ("arm",)
 
 
 class VariantError(Exception):
@@ -61,10 +76,42 @@ def find_file(name):
     return None
 
 
-def load(name):
-    """Return the variant as a dict with absolute patch and config paths."""
+def label(name, arch):
+    """The target's name: the variant for the default arch, else VARIANT@ARCH
+    (also its folder in build/ and its name in campaigns)."""
+    return name if arch == DEFAULT_ARCH else f"{name}@{arch}"
+
+
+def parse_target(target):
+    """"before" -> ("before", "arm"); "before@arm64" -> ("before", "arm64").
+    Checks the syntax only, not that the variant exists."""
+    name, sep, arch = target.partition("@")
     if not NAME_RE.match(name):
         raise VariantError(f"variant name {name!r} is not [a-z0-9][a-z0-9_-]{{0,31}}")
+    if not sep:
+        arch = DEFAULT_ARCH
+    elif arch not in ARCHES:
+        raise VariantError(f"target {target!r}: unknown arch {arch!r} "
+                           f"(known: {', '.join(ARCHES)})")
+    return name, arch
+
+
+def rootfs_dir(arch):
+    """The guest root file system's folder in build/ for arch."""
+    return "rootfs" if arch == DEFAULT_ARCH else f"rootfs-{arch}"
+
+
+def guest_desc(arch):
+    """'qemu-system-aarch64 -M virt, cortex-a57': what boots an arch."""
+    a = ARCHES[arch]
+    return f"{a['qemu']} -M {a['machine']}, {a['cpu']}"
+
+
+def load(target):
+    """Return the variant built for a target (VARIANT or VARIANT@ARCH) as a
+    dict with absolute patch and config paths, the arch's base fragment
+    first."""
+    name, arch = parse_target(target)
     path = find_file(name)
     if path is None:
         raise VariantError(f"unknown variant {name!r} (known: {', '.join(variant_names())})")
@@ -73,33 +120,49 @@ def load(name):
             data = tomllib.load(f)
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise VariantError(f"{path}: {e}") from None
+    allowed = ", ".join(list(KEYS) + ["arches"] + list(OPTIONAL))
     for key, val in data.items():
         if key in OPTIONAL:
             if val not in OPTIONAL[key][0]:
                 raise VariantError(f"{path}: {key} must be one of "
                                    f"{', '.join(repr(v) for v in OPTIONAL[key][0])}")
             continue
+        if key == "arches":
+            if (not isinstance(val, list) or not val or len(set(map(str, val))) != len(val)
+                    or not all(a in ARCHES for a in val)):
+                raise VariantError(f"{path}: arches must be a non-empty list of distinct "
+                                   f"architectures from {', '.join(ARCHES)}")
+            continue
+        if key == "arch":
+            raise VariantError(f"{path}: key 'arch' is gone: variants are arch-neutral "
+                               f"(build VARIANT@ARCH; limit with arches = [...])")
         if key not in KEYS:
-            raise VariantError(f"{path}: unknown key {key!r} "
-                               f"(allowed: {', '.join(list(KEYS) + list(OPTIONAL))})")
+            raise VariantError(f"{path}: unknown key {key!r} (allowed: {allowed})")
         if not isinstance(val, KEYS[key]):
             raise VariantError(f"{path}: {key} must be a {KEYS[key].__name__}")
     for key in KEYS:
         if key not in data:
             raise VariantError(f"{path}: missing key {key!r}")
-    if data["arch"] not in ARCHES:
-        raise VariantError(f"{path}: arch {data['arch']!r} not one of {', '.join(ARCHES)}")
-    if not data["configs"]:
-        raise VariantError(f"{path}: configs must not be empty")
+    arches = data.get("arches", list(ARCHES))
+    if arch not in arches:
+        raise VariantError(f"variant {name!r} is not for {arch} "
+                           f"(its arches: {', '.join(arches)})")
+    base_config = os.path.join(CONFIG_DIR, f"virt-{arch}.config")
+    if not os.path.isfile(base_config):
+        raise VariantError(f"no base config fragment for {arch}: {base_config}")
     here = os.path.dirname(path)
-    out = {"name": name, "file": path, "description": data["description"],
-           "arch": data["arch"], "patches": [], "configs": []}
+    out = {"name": name, "arch": arch, "label": label(name, arch), "arches": arches,
+           "file": path, "description": data["description"], "patches": [],
+           "configs": [base_config]}
     for key, (_allowed, default) in OPTIONAL.items():
         out[key] = data.get(key, default)
     for key, base in (("patches", PATCH_DIR), ("configs", CONFIG_DIR)):
         for item in data[key]:
             if not isinstance(item, str) or "/" in item or item.startswith("."):
                 raise VariantError(f"{path}: {key} entry {item!r} must be a plain file name")
+            if key == "configs" and re.fullmatch(r"virt-.*\.config", item):
+                raise VariantError(f"{path}: configs entry {item!r}: the arch's base "
+                                   f"fragment is merged first by itself; drop it")
             # A test variant may carry its own patch beside its file.
             cands = [os.path.join(here, item), os.path.join(base, item)]
             found = next((c for c in cands if os.path.isfile(c)), None)
@@ -117,22 +180,30 @@ def sha256(path):
     return h.hexdigest()
 
 
-def config_flags(path):
-    """What a .config says of lock statistics: {"lock_stat": bool,
-    "lockdep": bool}."""
+def config_flags(path, arch):
+    """What a .config says of lock statistics and lock implementations:
+    {"lock_stat": bool, "lockdep": bool, "rwlock_impl": str,
+    "spinlock_impl": str}.  Without CONFIG_QUEUED_RWLOCKS an rwlock is the
+    architecture's own: on 32-bit ARM a reader-preferring one (a reader
+    gets in whenever no writer holds it, so readers can starve a writer);
+    qrwlock queues waiters in order.  Without CONFIG_QUEUED_SPINLOCKS 32-bit
+    ARM's spinlock is a ticket lock."""
     with open(path) as f:
         on = {line.split("=", 1)[0] for line in f if line.rstrip().endswith("=y")}
-    return {"lock_stat": "CONFIG_LOCK_STAT" in on, "lockdep": "CONFIG_LOCKDEP" in on}
+    own = {"arm": ("arch (reader-preferring)", "arch (ticket)")}.get(arch, ("arch", "arch"))
+    return {"lock_stat": "CONFIG_LOCK_STAT" in on, "lockdep": "CONFIG_LOCKDEP" in on,
+            "rwlock_impl": "qrwlock" if "CONFIG_QUEUED_RWLOCKS" in on else own[0],
+            "spinlock_impl": "qspinlock" if "CONFIG_QUEUED_SPINLOCKS" in on else own[1]}
 
 
 def make_parser():
     p = argparse.ArgumentParser(prog="variant.py", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="names of all variants")
-    s = sub.add_parser("show", help="patches and configs of a variant")
-    s.add_argument("name")
+    s = sub.add_parser("show", help="arch, patches and configs of a target")
+    s.add_argument("name", metavar="TARGET")
     m = sub.add_parser("meta", help="print build-meta.json")
-    m.add_argument("name")
+    m.add_argument("name", metavar="TARGET")
     m.add_argument("--kernel-version", required=True)
     m.add_argument("--package-version", required=True)
     m.add_argument("--config", required=True, help="the resulting .config")
@@ -155,6 +226,8 @@ def main(argv):
         return 2
     if args.cmd == "show":
         print(f"arch {v['arch']}")
+        print(f"variant {v['name']}")
+        print(f"label {v['label']}")
         print(f"lookup_lock {v['lookup_lock']}")
         for p in v["patches"]:
             print(f"patch {p}")
@@ -162,7 +235,7 @@ def main(argv):
             print(f"config {c}")
         return 0
     meta = {
-        "variant": v["name"],
+        "variant": v["label"],
         "description": v["description"],
         "arch": v["arch"],
         "kernel_version": args.kernel_version,
@@ -171,13 +244,15 @@ def main(argv):
         "patches": [{"name": os.path.basename(p), "sha256": sha256(p)} for p in v["patches"]],
         "config_fragments": [{"name": os.path.basename(c), "sha256": sha256(c)} for c in v["configs"]],
         "config_sha256": sha256(args.config),
-        **config_flags(args.config),
+        **config_flags(args.config, v["arch"]),
         "lookup_lock": v["lookup_lock"],
         "compiler": args.compiler,
         "build_seconds": round(args.build_seconds, 1),
         "tree_commit": args.tree_commit,
         "harness_commit": args.harness_commit,
     }
+    if v["label"] != v["name"]:
+        meta["variant_file"] = v["name"]
     json.dump(meta, sys.stdout, indent=2)
     print()
     return 0

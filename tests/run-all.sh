@@ -3,8 +3,8 @@
 #
 # The whole test suite, as CI runs it: install what is missing, lint, unit
 # tests, build the kernels once (before, after, their lock_stat-free twins
-# before-plain and after-plain, and rcu), then the end-to-end tests that
-# boot them.
+# before-plain and after-plain, rcu, and before and after for arm64
+# guests), then the end-to-end tests that boot them.
 # Each tests/t-*.sh is one test: exit 0 is a pass, anything else a failure
 # (there is no "skip": a test that cannot run has failed).
 #
@@ -52,7 +52,7 @@ fi
 
 scripts/setup.sh || exit 1
 run_test unit-python "$LB_PY" -m unittest discover -s tests/unit -t .
-run_test build ./run.sh build before after before-plain after-plain rcu
+run_test build ./run.sh build before after before-plain after-plain rcu before@arm64 after@arm64
 for t in "${tests[@]}"; do
 	run_test "${t%.sh}" "tests/${t%.sh}.sh"
 done

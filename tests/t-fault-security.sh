@@ -50,18 +50,23 @@ done
 [ "$n" -ge 2 ] || fail "only $n built kernels found"
 ok "$n built kernels have CONFIG_NET off"
 
-# Every built module is ARM, for the guest's kernel.
+# Every built module is for its guest's kernel: 32-bit ARM, or AArch64 in
+# an arm64 target's folder (VARIANT@arm64).
 n=0
 for ko in "$LB_BUILD"/*/mbox_bench.ko; do
-	arm-linux-gnueabihf-readelf -h "$ko" | grep -Eq 'Class: +ELF32' || fail "$ko is not ELF32"
-	arm-linux-gnueabihf-readelf -h "$ko" | grep -Eq 'Machine: +ARM$' || fail "$ko is not ARM"
-	vm=$(arm-linux-gnueabihf-readelf -p .modinfo "$ko" | grep -o 'vermagic=[^ ]*')
+	case $ko in
+	*@arm64/mbox_bench.ko) re=aarch64-linux-gnu-readelf class=ELF64 machine=AArch64 ;;
+	*) re=arm-linux-gnueabihf-readelf class=ELF32 machine=ARM ;;
+	esac
+	"$re" -h "$ko" | grep -Eq "Class: +$class" || fail "$ko is not $class"
+	"$re" -h "$ko" | grep -Eq "Machine: +$machine\$" || fail "$ko is not $machine"
+	vm=$("$re" -p .modinfo "$ko" | grep -o 'vermagic=[^ ]*')
 	case $vm in vermagic=6.1.*) ;; *) fail "$ko: $vm" ;; esac
 	[ "$vm" != "vermagic=$(uname -r)" ] || fail "$ko is for the host's kernel"
 	n=$((n + 1))
 done
 [ "$n" -ge 2 ] || fail "only $n modules found"
-ok "$n modules are 32-bit ARM for 6.1 guests, not for the host's $(uname -r) ($(uname -m))"
+ok "$n modules are ARM/AArch64 for 6.1 guests, not for the host's $(uname -r) ($(uname -m))"
 
 # Only the guest's side may name module loading (documentation aside).
 allowed='^(guest/init\.sh|guest/rootfs-files\.txt|tests/t-guest-job\.sh|tests/t-fault-security\.sh)$'

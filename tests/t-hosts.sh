@@ -6,6 +6,7 @@
 # second machine.  The kernels, modules and root fs are copied to it once,
 # every cell runs there through ssh (its qemu-cmd names the remote copy),
 # comes back into the same results tree and is analysed like a local one.
+# The campaign has arm and arm64 cells: an arm64 target's name has an '@'.
 #
 # Usage: tests/t-hosts.sh
 
@@ -38,7 +39,7 @@ cleanup() {
 trap cleanup EXIT
 echo "2/$ssh_cmd $user@127.0.0.1" >"$out/hosts"
 
-./run.sh campaign tests/campaigns/resume.toml --hosts "$out/hosts" \
+./run.sh campaign tests/campaigns/hosts.toml --hosts "$out/hosts" \
 	--out "$out/hosts-campaign" >"$out/campaign.log" 2>&1 ||
 	{ tail -n 20 "$out/campaign.log"; exit 1; }
 "$LB_PY" - "$out/hosts-campaign" "$remote" <<'PY'
@@ -49,10 +50,12 @@ for c in m["cells"]:
     assert c["state"] == "done", (c["id"], c["state"], c.get("problems"))
     assert c.get("host", "").startswith("ssh -p"), c
     cmd = open(f"{d}/cells/{c['id']}/qemu-cmd").read()
-    assert f"/{remote}/payload/build/{c['variant']}/uImage" in cmd, cmd
+    kernel = "Image" if c["variant"].endswith("@arm64") else "uImage"
+    assert f"/{remote}/payload/build/{c['variant']}/{kernel}" in cmd, cmd
     for p in m["campaign"]["points"]:
         assert os.path.isfile(f"{d}/cells/{c['id']}/points/{p['id']}/results.txt")
-print(f"ok: {len(m['cells'])} cells ran over ssh on the remote copy and came back")
+print(f"ok: {len(m['cells'])} cells ({', '.join(m['campaign']['variants'])}) ran over "
+      "ssh on the remote copy and came back")
 PY
 [ -s "$out/hosts-campaign/summary.md" ] || { echo "FAIL: no summary.md"; exit 1; }
 if grep -q ',0$' "$out/hosts-campaign/tidy/crosscheck.csv"; then

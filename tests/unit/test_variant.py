@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Variants are arch-neutral data (scripts/variant.py): a build target is
+VARIANT or VARIANT@ARCH, the arch's base fragment is merged first, the
+optional arches key limits a variant, build-meta's lock implementations
+come from the .config; a campaign's arches key (scripts/campaign_file.py)
+expands variants, baseline and compare pairs per arch, never across."""
+
+import os
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import campaign_file  # noqa: E402
+import variant  # noqa: E402
+
+POINT = '\n[[points]]\nid = "p1"\nread_pct = 90\nmailboxes = 16\n'
+
+
+class Targets(unittest.TestCase):
+    def test_parse(self):
+        self.assertEqual(variant.parse_target("before"), ("before", "arm"))
+        self.assertEqual(variant.parse_target("before@arm"), ("before", "arm"))
+        self.assertEqual(variant.parse_target("before@arm64"), ("before", "arm64"))
+        for bad in ("before@x86", "before@", "Before", "../x", "@arm64", "a@arm64@arm"):
+            with self.subTest(bad), self.assertRaises(variant.VariantError):
+                variant.parse_target(bad)
+
+    def test_label_and_dirs(self):
+        self.assertEqual(variant.label("before", "arm"), "before")
+        self.assertEqual(variant.label("before", "arm64"), "before@arm64")
+        self.assertEqual(variant.rootfs_dir("arm"), "rootfs")
+        self.assertEqual(variant.rootfs_dir("arm64"), "rootfs-arm64")
+        self.assertEqual(variant.guest_desc("arm64"), "qemu-system-aarch64 -M virt, cortex-a57")
+
+    def test_base_fragment_first(self):
+        for arch in variant.ARCHES:
+            v = variant.load(variant.label("before", arch))
+            self.assertEqual(v["arch"], arch)
+            names = [os.path.basename(c) for c in v["configs"]]
+            self.assertEqual(names[0], f"virt-{arch}.config")
+            self.assertEqual(names[1:], ["mbox-registry.config", "lockstat.config"])
+        # arm: the fragments as before the arch became a dimension, in order
+        self.assertEqual(variant.load("before")["label"], "before")
+        self.assertEqual(variant.load("before@arm64")["label"], "before@arm64")
+
+    def test_every_variant_file_is_arch_neutral(self):
+        for name in variant.variant_names():
+            for arch in variant.ARCHES:
+                with self.subTest(name=name, arch=arch):
+                    variant.load(variant.label(name, arch))
+
+
+class VariantFiles(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.old = variant.VARIANT_DIRS
+        variant.VARIANT_DIRS = [self.tmp.name] + self.old
+        self.addCleanup(setattr, variant, "VARIANT_DIRS", self.old)
+
+    def write(self, name, body):
+        with open(os.path.join(self.tmp.name, name + ".toml"), "w") as f:
+            f.write('description = "test"\npatches = []\n' + body)
+
+    def error(self, target):
+        with self.assertRaises(variant.VariantError) as cm:
+            variant.load(target)
+        return str(cm.exception)
+
+    def test_arches_limits(self):
+        self.write("onlyarm", 'configs = []\narches = ["arm"]\n')
+        self.assertEqual(variant.load("onlyarm")["arches"], ["arm"])
+        self.assertIn("is not for arm64 (its arches: arm)", self.error("onlyarm@arm64"))
+
+    def test_bad_arches(self):
+        for val in ('[]', '["x86"]', '"arm"', '["arm", "arm"]'):
+            with self.subTest(val):
+                self.write("badarches", f"configs = []\narches = {val}\n")
+                self.assertIn("arches must be a non-empty list", self.error("badarches"))
+
+    def test_old_arch_key_and_base_in_configs(self):
+        self.write("oldarch", 'arch = "arm"\nconfigs = []\n')
+        self.assertIn("key 'arch' is gone", self.error("oldarch"))
+        self.write("oldbase", 'configs = ["virt-arm.config"]\n')
+        self.assertIn("merged first by itself", self.error("oldbase"))
+
+
+class ConfigFlags(unittest.TestCase):
+    def flags(self, text, arch):
+        with tempfile.NamedTemporaryFile("w", suffix=".config", delete=False) as f:
+            f.write(text)
+        self.addCleanup(os.unlink, f.name)
+        return variant.config_flags(f.name, arch)
+
+    def test_arm64_queued(self):
+        f = self.flags("CONFIG_LOCK_STAT=y\nCONFIG_QUEUED_RWLOCKS=y\n"
+                       "CONFIG_QUEUED_SPINLOCKS=y\n", "arm64")
+        self.assertEqual((f["rwlock_impl"], f["spinlock_impl"]), ("qrwlock", "qspinlock"))
+        self.assertTrue(f["lock_stat"])
+        self.assertFalse(f["lockdep"])
+
+    def test_arm_own_locks(self):
+        f = self.flags("CONFIG_LOCKDEP=y\n# CONFIG_QUEUED_RWLOCKS is not set\n", "arm")
+        self.assertEqual((f["rwlock_impl"], f["spinlock_impl"]),
+                         ("arch (reader-preferring)", "arch (ticket)"))
+
+
+class CampaignArches(unittest.TestCase):
+    def load(self, body):
+        with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+            f.write('name = "t"\ncpus = [2]\nrepetitions = 1\n' + body + POINT)
+        self.addCleanup(os.unlink, f.name)
+        return campaign_file.load(f.name)
+
+    def test_default_is_arm(self):
+        c = self.load('variants = ["before", "after"]\n')
+        self.assertEqual(c["arches"], ["arm"])
+        self.assertEqual(c["variants"], ["before", "after"])
+        self.assertEqual(c["compare"], [["before", "after"]])
+
+    def test_expanded_per_arch(self):
+        c = self.load('variants = ["before", "after", "rcu"]\narches = ["arm", "arm64"]\n'
+                      'compare = [["before", "after"], ["after", "rcu"]]\n')
+        self.assertEqual(c["variants"], ["before", "after", "rcu", "before@arm64",
+                                         "after@arm64", "rcu@arm64"])
+        self.assertEqual(c["baseline"], "before")
+        self.assertEqual(c["compare"], [["before", "after"], ["after", "rcu"],
+                                        ["before@arm64", "after@arm64"],
+                                        ["after@arm64", "rcu@arm64"]])
+
+    def test_arm64_only_default_pairs(self):
+        c = self.load('variants = ["before", "after", "rcu"]\narches = ["arm64"]\n')
+        self.assertEqual(c["baseline"], "before@arm64")
+        self.assertEqual(c["compare"], [["before@arm64", "after@arm64"],
+                                        ["before@arm64", "rcu@arm64"]])
+
+    def test_bad_arches(self):
+        for val in ('[]', '["x86"]', '"arm64"', '["arm64", "arm64"]', '[64]'):
+            with self.subTest(val), self.assertRaises(campaign_file.CampaignError) as cm:
+                self.load(f'variants = ["before"]\narches = {val}\n')
+            self.assertIn(": arches: must be a ", str(cm.exception))
+
+    def test_target_names_are_not_variants(self):
+        with self.assertRaises(campaign_file.CampaignError) as cm:
+            self.load('variants = ["before@arm64"]\n')
+        self.assertIn("unknown variant 'before@arm64'", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
