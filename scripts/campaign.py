@@ -25,7 +25,6 @@ built; 130 interrupted.
 import argparse
 import contextlib
 import datetime
-import hashlib
 import json
 import os
 import random
@@ -42,6 +41,7 @@ sys.path.insert(0, os.path.join(ROOT, "guest"))
 import campaign_file  # noqa: E402
 import campaign_hosts  # noqa: E402
 import run_guest  # noqa: E402
+import variant as variantmod  # noqa: E402
 
 PY = "/usr/bin/python3"
 RESULTS = os.path.join(ROOT, "results")
@@ -74,14 +74,6 @@ def make_parser():
     return p
 
 
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def utc_stamp():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
@@ -111,7 +103,7 @@ def build_identity(variant):
     try:
         with open(meta_path) as f:
             meta = json.load(f)
-        meta["module_sha256"] = sha256_file(os.path.join(vdir, "mbox_bench.ko"))
+        meta["module_sha256"] = variantmod.sha256(os.path.join(vdir, "mbox_bench.ko"))
         meta["image_size"] = os.path.getsize(os.path.join(vdir, kernel))
     except (OSError, ValueError):
         raise run_guest.RunError(3, f"variant {variant!r} is not built: run ./run.sh build {variant}") from None
@@ -309,7 +301,7 @@ def run_on_hosts(d, man, hosts):
 
 
 def rootfs_path(arch):
-    return os.path.join(run_guest.BUILD, run_guest.variantmod().rootfs_dir(arch), "rootfs.cpio")
+    return os.path.join(run_guest.BUILD, variantmod.rootfs_dir(arch), "rootfs.cpio")
 
 
 def rootfs_hashes(arches):
@@ -319,7 +311,7 @@ def rootfs_hashes(arches):
         if not os.path.isfile(rootfs_path(a)):
             raise run_guest.RunError(3, f"no guest root file system for {a} ({rootfs_path(a)}): "
                                      "run ./run.sh build")
-        out[a] = sha256_file(rootfs_path(a))
+        out[a] = variantmod.sha256(rootfs_path(a))
     return out
 
 
@@ -343,7 +335,7 @@ def create(args):
         f.write(campaign_file.job_text(c))
     host = run_guest.host_info(run_guest.arch_info(c["arches"][0])["qemu"])
     # What boots each arch, for the report's setup lines.
-    host["qemu_guests"] = {a: run_guest.variantmod().guest_desc(a) for a in c["arches"]}
+    host["qemu_guests"] = {a: variantmod.guest_desc(a) for a in c["arches"]}
     data = {"format": 1, "campaign": c, "created": utc_stamp(),
             "host": host, "builds": builds}
     # rootfs_sha256: the arm guests' root fs, as before arches existed.
@@ -361,7 +353,7 @@ def resume(args):
     man = Manifest.load(d)
     c = man.data["campaign"]
     src = c["file"] if os.path.isfile(c["file"]) else os.path.join(d, "campaign.toml")
-    if sha256_file(src) != c["file_sha256"]:
+    if variantmod.sha256(src) != c["file_sha256"]:
         raise campaign_file.CampaignError(
             f"{d}: refusing to resume: campaign file {src} changed since the campaign started")
     for v, old in man.data["builds"].items():
@@ -371,7 +363,7 @@ def resume(args):
     want = man.data.get("rootfs_sha256_by_arch") or {"arm": man.data["rootfs_sha256"]}
     for a, sha in want.items():
         path = rootfs_path(a)
-        if not os.path.isfile(path) or sha256_file(path) != sha:
+        if not os.path.isfile(path) or variantmod.sha256(path) != sha:
             raise campaign_file.CampaignError(
                 f"{d}: refusing to resume: the guest root file system ({a}) changed")
     for cell in man.data["cells"]:
