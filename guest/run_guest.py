@@ -12,6 +12,7 @@ build/rootfs-arm64); scripts/variant.py's ARCHES says which is which.
 
 With --job, the run directory OUT gets: console.log, qemu-cmd (the exact
 command; its initrd is scratch, in $TMPDIR, removed once the guest talks),
+rerun (OUT/rerun NEWDIR, from the harness root: the same job again),
 job.conf (the job as checked and given to the guest), meta.json (with
 the arch and the QEMU binary, machine and CPU) and points/<id>/ for every
 point
@@ -414,6 +415,22 @@ def load_job(path):
     return jobmod.parse(text, path)
 
 
+def write_rerun(out, args):
+    """OUT/rerun NEWDIR: the same job on the same target, with a fresh
+    initrd (qemu-cmd's was scratch).  It boots what build/TARGET holds
+    now: meta.json's build says which kernel this run had."""
+    boot = shlex.join(["./run.sh", "boot", args.variant, "--cpus", str(args.cpus),
+                       "--mem", str(args.mem)])
+    path = os.path.join(out, "rerun")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n"
+                "# Run from the harness's root: OUT/rerun NEWDIR\n"
+                'if [ $# -ne 1 ] || [ ! -x ./run.sh ]; then\n'
+                '\techo "usage: (in the harness root) $0 NEWDIR" >&2\n\texit 2\nfi\n'
+                f'exec {boot} --job "$(dirname "$0")/job.conf" --out "$1"\n')
+    os.chmod(path, 0o755)
+
+
 def run_job(args, art, job):
     # The initrd (the 21 MB root fs + the job) is scratch: it does not go
     # on the results disk.
@@ -444,6 +461,7 @@ def _run_job(args, art, job, scratch):
     cmd = qemu_cmd(art, args.cpus, args.mem, initrd, results)
     with open(os.path.join(out, "qemu-cmd"), "w") as f:
         f.write(shlex.join(cmd) + "\n")
+    write_rerun(out, args)
     with open(art["build-meta.json"]) as f:
         build = json.load(f)
     a = arch_info(art["arch"])

@@ -114,7 +114,7 @@ def main(argv):
     if meta["state"] != "ok" or meta["points_done"] != meta["points_planned"]:
         fail(f"run state {meta['state']}, points {meta['points_done']} of "
              f"{meta['points_planned']}: {meta['problems']}")
-    for f in ("console.log", "qemu-cmd", "job.conf"):
+    for f in ("console.log", "qemu-cmd", "rerun", "job.conf"):
         if not os.path.isfile(os.path.join(args.dir, f)):
             fail(f"no {f}")
     print(f"ok: run complete: {len(meta['points_done'])} points, boot-to-workload "

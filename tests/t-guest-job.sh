@@ -7,7 +7,8 @@
 # or BUG line; its counts agree with lock_stat's mboxes_lock (-R/-W rows
 # before, one row after) within 1%; bad parameters are refused with the
 # documented line; and a second boot with perf lock record brings perf.data
-# back byte-identical (SHA-256 checked).
+# back byte-identical (SHA-256 checked); that run's rerun script boots
+# the same job again.
 #
 # Usage: tests/t-guest-job.sh
 
@@ -44,3 +45,9 @@ for v in before after; do
 	"$LB_PY" guest/run_guest.py "$v" --cpus 2 --job "$out/perf.job" --out "$out/$v-perf"
 	"$LB_PY" tests/check_run.py "$out/$v-perf" --lock "$lock" --perf-data
 done
+
+# A run can be done again: qemu-cmd's initrd is gone, rerun rebuilds it.
+"$out/before-perf/rerun" "$out/before-rerun"
+"$LB_PY" tests/check_run.py "$out/before-rerun" --lock rwlock --perf-data
+cmp "$out/before-perf/job.conf" "$out/before-rerun/job.conf"
+echo "ok: before-perf/rerun booted the same job again"
