@@ -43,10 +43,7 @@ done
 cnt=0
 for t in "$f"/*.txt; do
 	name=$(basename "$t" .txt)
-	rc=0
-	./run.sh lockstat "$t" >"$out/$name.csv" 2>"$out/$name.err" || rc=$?
-	[ $rc = 2 ] || fail "$name: exit $rc, want 2"
-	ft_one_line "$out/$name.err" "^lockstat: $t(:[0-9]+)?: "
+	ft_refused "$out/$name.csv" "$out/$name.err" "^lockstat: $t(:[0-9]+)?: " ./run.sh lockstat "$t"
 	[ ! -s "$out/$name.csv" ] || fail "$name: CSV on stdout"
 	echo "ok: $name: $(cat "$out/$name.err")"
 	cnt=$((cnt + 1))

@@ -46,10 +46,8 @@ cmp -s "$p1/lock_stat.txt" "$bad/lock_stat-garbled.txt" && fail "sed did not gar
 { head -c 2000 "$p1/lock_stat.txt"; printf '\0\0\0'; tail -c +2001 "$p1/lock_stat.txt"; } >"$bad/lock_stat-nul.txt"
 ./run.sh lockstat "$p1/lock_stat.txt" >"$bad/good.csv" || fail "the intact lock_stat.txt was refused"
 for f in cut garbled nul; do
-	rc=0
-	./run.sh lockstat "$bad/lock_stat-$f.txt" >"$bad/$f.csv" 2>"$bad/$f.err" || rc=$?
-	[ $rc = 2 ] || fail "lockstat on lock_stat-$f.txt: exit $rc, want 2"
-	ft_one_line "$bad/$f.err" "^lockstat: $bad/lock_stat-$f.txt(:[0-9]+)?: "
+	ft_refused "$bad/$f.csv" "$bad/$f.err" "^lockstat: $bad/lock_stat-$f.txt(:[0-9]+)?: " \
+		./run.sh lockstat "$bad/lock_stat-$f.txt"
 	[ ! -s "$bad/$f.csv" ] || fail "lockstat wrote CSV for lock_stat-$f.txt"
 	ok "lock_stat.txt $f: exit 2, no CSV: $(cat "$bad/$f.err")"
 done

@@ -81,6 +81,17 @@ ft_one_line() {
 	grep -Eq -- "$2" "$1" || fail "stderr '$(cat "$1")' does not match '$2'"
 }
 
+# ft_refused STDOUT STDERR REGEX CMD...: CMD is bad input: exit 2 and one
+# stderr line matching REGEX (ft_one_line); its output stays in STDOUT and
+# STDERR for the caller's "nothing was written" check.
+ft_refused() {
+	local so=$1 se=$2 re=$3 rc=0
+	shift 3
+	"$@" >"$so" 2>"$se" || rc=$?
+	[ $rc = 2 ] || fail "$*: exit $rc, want 2: $(head -c 300 "$se")"
+	ft_one_line "$se" "$re"
+}
+
 # ft_no_qemu DIR: no qemu-system-arm of this run is left (5 s grace).
 ft_no_qemu() {
 	local i
