@@ -2,14 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The verdict itself is tested on real boots.  A/A: "before" against an
-# identical copy of itself must never come out "harm" or "better" nor
-# significantly different, and must come out "no harm" on the lookup
+# identical copy of itself must come out "no harm", not significantly
+# different (p >= 0.01), on the campaign's primary metric, the lookup
 # median read against the host's speed (the _ref metrics: this host's
-# cores change speed, analysis/TIDY.md); the false-alarm and "no harm"
-# rates of the procedure on those samples (random re-splits) are measured
-# and printed.  Harm: "before" against a
-# kernel with a deliberate 5 us slowdown inside mboxes_lock
-# (tests/variants/0099-*.patch) must come out "harm".
+# cores change speed, analysis/TIDY.md).  On every metric the procedure
+# is checked for calibration on these boots: over 300 random re-splits
+# (exchangeable data), a false "harm"/"better" in at most 10% and
+# p < 0.05 in at most 12% (nominal: about 5%); the rates are printed.
+# Only the primary metric's single verdict is asserted: each verdict at
+# a 95% CI is wrong now and then by design, and asserting all four made
+# this test fail in 17 of 200 re-splits of one CI run's boots; the
+# primary alone fails in 3 of 200 (tests/RELIABILITY.md).
+# Harm: "before" against a kernel with a deliberate 5 us slowdown inside
+# mboxes_lock (tests/variants/0099-*.patch) must come out "harm" on all
+# four metrics.
 #
 # Usage: tests/t-verdicts.sh
 
@@ -47,16 +53,15 @@ for m in RAW + REF:
     print(f"A/A {m}: ratio {float(r['ratio']):.3f} [{float(r['ratio_ci_lo']):.3f}, "
           f"{float(r['ratio_ci_hi']):.3f}], p={float(r['p_value']):.3f}: {r['verdict']} "
           f"(margin {float(r['margin']):.0%}, n={r['n_base']}+{r['n_var']})")
-    # Never a false difference.  p >= 0.01, not 0.05: a true A/A is
-    # "significant" at 0.05 one time in twenty by definition; this keeps
-    # the test's own false failures at 1%.
-    assert r["verdict"] in ("no harm", "inconclusive"), f"A/A {m}: {r['verdict']}"
-    assert float(r["p_value"]) >= 0.01, f"A/A {m}: p={r['p_value']}"
 # The claim itself: read against the host's speed, an identical kernel is
-# "no harm" (at aa.toml's 10% margin; the rate at 5% is printed below).  The raw metrics carry the host's two speeds
-# (tests/RELIABILITY.md) and may stay "inconclusive" with 12 boots.
-assert aa["lookup_lat_median_ref"]["verdict"] == "no harm", \
-    f"A/A lookup_lat_median_ref: {aa['lookup_lat_median_ref']['verdict']}"
+# "no harm" (at aa.toml's 10% margin; the rate at 5% is printed below)
+# and not significantly different.  p >= 0.01, not 0.05: a true A/A is
+# "significant" at 0.05 one time in twenty by definition.  The raw
+# metrics carry the host's two speeds (tests/RELIABILITY.md) and may stay
+# "inconclusive" with 12 boots.
+prim = aa["lookup_lat_median_ref"]
+assert prim["verdict"] == "no harm", f"A/A lookup_lat_median_ref: {prim['verdict']}"
+assert float(prim["p_value"]) >= 0.01, f"A/A lookup_lat_median_ref: p={prim['p_value']}"
 samples = pd.read_csv(f"{out}/aa/tidy/samples.csv")
 for m in RAW + REF:
     direction = "higher" if m.startswith("throughput") else "lower"
@@ -70,13 +75,19 @@ for m in RAW + REF:
               f"{fa['rate']:.1%}, 'no harm' {nh:.1%} of {fa['splits']} splits "
               f"{fa['group_size']} vs {fa['group_size']} (significant at 0.05: "
               f"{fa['significant_rate']:.1%}; verdicts {fa['verdicts']})")
+        if margin == 0.10:  # aa.toml's
+            v = fa["verdicts"]
+            false_diff = (v.get("harm", 0) + v.get("better", 0)) / fa["splits"]
+            assert false_diff <= 0.10, f"A/A {m}: false harm/better in {false_diff:.1%} of splits"
+            assert fa["significant_rate"] <= 0.12, \
+                f"A/A {m}: p < 0.05 in {fa['significant_rate']:.1%} of splits"
 slow = rows("slowdown")
 for m in RAW + REF:
     r = slow[m]
     print(f"slowdown {m}: ratio {float(r['ratio']):.3f} [{float(r['ratio_ci_lo']):.3f}, "
           f"{float(r['ratio_ci_hi']):.3f}]: {r['verdict']}")
     assert r["verdict"] == "harm", f"slowdown {m}: {r['verdict']}"
-print("ok: A/A shows no false difference, the 5 us slowdown is harm")
+print("ok: A/A: no harm on the primary metric, false differences within bounds on all; the 5 us slowdown is harm")
 PY
 # The commit message carries the primary metric and, read against the
 # host's speed, its _ref twin.
