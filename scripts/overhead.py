@@ -64,6 +64,16 @@ def job_text(rounds, settings, duration_ms):
     return "\n".join(lines) + "\n"
 
 
+def write_csv(out, rows):
+    """OUT/overhead.csv, one row per point; returns its path."""
+    path = os.path.join(out, "overhead.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
 def main(argv):
     a = make_parser().parse_args(argv)
     for name, val, lo, hi in (("--boots", a.boots, 1, 20), ("--rounds", a.rounds, 1, 50),
@@ -93,8 +103,10 @@ def main(argv):
         rc = subprocess.call([sys.executable, os.path.join(ROOT, "guest", "run_guest.py"),
                               a.variant, "--cpus", "1", "--job", job, "--out", run])
         if rc != 0:
-            # run_guest.py said why in one line; keep its exit status.
-            die(f"boot {b + 1} failed (run_guest.py exit {rc}; see {run})", rc)
+            # run_guest.py said why in one line; keep its exit status and
+            # what the earlier boots measured.
+            kept = f"; boots 1..{b} kept in {write_csv(out, rows)}" if rows else ""
+            die(f"boot {b + 1} failed (run_guest.py exit {rc}; see {run}){kept}", rc)
         for r in range(a.rounds):
             for t in settings:
                 path = os.path.join(run, "points", f"t{t}-r{r}", "results.txt")
@@ -117,10 +129,11 @@ def main(argv):
     n = a.boots * a.rounds
     print(f"# {a.variant}: QEMU TCG, 1 vCPU on {os.cpu_count()} host cores, "
           f"read_pct=100 mailboxes=16, {a.duration_ms} ms points, "
-          f"n={n} ({a.boots} boots x {a.rounds} rounds)")
+          f"n={n} ({a.boots} boot(s) x {a.rounds} round(s))")
     print(f"{'':>8} {'':>13} {'raw ops/s':^29} {'normalised to the host speed':^29}")
     print(f"{'timing':>8} {'ops/s median':>13} {'ratio':>7} {'95% CI':>13} {'cost':>7}"
           f" {'ratio':>7} {'95% CI':>13} {'cost':>7}")
+    levels = []
     for t in settings:
         mine = [r for r in rows if r["timing"] == t]
         line = f"{t:>8} {statistics.median(r['ops_per_sec'] for r in mine):>13.0f}"
@@ -130,14 +143,15 @@ def main(argv):
             if not ratios:
                 line += f" {'-':>7} {'-':>13} {'-':>7}"
                 continue
-            med, lo, hi, _level = stats.median_ci(ratios)
+            med, lo, hi, level = stats.median_ci(ratios)
+            levels.append(level)
             line += (f" {med:>7.3f} {lo:>6.3f}-{hi:<6.3f}"
                      f" {(1 - med) * 100:>6.1f}%")
         print(line)
-    with open(os.path.join(out, "overhead.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    if levels and min(levels) < 0.95:
+        print(f"note: n={n} is too few for a 95% CI of a median: the ranges are "
+              f"the smallest and largest ratio, a {min(levels):.0%} CI (n >= 6 for 95%)")
+    write_csv(out, rows)
     clocks = [r["clock_read_ns"] for r in rows if r["clock_read_ns"] != ""]
     if clocks:
         print(f"clock_read_ns median {statistics.median(clocks):.0f}; "
