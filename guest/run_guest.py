@@ -191,11 +191,17 @@ def qemu_cmd(art, cpus, mem, initrd, results=None):
 
 def die_with_parent(sig):
     """A preexec_fn: the child gets SIG when its parent dies, even by SIGKILL,
-    so that no QEMU outlives a killed harness."""
+    so that no QEMU outlives a killed harness.  Call it in the parent."""
+    parent = os.getpid()
+
     def set_pdeathsig():
         import ctypes
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, int(sig), 0, 0, 0)  # PR_SET_PDEATHSIG
+        # A parent that died between fork() and prctl() sends nothing:
+        # the child was reparented, so it signals itself (prctl(2)).
+        if os.getppid() != parent:
+            os.kill(os.getpid(), int(sig))
     return set_pdeathsig
 
 

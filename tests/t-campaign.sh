@@ -36,12 +36,15 @@ hashes() { # the SHA-256 of every file of the done cells
 unchanged() { # DIR HASHFILE: every file hashed before is still the same
 	[ -s "$2" ] && hashes "$1" | grep -F -x -f "$2" | cmp -s - "$2"
 }
-no_qemu_left() {
-	sleep 1
-	if pgrep -f "qemu-system-arm.*$1" >/dev/null; then
-		echo "FAIL: a QEMU of $1 outlived the harness"
-		exit 1
-	fi
+no_qemu_left() { # DIR: its QEMUs gone within 10 s (a runner told to stop
+	# waits up to 5 s for its QEMU to exit before killing it)
+	for _ in $(seq 20); do
+		pgrep -f "qemu-system-arm.*$1" >/dev/null || return 0
+		sleep 0.5
+	done
+	pgrep -af "qemu-system-arm.*$1"
+	echo "FAIL: a QEMU of $1 outlived the harness"
+	exit 1
 }
 wait_done() { # DIR N: until N cells are done
 	for _ in $(seq 300); do
