@@ -106,7 +106,9 @@ def make_parser():
 
 def variantmod():
     """scripts/variant.py (sent along to --hosts machines)."""
-    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    scripts = os.path.join(ROOT, "scripts")
+    if scripts not in sys.path:  # called per target: put it there once
+        sys.path.insert(0, scripts)
     import variant  # noqa: E402
     return variant
 
@@ -126,6 +128,11 @@ def arch_info(arch):
     return variantmod().ARCHES[arch]
 
 
+def rootfs_path(arch):
+    """The guest root file system of arch's guests."""
+    return os.path.join(BUILD, variantmod().rootfs_dir(arch), "rootfs.cpio")
+
+
 def artifacts(name):
     vm = variantmod()
     variant, arch, label = target(name)
@@ -138,7 +145,7 @@ def artifacts(name):
     for path in need.values():
         if not os.path.isfile(path):
             raise RunError(3, f"variant {label!r} is not built ({path} missing): run ./run.sh build {label}")
-    rootfs = os.path.join(BUILD, vm.rootfs_dir(arch), "rootfs.cpio")
+    rootfs = rootfs_path(arch)
     if not os.path.isfile(rootfs):
         raise RunError(3, f"no guest root file system ({rootfs}): run ./run.sh build"
                        + ("" if arch == vm.DEFAULT_ARCH else f" {label}"))

@@ -300,18 +300,15 @@ def run_on_hosts(d, man, hosts):
     return stop
 
 
-def rootfs_path(arch):
-    return os.path.join(run_guest.BUILD, variantmod.rootfs_dir(arch), "rootfs.cpio")
-
-
 def rootfs_hashes(arches):
     """{arch: SHA-256 of its guest root fs}; RunError 3 if one is missing."""
     out = {}
     for a in arches:
-        if not os.path.isfile(rootfs_path(a)):
-            raise run_guest.RunError(3, f"no guest root file system for {a} ({rootfs_path(a)}): "
+        path = run_guest.rootfs_path(a)
+        if not os.path.isfile(path):
+            raise run_guest.RunError(3, f"no guest root file system for {a} ({path}): "
                                      "run ./run.sh build")
-        out[a] = variantmod.sha256(rootfs_path(a))
+        out[a] = variantmod.sha256(path)
     return out
 
 
@@ -362,7 +359,7 @@ def resume(args):
                 f"{d}: refusing to resume: kernel variant {v!r} was rebuilt differently since")
     want = man.data.get("rootfs_sha256_by_arch") or {"arm": man.data["rootfs_sha256"]}
     for a, sha in want.items():
-        path = rootfs_path(a)
+        path = run_guest.rootfs_path(a)
         if not os.path.isfile(path) or variantmod.sha256(path) != sha:
             raise campaign_file.CampaignError(
                 f"{d}: refusing to resume: the guest root file system ({a}) changed")
