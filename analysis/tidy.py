@@ -38,11 +38,26 @@ COLUMNS = {
     "problems": ("cell", "point", "file", "problem"),
     "notes": ("variant", "note"),
     "perf_lock": KEYS + ("name",) + perf_lock.FIELDS,
+    "outcomes": KEYS + POINT_PARAMS + ("outcome", "detail"),
 }
 
 PERF_EVENTS = {"task-clock": "task_clock_ms",
                "context-switches": "context_switches",
                "cpu-migrations": "cpu_migrations"}
+
+#: rate -> (total, factor, work): factor * total / work.  A total scales
+#: with the work a run did (a kernel that collapses to a few ops has few
+#: contentions), a rate does not.  work: "acq" = lock_stat acquisitions of
+#: the class, "ops" = results.txt `total ops`, "lockops" = `lockops read +
+#: write` (the module's calls that take the lock on a locking kernel).
+RATES = {
+    "lock_contentions_per_kacq": ("lock_contentions", 1e3, "acq"),
+    "lock_waittime_per_acq_ns": ("lock_waittime_total_us", 1e3, "acq"),
+    "context_switches_per_mop": ("context_switches", 1e6, "ops"),
+    "cpu_migrations_per_mop": ("cpu_migrations", 1e6, "ops"),
+    "perf_lock_contended_per_kop": ("perf_lock_contended", 1e3, "lockops"),
+    "perf_lock_wait_per_op_ns": ("perf_lock_wait_total_ns", 1, "lockops"),
+}
 
 
 @dataclass
@@ -78,6 +93,22 @@ def _lock_metrics(rows):
     if acq:
         out["lock_holdtime_avg_us"] = hold_total / acq
     return out
+
+
+def rate_metrics(metrics, res):
+    """The RATES of one point from its other metrics and its results.
+
+    Only from an ok results.txt (also the lock_stat rates, whose totals
+    alone do not need one): the work of a failed run is not the work its
+    counters saw.  A zero amount of work gives no rate, not inf."""
+    if res is None or not res.ok:
+        return {}
+    work = {"acq": metrics.get("lock_acquisitions") or 0,
+            "ops": res.total["ops"],
+            "lockops": res.lockops["read"] + res.lockops["write"]}
+    return {rate: factor * metrics[total] / work[per]
+            for rate, (total, factor, per) in RATES.items()
+            if total in metrics and work[per] > 0}
 
 
 def ref_ns(res, key="trim_mean_ns"):
@@ -174,17 +205,48 @@ def crosscheck_row(lockops, rows, tolerance=CROSSCHECK_TOLERANCE,
 
 
 def _parse(tidy, cell, point, pdir, name, parser, optional=False):
+    """(the parsed file, None), or (None, why) after a problem row saying
+    why (why is None for an optional file that is absent)."""
     path = os.path.join(pdir, name)
     if not os.path.exists(path):
-        if not optional:
-            tidy.problem(cell.id, point.id, name, "missing")
-        return None
+        if optional:
+            return None, None
+        tidy.problem(cell.id, point.id, name, "missing")
+        return None, f"{name} missing"
     try:
-        return parser(path)
+        return parser(path), None
     except ParseError as e:
         where = f"line {e.line}: " if e.line is not None else ""
         tidy.problem(cell.id, point.id, name, where + e.message)
-        return None
+        return None, f"{name}: {where}{e.message}"
+
+
+def failed_checks(res):
+    """The module's checks that did not pass, as (check, "k=v ...")."""
+    return [(c, " ".join(f"{k}={v}" for k, v in c.items()))
+            for c in res.checks
+            if any(v != "ok" for v in c.values() if isinstance(v, str))]
+
+
+def outcome(res, why):
+    """(outcome, detail) of a point for outcomes.csv: its parsed
+    results.txt, or None and why there is none.  A starved point (a
+    thread that made no op) is its own outcome: it is the worst a lock
+    can do, and counting it is the only way it shows (it has no samples)."""
+    if res is None:
+        return "missing", why
+    if res.ok:
+        return "ok", ""
+    failed = failed_checks(res)
+    starved = [c for c, _ in failed if "progress" in c]
+    if starved:
+        n = starved[0].get("threads_without_ops")
+        rest = [text for c, text in failed if "progress" not in c]
+        return "starved", "; ".join(
+            [f"threads_without_ops={n}" if n is not None
+             else f"progress={starved[0]['progress']}"] + rest)
+    return "failed", "; ".join(text for _, text in failed) or \
+        "end status=FAILURE"
 
 
 def _check_params(tidy, cell, point, res):
@@ -224,30 +286,45 @@ def build(rundir, tolerance=CROSSCHECK_TOLERANCE):
     cells = sorted((c for c in rundir.cells if c.state == "done"),
                    key=lambda c: (order_v.get(c.variant, 99), c.cpus, c.rep,
                                   c.id))
+    points = sorted(rundir.points, key=lambda p: order_p[p.id])
     for cell in cells:
         cdir = os.path.join(rundir.path, "cells", cell.id)
         if not os.path.isdir(cdir):
             tidy.problem(cell.id, "", "", "cell directory missing")
+            for point in points:
+                t["outcomes"].append(dict(
+                    _point_key(rundir, cell, point), outcome="missing",
+                    detail="cell directory missing"))
             continue
-        for point in sorted(rundir.points, key=lambda p: order_p[p.id]):
+        for point in points:
             _one_point(tidy, rundir, cell, point, lock_class, tolerance)
     return tidy
 
 
+def _point_key(rundir, cell, point):
+    """The key columns and the point's parameters (samples, outcomes)."""
+    return {"campaign": rundir.name, "variant": cell.variant,
+            "arch": cell.arch, "cpus": cell.cpus, "rep": cell.rep,
+            "cell": cell.id, "point": point.id,
+            **{k: getattr(point, k) for k in POINT_PARAMS}}
+
+
 def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
     t = tidy.tables
+    pkey = _point_key(rundir, cell, point)
+    key = {k: pkey[k] for k in KEYS}
     pdir = rundir.point_dir(cell, point)
     if not os.path.isdir(pdir):
         tidy.problem(cell.id, point.id, "", "point directory missing")
+        t["outcomes"].append(dict(pkey, outcome="missing",
+                                  detail="point directory missing"))
         return
-    key = {"campaign": rundir.name, "variant": cell.variant,
-           "arch": cell.arch, "cpus": cell.cpus, "rep": cell.rep,
-           "cell": cell.id, "point": point.id}
-    pkey = dict(key, **{k: getattr(point, k) for k in POINT_PARAMS})
     metrics = {}
 
-    res = _parse(tidy, cell, point, pdir, "results.txt",
-                 bench_results.parse_file)
+    res, why = _parse(tidy, cell, point, pdir, "results.txt",
+                      bench_results.parse_file)
+    got, detail = outcome(res, why)
+    t["outcomes"].append(dict(pkey, outcome=got, detail=detail))
     if res is not None:
         for w in res.warnings:
             tidy.problem(cell.id, point.id, "results.txt", w)
@@ -271,18 +348,15 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
         if res.ok:
             metrics.update(bench_metrics(res))
         else:
-            failed = [" ".join(f"{k}={v}" for k, v in c.items())
-                      for c in res.checks
-                      if any(v not in ("ok",) for k, v in c.items()
-                             if isinstance(v, str))]
+            failed = [text for _, text in failed_checks(res)]
             tidy.problem(cell.id, point.id, "results.txt",
                          "end status=FAILURE, point not used"
                          + (f" ({'; '.join(failed)})" if failed else ""))
 
     ls, rows = None, []
     if rundir.has_lock_stat(cell.variant):
-        ls = _parse(tidy, cell, point, pdir, "lock_stat.txt",
-                    lockstat.parse_file)
+        ls, _ = _parse(tidy, cell, point, pdir, "lock_stat.txt",
+                       lockstat.parse_file)
     if ls is not None:
         rows = ls.select(exact=lock_class)
         if ls.debug_disabled:
@@ -324,16 +398,17 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
         t["crosscheck"].append(row)
 
     perf = rundir.campaign.get("perf") or {}
-    ps = _parse(tidy, cell, point, pdir, "perf-stat.csv", perf_stat.parse_file,
-                optional=perf.get("stat", True) is False)
+    ps, _ = _parse(tidy, cell, point, pdir, "perf-stat.csv",
+                   perf_stat.parse_file,
+                   optional=perf.get("stat", True) is False)
     if ps is not None and (res is None or res.ok):
         for event, metric in PERF_EVENTS.items():
             c = ps.get(event)
             if c is not None and c.value is not None:
                 metrics[metric] = c.value
 
-    pl = _parse(tidy, cell, point, pdir, "perf-lock.txt",
-                perf_lock.parse_file, optional=not perf.get("lock", False))
+    pl, _ = _parse(tidy, cell, point, pdir, "perf-lock.txt",
+                   perf_lock.parse_file, optional=not perf.get("lock", False))
     if pl is not None:
         for r in pl:
             t["perf_lock"].append(dict(key, name=r.name, **{
@@ -345,6 +420,7 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
             if mine[0].total_wait_ns is not None:
                 metrics["perf_lock_wait_total_ns"] = mine[0].total_wait_ns
 
+    metrics.update(rate_metrics(metrics, res))
     for metric in METRICS:
         if metric in metrics and not math.isfinite(metrics[metric]):
             tidy.problem(cell.id, point.id, "", f"{metric} is "

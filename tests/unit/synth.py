@@ -120,6 +120,29 @@ def perf_stat_csv(duration_ms, cpus, seed):
             "<not supported>,,instructions,0,100.00,,\n")
 
 
+def fail_point(run, cell, point, check):
+    """Make a point of a run written by make_run end status=FAILURE with
+    one check failed: "progress" (a starved thread: cpu 1 made no op,
+    threads_without_ops=1) or "registry"."""
+    path = os.path.join(run, "cells", cell, "points", point, "results.txt")
+    with open(path) as f:
+        lines = f.read().splitlines()
+    out = []
+    for line in lines:
+        if check == "progress" and line.startswith("thread cpu=1 "):
+            line = ("thread cpu=1 ops=0 lookups=0 hits=0 misses=0 writes=0 "
+                    "errors=0")
+        elif check == "progress" and line.startswith("check progress="):
+            line = "check progress=FAIL threads_without_ops=1"
+        elif check == "registry" and line.startswith("check registry="):
+            line = line.replace("registry=ok", "registry=FAIL")
+        elif line.startswith("end status="):
+            line = "end status=FAILURE"
+        out.append(line)
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
 def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
              wrong_count_cell=None, extra_cells=(), base_ops=100000.0,
              noise=0.005, variants=None, compare=None):

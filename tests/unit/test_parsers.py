@@ -207,3 +207,29 @@ class BenchResultsFinePercentilesAndProbe(unittest.TestCase):
             with self.assertRaises(ParseError) as cm:
                 bench_results.parse_file(path)
         self.assertIn("p50_ns", str(cm.exception))
+
+
+class Outcome(unittest.TestCase):
+    """tidy.outcome: how a point ended, from its parsed results.txt."""
+
+    def outcome(self, text):
+        from analysis import tidy
+        return tidy.outcome(bench_results.parse_text(text), None)
+
+    def test_ok_failed_starved_missing(self):
+        from analysis import tidy
+        self.assertEqual(self.outcome(read("results-v1.txt")), ("ok", ""))
+        failure = read("results-failure.txt")
+        registry = "registry=FAIL preloaded=16 found=16 private_found=0"
+        self.assertEqual(self.outcome(failure), ("failed", registry))
+        starved = failure.replace("progress=ok threads_without_ops=0",
+                                  "progress=FAIL threads_without_ops=2")
+        self.assertEqual(self.outcome(starved),
+                         ("starved", "threads_without_ops=2; " + registry))
+        self.assertEqual(tidy.outcome(None, "results.txt missing"),
+                         ("missing", "results.txt missing"))
+
+    def test_failure_without_a_failed_check(self):
+        text = read("results-v1.txt").replace("status=SUCCESS",
+                                              "status=FAILURE")
+        self.assertEqual(self.outcome(text), ("failed", "end status=FAILURE"))
