@@ -16,7 +16,7 @@ except ImportError as e:  # not a traceback: say which package is missing
     sys.exit(3)
 
 from analysis import rundir as rundir_mod
-from analysis import stats, tidy
+from analysis import stats, tidy, verdicts
 from analysis.common import OneLineParser, ParseError, run_cli
 
 PROG = "analyze"
@@ -72,9 +72,10 @@ def analyze(path, thresholds=None):
     thresholds = (thresholds or stats.Thresholds()).with_(margin=rd.margin)
     samples = pd.DataFrame(t.tables["samples"])
     medians = stats.medians_table(samples, thresholds)
-    comps = stats.comparisons_table(samples, rd.baseline, thresholds,
-                                    variants=rd.variants,
-                                    pairs=rd.comparisons)
+    comps = verdicts.comparisons_table(
+        samples, rd.comparisons, thresholds, rd.primary_metric,
+        rd.primary_points, pd.DataFrame(t.tables.get("outcomes") or []),
+        rd.controls)
     out = os.path.join(path, TIDY_DIR)
     os.makedirs(out, exist_ok=True)
     for name, columns in tidy.COLUMNS.items():
@@ -87,7 +88,7 @@ def analyze(path, thresholds=None):
                        t.tables[name])
     tidy.write_csv(os.path.join(out, "medians.csv"), stats.MEDIANS_COLUMNS,
                    medians.to_dict("records"))
-    tidy.write_csv(os.path.join(out, STAMP_FILE), stats.COMPARISONS_COLUMNS,
+    tidy.write_csv(os.path.join(out, STAMP_FILE), verdicts.COMPARISONS_COLUMNS,
                    comps.to_dict("records"))
     return rd, t, medians, comps
 

@@ -20,7 +20,8 @@ except ImportError as e:  # not a traceback: say which package is missing
 
 from analysis import analyze as analyze_mod
 from analysis import rundir as rundir_mod
-from analysis import stats, summary, tidy
+from analysis import observer as observer_mod
+from analysis import stats, summary, tidy, verdicts
 from analysis.common import OneLineParser, ParseError, UsageError, run_cli
 
 PROG = "report"
@@ -44,10 +45,11 @@ def make_parser():
         description="Compare the variants of a results directory, each "
         "pair of the campaign's `compare` (default: each variant with the "
         "baseline): per metric, vCPU count and workload point, the medians "
-        "with 95% CIs (order statistics), the ratio of medians with a "
-        "seeded bootstrap 95% CI, the Mann-Whitney U p-value and a "
-        "verdict against the margin (better / no harm / harm / "
-        "inconclusive with the repetitions likely needed). Prints "
+        "with 95% CIs (order statistics), the ratio as the Hodges-Lehmann "
+        "shift of log values with its Mann-Whitney (Moses) 95% CI and p, "
+        "and a verdict against the margin (better / no harm / worse / "
+        "harm / inconclusive; the campaign's primary metric is the "
+        "answer, every other verdict is Holm-corrected). Prints "
         "summary.md and writes DIR/summary.md, DIR/summary.csv (every "
         "number) and DIR/commit-msg.txt (72 columns). A comparison "
         "measured with lock statistics whose twin (same patches) was "
@@ -125,6 +127,8 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     samples = _read(path, "samples.csv")
     cells = _read(path, "cells.csv")
     problems = _read(path, "problems.csv")
+    outcomes = (_read(path, "outcomes.csv") if os.path.exists(
+        os.path.join(path, analyze_mod.TIDY_DIR, "outcomes.csv")) else None)
     variants = [v for v in rd.variants if v in set(samples["variant"])]
     if baseline not in variants:
         raise ParseError(path, None, f"baseline {baseline!r} has no samples "
@@ -133,7 +137,10 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
         raise ParseError(path, None, "only one variant has samples: nothing "
                          "to compare")
     # --baseline: every variant against it; else the campaign's pairs.
-    pairs = ([(baseline, v) for v in variants if v != baseline]
+    controls = [(b, c) for b, c in rd.controls
+                if b in variants and c in variants]
+    pairs = ([(baseline, v) for v in variants
+              if v != baseline and (baseline, v) not in controls]
              if explicit_baseline else rd.comparisons)
     for b, v in pairs:
         lost = [x for x in (b, v) if x not in variants]
@@ -144,13 +151,14 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     if not pairs:
         raise ParseError(path, None, "no comparison has samples on both "
                          "sides")
-    comps = stats.comparisons_table(samples, baseline, th, pairs=pairs)
-    primary = rd.campaign.get("primary_metric", "throughput_ops_s")
+    primary = rd.primary_metric
+    comps = verdicts.comparisons_table(samples, pairs, th, primary,
+                                       rd.primary_points, outcomes, controls)
     twins = [t for t in rd.observer_pairs() if t[0] in pairs and t[1] in pairs]
-    observer = stats.observer_table(comps, samples, twins, primary, th)
+    observer = observer_mod.observer_table(comps, samples, twins, primary, th)
     obs_path = os.path.join(path, "observer.csv")
     if len(observer):
-        tidy.write_csv(obs_path, stats.OBSERVER_COLUMNS,
+        tidy.write_csv(obs_path, observer_mod.OBSERVER_COLUMNS,
                        observer.to_dict("records"))
     elif os.path.exists(obs_path):
         os.remove(obs_path)
@@ -169,8 +177,15 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
                 lines[i:i + 1] = _shell_lines(cmd, line[len(cmd) + 3:])
     msg = "\n".join(lines) + "\n"
     tidy.write_csv(os.path.join(path, "summary.csv"),
-                   stats.COMPARISONS_COLUMNS, comps.to_dict("records"))
-    for name, text in (("summary.md", md), ("commit-msg.txt", msg)):
+                   verdicts.COMPARISONS_COLUMNS, comps.to_dict("records"))
+    facts = summary.setup_facts(rd, cells, samples, baseline, primary)
+    answer = "\n\n".join(summary.answer_text(comps, facts, th, primary))
+    legend = "\n".join(summary.legend(th, primary, comps))
+    # answer.txt and legend.txt: what report.html opens with (plots/ reads
+    # files, never imports analysis/)
+    for name, text in (("summary.md", md), ("commit-msg.txt", msg),
+                       ("answer.txt", answer + "\n"),
+                       ("legend.txt", legend + "\n")):
         tmp = os.path.join(path, name + ".tmp")
         with open(tmp, "w") as f:
             f.write(text)

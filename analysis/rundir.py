@@ -65,6 +65,29 @@ class RunDir:
             else 0.05
 
     @property
+    def primary_metric(self):
+        """The metric named before the run as the campaign's answer."""
+        return str(self.campaign.get("primary_metric") or "throughput_ops_s")
+
+    @property
+    def primary_points(self):
+        """The point ids whose primary verdicts are the answer (every point
+        when the campaign names none)."""
+        pts = self.campaign.get("primary_points")
+        if isinstance(pts, list) and pts:
+            return [str(p) for p in pts]
+        return [p.id for p in self.points]
+
+    @property
+    def controls(self):
+        """[(baseline, control), ...]: the A/A pairs of a campaign with
+        `control = true` (the control boots its baseline's image)."""
+        ctl = self.campaign.get("controls")
+        if not isinstance(ctl, dict):
+            return []
+        return [(str(b), str(c)) for c, b in ctl.items()]
+
+    @property
     def lock_class(self):
         return self.campaign.get("lock_class", "mboxes_lock")
 
@@ -75,8 +98,9 @@ class RunDir:
         pairs = self.campaign.get("compare")
         if isinstance(pairs, list) and pairs:
             return [(str(b), str(v)) for b, v in pairs]
+        ctl = {c for _b, c in self.controls}
         return [(self.baseline, v) for v in self.variants
-                if v != self.baseline]
+                if v != self.baseline and v not in ctl]
 
     def has_lock_stat(self, variant):
         """False when the variant's kernel was built without

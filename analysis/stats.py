@@ -1,20 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
 """Statistics of benchmark samples: medians with confidence intervals,
-variant/baseline ratios, Mann-Whitney U, and the verdict. Never prints;
-warnings are returned as data (benchstat's benchmath, in spirit).
+the variant/baseline ratio, and the verdict. Never prints; warnings are
+returned as data (benchstat's benchmath, in spirit).
 
 - Median CI: distribution-free, from order statistics (binomial): the
   narrowest symmetric pair (x_(l), x_(n+1-l)) covering the median with
   probability >= 95%. With n < 6 no pair reaches 95%: [min, max] is
   returned with its actual (lower) level.
-- Ratio = median(variant) / median(baseline), 95% CI by a seeded
-  percentile bootstrap: each group resampled with replacement,
-  `resamples` times (default 10000, seed 1).
-- p: Mann-Whitney U, two-sided (scipy.stats.mannwhitneyu); "~" when
-  p >= alpha (0.05).
-- Verdict against the margin m, for the metric's direction (see verdict()).
+- Ratio: the Hodges-Lehmann estimate of the shift of log(value) between
+  the groups, ratio = exp(shift), with the distribution-free (Moses) CI
+  from the Mann-Whitney statistic: the k-th smallest and largest of the
+  n*m pairwise differences log(v_j) - log(b_i), k from U's exact null
+  distribution (normal approximation beyond n + m = 60). The p-value is
+  the same test's, so p and CI always agree. Why not the ratio of
+  medians: on this host boots run at one of two speeds, and the median of
+  8 boots jumps between them; HL uses every pair (Hollander & Wolfe,
+  Nonparametric Statistical Methods, 3rd ed., 4.2-4.3; Lehmann 1963).
+- Verdict against the margin m, for the metric's direction (verdict()).
 """
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 
@@ -23,9 +28,13 @@ from scipy import stats as sps
 
 from analysis import metrics
 
-NO_HARM, BETTER, HARM, INCONCLUSIVE = "no harm", "better", "harm", \
-    "inconclusive"
-TOO_FEW = "n<6: too few samples"
+NO_HARM, BETTER, WORSE, HARM = "no harm", "better", "worse", "harm"
+INCONCLUSIVE = "inconclusive"
+TOO_FEW = "inconclusive (n<6)"
+#: the verdicts that decide something, favourable first
+DECIDED = (BETTER, NO_HARM, WORSE, HARM)
+FAVOURABLE = (BETTER, NO_HARM)
+UNFAVOURABLE = (WORSE, HARM)
 
 
 @dataclass(frozen=True)
@@ -35,8 +44,9 @@ class Thresholds:
     confidence: float = 0.95  # of the median CIs and the ratio CI
     alpha: float = 0.05  # significance of the Mann-Whitney U test
     margin: float = 0.05  # non-inferiority margin, relative
-    min_n: int = 6  # fewer samples in a group: warning
-    resamples: int = 10000  # bootstrap resamples
+    min_n: int = 6  # fewer boots in a group: no verdict
+    probe_tolerance: float = 0.02  # _ref verdicts need the probe this still
+    resamples: int = 10000  # bootstrap resamples (ratio of ratios)
     seed: int = 1  # bootstrap seed
 
     def with_(self, **kw):
@@ -62,13 +72,14 @@ class Comparison:
     n_var: int
     base: Summary
     var: Summary
-    ratio: float
+    ratio: float  # exp(Hodges-Lehmann shift of log values)
     ratio_ci_lo: float
     ratio_ci_hi: float
-    p_value: float
+    p_value: float  # two-sided Mann-Whitney
     significant: bool
-    verdict: str  # "" when the metric has no direction or no ratio
+    verdict: str  # the whole label; "" when the metric has no direction
     n_needed: object  # int, "unreachable" or None
+    p_claim: float = math.nan  # the p of the claim the verdict makes
     warnings: list = field(default_factory=list)
 
 
@@ -115,103 +126,253 @@ def describe(values, confidence=0.95):
                    max=float(x.max()))
 
 
-def _ratio(num, den):
-    """num/den for arrays, with 0/0 = 1 (both medians zero: no change)."""
-    num = np.asarray(num, dtype=float)
-    den = np.asarray(den, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = num / den
-    r = np.where((num == 0) & (den == 0), 1.0, r)
-    return r
+# --- Mann-Whitney U: exact null distribution, HL shift and Moses CI --------
+
+EXACT_MAX = 60  # n + m up to which U's null distribution is exact
 
 
-def ratio_ci(base, var, confidence=0.95, resamples=10000, seed=1):
-    """(ratio, lo, hi) of median(var)/median(base), seeded bootstrap."""
-    b, v = _clean(base), _clean(var)
-    ratio = float(_ratio(np.median(v), np.median(b)))
-    rng = np.random.default_rng(seed)
-    mb = np.median(b[rng.integers(0, len(b), (resamples, len(b)))], axis=1)
-    mv = np.median(v[rng.integers(0, len(v), (resamples, len(v)))], axis=1)
-    r = np.sort(_ratio(mv, mb))
-    a = (1 - confidence) / 2
-    lo = r[int(math.floor(a * resamples))]
-    hi = r[min(resamples - 1, int(math.ceil((1 - a) * resamples)) - 1)]
-    return ratio, float(lo), float(hi)
+@functools.lru_cache(maxsize=256)
+def _u_cdf(n, m):
+    """P(U <= u) for u = 0..n*m under H0 (no ties), as a numpy array: the
+    counts are the coefficients of the Gaussian binomial [n+m choose n]_q,
+    built as prod_{i=1..n} (1 - q^(m+i)) / (1 - q^i) in integers."""
+    size = n * m + 1
+    c = np.zeros(size, dtype=object)
+    c[0] = 1
+    for i in range(1, n + 1):
+        s = m + i
+        c[s:] = c[s:] - c[:size - s]  # times (1 - q^s)
+        for k in range(i, size):  # divided by (1 - q^i)
+            c[k] += c[k - i]
+    total = sum(c)
+    return np.cumsum(c).astype(float) / float(total)
+
+
+def _cdf(u, n, m):
+    """P(U0 <= u) under H0 (no ties), exact up to n + m = EXACT_MAX, then
+    the normal approximation with continuity correction."""
+    if u < 0:
+        return 0.0
+    if u >= n * m:
+        return 1.0
+    if n + m <= EXACT_MAX:
+        return float(_u_cdf(n, m)[int(u)])
+    mu, sd = n * m / 2, math.sqrt(n * m * (n + m + 1) / 12)
+    return float(sps.norm.cdf((u + 0.5 - mu) / sd))
+
+
+def _p_at_least(u, n, m):
+    """P(U0 >= u) under H0; a half-integer u (ties) is rounded down, which
+    makes the p-value conservative."""
+    return 1.0 - _cdf(math.floor(u + 1e-9) - 1, n, m)
+
+
+def _k_crit(n, m, tail):
+    """The largest k with P(U0 <= k - 1) <= tail (0 when none): the Moses
+    CI is [d_(k), d_(nm+1-k)] of the sorted pairwise differences."""
+    if n + m <= EXACT_MAX:
+        cdf = _u_cdf(n, m)
+        return int(np.searchsorted(cdf, tail * (1 + 1e-12), side="right"))
+    mu, sd = n * m / 2, math.sqrt(n * m * (n + m + 1) / 12)
+    k = int(math.floor(mu - sps.norm.isf(tail) * sd + 0.5))
+    while k > 0 and _cdf(k - 1, n, m) > tail:
+        k -= 1
+    return max(0, k)
+
+
+def log_diffs(base, var):
+    """Sorted pairwise differences log(v_j) - log(b_i) (all values > 0)."""
+    return np.sort((np.log(var)[None, :] - np.log(base)[:, None]).ravel())
+
+
+def shift_ci_many(base, var, confidence=0.95):
+    """Hodges-Lehmann shifts of log values with their Moses CIs, for many
+    comparisons at once: base (S x n) and var (S x m) arrays of values
+    > 0. Returns (shift, lo, hi) arrays of length S (infinite bounds when
+    n, m are too small for the level). compare() and the simulations in
+    tests/unit/test_verdict_sim.py both go through here."""
+    base, var = np.atleast_2d(base), np.atleast_2d(var)
+    n, m = base.shape[1], var.shape[1]
+    d = np.sort((np.log(var)[:, None, :] - np.log(base)[:, :, None])
+                .reshape(len(base), n * m), axis=1)
+    shift = np.median(d, axis=1)
+    k = _k_crit(n, m, (1 - confidence) / 2)
+    if k == 0:
+        inf = np.full(len(d), np.inf)
+        return shift, -inf, inf
+    return shift, d[:, k - 1], d[:, n * m - k]
+
+
+def p_shift(d, n, m, delta, side):
+    """One-sided p of the claim "shift > delta" (side +1) or "shift <
+    delta" (side -1): the Mann-Whitney test of the data with the variant
+    moved by -delta. Differences equal to delta count half."""
+    above = np.count_nonzero(d > delta + 1e-12)
+    below = np.count_nonzero(d < delta - 1e-12)
+    ties = d.size - above - below
+    u = (above if side > 0 else below) + ties / 2
+    return _p_at_least(u, n, m)
 
 
 def mann_whitney_p(base, var):
+    """Two-sided Mann-Whitney p (the same test the CI inverts)."""
     b, v = _clean(base), _clean(var)
-    allv = np.concatenate([b, v])
     if len(b) == 0 or len(v) == 0:
         return math.nan
-    if np.all(allv == allv[0]):
-        return 1.0
-    return float(sps.mannwhitneyu(v, b, alternative="two-sided").pvalue)
+    d = np.sort((v[None, :] - b[:, None]).ravel())
+    n, m = len(b), len(v)
+    return min(1.0, 2 * min(p_shift(d, n, m, 0.0, 1),
+                            p_shift(d, n, m, 0.0, -1)))
 
 
-def verdict(ratio, lo, hi, direction, margin, n):
-    """(verdict, n_needed) for a ratio variant/baseline and its CI.
+# --- the verdict -------------------------------------------------------------
+
+def _goodness(direction):
+    """+1 when a ratio above 1 is good (higher is better), -1 otherwise."""
+    return 1 if direction == "higher" else -1
+
+
+def margin_shift(direction, margin):
+    """The margin as a log shift on the harmful side: log(1 - m) for
+    higher-is-better metrics, log(1 + m) for lower-is-better ones."""
+    return math.log(1 - margin) if direction == "higher" else \
+        math.log(1 + margin)
+
+
+def verdict(ratio, lo, hi, direction, margin, n, min_n=6):
+    """(label, n_needed) for a ratio variant/baseline and its CI.
 
     higher-better (throughput):       lower-better (latency, waits...):
       better:  lo > 1                   better:  hi < 1
       no harm: lo >= 1 - m              no harm: hi <= 1 + m
-      harm:    hi < 1 (and lo < 1 - m)  harm:    lo > 1 (and hi > 1 + m)
-      else inconclusive                 else inconclusive
-    checked in that order. For inconclusive, n_needed estimates the
-    repetitions per variant that would make the CI's harmful side reach
-    the margin, assuming the half-width shrinks like 1/sqrt(n):
-    ceil(n * (halfwidth / distance)^2), halfwidth = |estimate - harmful
-    CI bound|, distance = |estimate - margin bound|; "unreachable" when the
-    estimate itself is beyond the margin. No direction or no ratio: ("",
+      harm:    hi < 1 - m               harm:    lo > 1 + m
+      worse:   hi < 1                   worse:   lo > 1
+      else inconclusive (n≈N)           else inconclusive (n≈N)
+    checked in that order: `no harm` is non-inferiority (even when
+    significantly worse within the margin), `harm` means the whole CI lies
+    beyond the margin, `worse` that it lies on the harmful side of 1 but
+    reaches into the margin. Fewer than min_n boots in a group: no
+    verdict, TOO_FEW. For inconclusive, n_needed estimates the boots per
+    variant that would decide (no harm, or worse), assuming the CI's
+    half-width shrinks like 1/sqrt(n). No direction or no ratio: ("",
     None)."""
     if direction not in ("higher", "lower") or any(
             isinstance(x, float) and math.isnan(x) for x in (ratio, lo, hi)):
         return "", None
-    if direction == "higher":
-        if lo > 1:
-            return BETTER, None
-        if lo >= 1 - margin:
-            return NO_HARM, None
-        if hi < 1:
-            return HARM, None
-        half, dist = ratio - lo, ratio - (1 - margin)
-    else:
-        if hi < 1:
-            return BETTER, None
-        if hi <= 1 + margin:
-            return NO_HARM, None
-        if lo > 1:
-            return HARM, None
-        half, dist = hi - ratio, (1 + margin) - ratio
-    if dist <= 0 or math.isinf(half):
+    if n < min_n:
+        return TOO_FEW, None
+    g = _goodness(direction)
+    # log space, oriented so that positive is good
+    est = g * math.log(ratio)
+    glo, ghi = sorted((g * _log(lo), g * _log(hi)))
+    bound = g * margin_shift(direction, margin)  # < 0
+    if glo > 0:
+        return BETTER, None
+    if glo >= bound:
+        return NO_HARM, None
+    if ghi < bound:
+        return HARM, None
+    if ghi < 0:
+        return WORSE, None
+    factors = []
+    if est > bound and math.isfinite(glo):  # towards no harm
+        factors.append(((est - glo) / (est - bound)) ** 2)
+    if est < 0 and math.isfinite(ghi):  # towards worse
+        factors.append(((ghi - est) / -est) ** 2)
+    if not factors:
         return INCONCLUSIVE, "unreachable"
-    return INCONCLUSIVE, int(math.ceil(n * (half / dist) ** 2))
+    need = int(math.ceil(n * min(factors)))
+    return f"{INCONCLUSIVE} (n≈{need})", need
+
+
+def _log(x):
+    if x <= 0:
+        return -math.inf
+    return math.inf if math.isinf(x) else math.log(x)
+
+
+def claims(direction, margin):
+    """label -> (log-shift bound, side) of the one-sided claim it makes:
+    side +1 "shift > bound", -1 "shift < bound"."""
+    g, ms = _goodness(direction), margin_shift(direction, margin)
+    return {BETTER: (0.0, g), NO_HARM: (ms, g), WORSE: (0.0, -g),
+            HARM: (ms, -g)}
+
+
+def p_claim(d, n, m, label, direction, margin):
+    """The two-sided-equivalent p of the claim a label makes (compare it
+    with alpha: the 95% CI decides at one-sided 2.5%); for an undecided
+    label the smallest over the four claims."""
+    cl = claims(direction, margin)
+    want = [cl[label]] if label in cl else cl.values()
+    return min(min(1.0, 2 * p_shift(d, n, m, b, s)) for b, s in want)
 
 
 def compare(base, var, direction, thresholds=Thresholds()):
-    """Compare two groups of samples; returns a Comparison."""
+    """Compare two groups of samples (one per boot); returns a
+    Comparison. The ratio and its CI are exp() of the Hodges-Lehmann
+    shift of log values and its Moses CI; values must be > 0 (both groups
+    all 0: ratio 1, no change)."""
     t = thresholds
     b, v = _clean(base), _clean(var)
     sb, sv = describe(b, t.confidence), describe(v, t.confidence)
     warnings = []
+    nan = math.nan
     if len(b) == 0 or len(v) == 0:
         warnings.append("no samples in one group")
-        return Comparison(len(b), len(v), sb, sv, math.nan, math.nan,
-                          math.nan, math.nan, False, "", None, warnings)
-    if min(len(b), len(v)) < t.min_n:
-        warnings.append(TOO_FEW if t.min_n == 6
-                        else f"n<{t.min_n}: too few samples")
-    ratio, lo, hi = ratio_ci(b, v, t.confidence, t.resamples, t.seed)
-    if sb.median == 0:
-        warnings.append("baseline median is 0: ratio undefined"
-                        if sv.median != 0 else "both medians are 0")
-        if sv.median != 0:
-            ratio, lo, hi = math.nan, math.nan, math.nan
-    p = mann_whitney_p(b, v)
-    verd, needed = verdict(ratio, lo, hi, direction, t.margin,
-                           min(len(b), len(v)))
-    return Comparison(len(b), len(v), sb, sv, ratio, lo, hi, p,
-                      bool(p < t.alpha), verd, needed, warnings)
+        return Comparison(len(b), len(v), sb, sv, nan, nan, nan, nan, False,
+                          "", None, nan, warnings)
+    n, m = len(b), len(v)
+    if np.all(b == 0) and np.all(v == 0):
+        warnings.append("every value is 0 on both sides")
+        b, v = np.ones(n), np.ones(m)
+    elif np.any(b <= 0) or np.any(v <= 0):
+        warnings.append("baseline is 0: ratio undefined" if np.all(b == 0)
+                        else "a value is 0 or negative: no ratio")
+        return Comparison(n, m, sb, sv, nan, nan, nan,
+                          mann_whitney_p(b, v), False, "", None, nan,
+                          warnings)
+    d = log_diffs(b, v)
+    shift, lo, hi = (float(x[0]) for x in shift_ci_many(b, v, t.confidence))
+    ratio, rlo, rhi = math.exp(shift), math.exp(lo), math.exp(hi)
+    p = min(1.0, 2 * min(p_shift(d, n, m, 0.0, 1),
+                         p_shift(d, n, m, 0.0, -1)))
+    label, needed = verdict(ratio, rlo, rhi, direction, t.margin, min(n, m),
+                            t.min_n)
+    pc = (p_claim(d, n, m, label, direction, t.margin)
+          if direction in ("higher", "lower") else nan)
+    return Comparison(n, m, sb, sv, ratio, rlo, rhi, p, bool(p < t.alpha),
+                      label, needed, pc, warnings)
+
+
+def ci_level(n, m, confidence):
+    """The Moses CI's actual coverage for groups of n and m (>= the
+    nominal confidence; 1.0 when the groups are too small for any)."""
+    k = _k_crit(n, m, (1 - confidence) / 2)
+    return 1.0 if k == 0 else 1 - 2 * _cdf(k - 1, n, m)
+
+
+def holm(pvalues, alpha=0.05):
+    """Holm's step-down: a list of booleans, True where the hypothesis is
+    rejected with the family-wise error rate held at alpha."""
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    out = [False] * len(pvalues)
+    k = len(pvalues)
+    for rank, i in enumerate(order):
+        if not pvalues[i] <= alpha / (k - rank):
+            break
+        out[i] = True
+    return out
+
+
+def holm_levels(pvalues, alpha=0.05):
+    """Per hypothesis, the confidence level Holm's step-down tests it at:
+    1 - alpha / (K - rank), rank = its place among the sorted p-values."""
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    out = [1 - alpha] * len(pvalues)
+    for rank, i in enumerate(order):
+        out[i] = 1 - alpha / (len(pvalues) - rank)
+    return out
 
 
 def aa_false_alarm_rate(values, direction="higher", thresholds=Thresholds(),
@@ -220,10 +381,10 @@ def aa_false_alarm_rate(values, direction="higher", thresholds=Thresholds(),
 
     Splits the samples at random into two pseudo-variants (group_size each,
     default half; without replacement), `splits` times (seeded), and judges
-    each split with compare(). A split is a false alarm unless it is judged
-    "no harm" or "~" (p >= alpha): the rate is the share of false alarms.
-    Returns a dict: rate, splits, group_size, significant_rate (p < alpha),
-    verdicts (count per verdict)."""
+    each split with compare(). A split is a false alarm when its verdict
+    claims a difference (better, worse or harm). Returns a dict: rate,
+    splits, group_size, significant_rate (p < alpha), verdicts (count per
+    verdict)."""
     x = _clean(values)
     k = group_size or len(x) // 2
     if k < 2 or 2 * k > len(x):
@@ -237,8 +398,7 @@ def aa_false_alarm_rate(values, direction="higher", thresholds=Thresholds(),
         c = compare(x[perm[:k]], x[perm[k:2 * k]], direction, thresholds)
         verdicts[c.verdict] = verdicts.get(c.verdict, 0) + 1
         significant += c.significant
-        if not (c.verdict == NO_HARM or not c.significant):
-            alarms += 1
+        alarms += c.verdict in (BETTER, WORSE, HARM)
     return {"rate": alarms / splits, "splits": splits, "group_size": k,
             "significant_rate": significant / splits, "verdicts": verdicts}
 
@@ -268,137 +428,7 @@ def medians_table(samples, thresholds=Thresholds()):
     return pd.DataFrame(rows)
 
 
-def comparisons_table(samples, baseline, thresholds=Thresholds(),
-                      variants=None, pairs=None):
-    """One row per comparison x cpus x point x metric (comparisons.csv /
-    summary.csv), in samples order. A comparison is a (baseline, variant)
-    pair: `pairs` when given, else every variant but `baseline` against
-    it. A metric that one side of a pair never measured (lock_stat's on a
-    kernel without it) gets no row for that pair."""
-    import pandas as pd
-    rows = []
-    if samples.empty:
-        return pd.DataFrame(rows)
-    if pairs is None:
-        variants = variants or list(dict.fromkeys(samples["variant"]))
-        pairs = [(baseline, v) for v in variants if v != baseline]
-    measured = set(zip(samples["variant"], samples["metric"]))
-    campaign = samples["campaign"].iloc[0]
-    for k, g in samples.groupby(list(GROUP), sort=False, dropna=False):
-        d0 = dict(zip(GROUP, k))
-        for baseline, v in pairs:
-            if ((baseline, d0["metric"]) not in measured
-                    or (v, d0["metric"]) not in measured):
-                continue
-            base = g.loc[g["variant"] == baseline, "value"].tolist()
-            var = g.loc[g["variant"] == v, "value"].tolist()
-            if not var and not base:
-                continue
-            direction = metrics.direction(d0["metric"])
-            c = compare(base, var, direction, thresholds)
-            d = {"campaign": campaign, "baseline": baseline, "variant": v}
-            d.update(d0)
-            d.update(direction=direction or "none", n_base=c.n_base,
-                     n_var=c.n_var, median_base=c.base.median,
-                     ci_lo_base=c.base.ci_lo, ci_hi_base=c.base.ci_hi,
-                     median_var=c.var.median, ci_lo_var=c.var.ci_lo,
-                     ci_hi_var=c.var.ci_hi, ratio=c.ratio,
-                     ratio_ci_lo=c.ratio_ci_lo, ratio_ci_hi=c.ratio_ci_hi,
-                     p_value=c.p_value,
-                     significant=int(c.significant),
-                     margin=thresholds.margin, verdict=c.verdict,
-                     n_needed=c.n_needed, warnings="; ".join(c.warnings))
-            rows.append(d)
-    return pd.DataFrame(rows)
-
-
-def ratio_of_ratios(b1, v1, b2, v2, confidence=0.95, resamples=10000,
-                    seed=1):
-    """(rr, lo, hi): how much a second comparison's ratio differs from a
-    first's, rr = (median(v2)/median(b2)) / (median(v1)/median(b1)), with
-    a seeded percentile bootstrap CI (the four groups resampled
-    independently). rr = 1: the two set-ups reach the same ratio."""
-    groups = [_clean(x) for x in (b1, v1, b2, v2)]
-    if any(len(g) == 0 for g in groups):
-        return math.nan, math.nan, math.nan
-    med = [np.median(g) for g in groups]
-    rr = float(_ratio(_ratio(med[3], med[2]), _ratio(med[1], med[0])))
-    rng = np.random.default_rng(seed)
-    boot = [np.median(g[rng.integers(0, len(g), (resamples, len(g)))], axis=1)
-            for g in groups]
-    r = np.sort(_ratio(_ratio(boot[3], boot[2]), _ratio(boot[1], boot[0])))
-    r = r[~np.isnan(r)]
-    if len(r) == 0:
-        return rr, math.nan, math.nan
-    a = (1 - confidence) / 2
-    lo = r[int(math.floor(a * len(r)))]
-    hi = r[min(len(r) - 1, int(math.ceil((1 - a) * len(r))) - 1)]
-    return rr, float(lo), float(hi)
-
-
-def observer_table(comps, samples, twins, metric, thresholds=Thresholds()):
-    """The observer effect: for each (with, without) twin of comparisons
-    (rundir.observer_pairs(): the same patches with and without lock
-    statistics), per cpus x point of `metric`, both ratios with their CIs
-    and verdicts from `comps`, and the ratio of ratios without/with with
-    its bootstrap CI (OBSERVER_COLUMNS). Empty when there is no twin."""
-    import pandas as pd
-    rows = []
-    if comps.empty or samples.empty:
-        return pd.DataFrame(rows, columns=OBSERVER_COLUMNS)
-    c = comps[comps["metric"] == metric]
-    s = samples[samples["metric"] == metric]
-    for (b1, v1), (b2, v2) in twins:
-        with_ = c[(c["baseline"] == b1) & (c["variant"] == v1)]
-        without = c[(c["baseline"] == b2) & (c["variant"] == v2)]
-        for _, r1 in with_.iterrows():
-            m = without[(without["cpus"] == r1["cpus"])
-                        & (without["point"] == r1["point"])]
-            if m.empty:
-                continue
-            r2 = m.iloc[0]
-            sel = s[(s["cpus"] == r1["cpus"]) & (s["point"] == r1["point"])]
-            vals = [sel.loc[sel["variant"] == x, "value"].tolist()
-                    for x in (b1, v1, b2, v2)]
-            rr, lo, hi = ratio_of_ratios(*vals, thresholds.confidence,
-                                         thresholds.resamples, thresholds.seed)
-            rows.append({
-                "metric": metric, "cpus": r1["cpus"], "point": r1["point"],
-                "read_pct": r1["read_pct"], "mailboxes": r1["mailboxes"],
-                "miss_pct": r1["miss_pct"],
-                "baseline": b1, "variant": v1,
-                "ratio": r1["ratio"], "ratio_ci_lo": r1["ratio_ci_lo"],
-                "ratio_ci_hi": r1["ratio_ci_hi"], "verdict": r1["verdict"],
-                "baseline_plain": b2, "variant_plain": v2,
-                "ratio_plain": r2["ratio"],
-                "ratio_plain_ci_lo": r2["ratio_ci_lo"],
-                "ratio_plain_ci_hi": r2["ratio_ci_hi"],
-                "verdict_plain": r2["verdict"],
-                "same_verdict": int(r1["verdict"] == r2["verdict"]),
-                "ratio_of_ratios": rr, "rr_ci_lo": lo, "rr_ci_hi": hi,
-                "lockstat_cost_base": _ratio(np.median(vals[0]),
-                                             np.median(vals[2])).item()
-                if vals[0] and vals[2] else math.nan,
-                "lockstat_cost_var": _ratio(np.median(vals[1]),
-                                            np.median(vals[3])).item()
-                if vals[1] and vals[3] else math.nan})
-    return pd.DataFrame(rows, columns=OBSERVER_COLUMNS)
-
-
-OBSERVER_COLUMNS = (
-    "metric", "cpus", "point", "read_pct", "mailboxes", "miss_pct",
-    "baseline", "variant", "ratio", "ratio_ci_lo", "ratio_ci_hi", "verdict",
-    "baseline_plain", "variant_plain", "ratio_plain", "ratio_plain_ci_lo",
-    "ratio_plain_ci_hi", "verdict_plain", "same_verdict", "ratio_of_ratios",
-    "rr_ci_lo", "rr_ci_hi", "lockstat_cost_base", "lockstat_cost_var")
 MEDIANS_COLUMNS = ("campaign", "variant", "cpus", "point", "read_pct",
                    "mailboxes", "miss_pct", "duration_ms", "metric", "unit",
                    "direction", "n", "median", "ci_lo", "ci_hi", "ci_level",
                    "min", "q25", "q75", "max")
-COMPARISONS_COLUMNS = (
-    "campaign", "baseline", "variant", "cpus", "point", "read_pct",
-    "mailboxes", "miss_pct", "duration_ms", "metric", "unit", "direction",
-    "n_base", "n_var", "median_base", "ci_lo_base", "ci_hi_base",
-    "median_var", "ci_lo_var", "ci_hi_var", "ratio", "ratio_ci_lo",
-    "ratio_ci_hi", "p_value", "significant", "margin", "verdict",
-    "n_needed", "warnings")

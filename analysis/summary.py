@@ -6,7 +6,7 @@ statistics here (analysis.stats), no file access (analysis.report)."""
 import math
 import textwrap
 
-from analysis import metrics
+from analysis import metrics, verdicts
 
 WIDTH = 72  # commit message columns
 
@@ -59,15 +59,10 @@ def delta_s(row):
 
 
 def verdict_s(row):
-    v = row["verdict"] or ""
-    if v == "inconclusive":
-        need = row["n_needed"]
-        if need == "unreachable":
-            v += " (unreachable)"
-        elif need is not None and not (isinstance(need, float)
-                                       and math.isnan(need)):
-            v += f" (n≈{int(float(need))})"
-    return v or "n/a"
+    """The verdict label as the comparisons table carries it (one string,
+    the same in every output); "n/a" for a metric without a direction."""
+    v = row["verdict"]
+    return "n/a" if _nan(v) or not v else str(v)
 
 
 def point_label(row):
@@ -162,7 +157,7 @@ def _times(x):
 
 def render_observer(obs, metric, pct):
     """The observer-effect section: a comparison measured with and without
-    lock statistics, side by side (rows of stats.observer_table)."""
+    lock statistics, side by side (rows of observer.observer_table)."""
     out = []
     for (b1, v1, b2, v2), block in obs.groupby(
             ["baseline", "variant", "baseline_plain", "variant_plain"],
@@ -222,6 +217,8 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
     pairs = comparison_pairs(comps)
     bases = set(b for b, _ in pairs)
     out = [f"# {rundir.name}: {pairs_title(pairs, baseline)}", ""]
+    for para in answer_text(comps, f, thresholds, primary):
+        out += [f"**{para}**", ""]
     vcpus = "/".join(str(c) for c in f["cpus"])
     out.append(f"- **QEMU {f['accel']} emulation** ({f['guests']}): "
                f"{vcpus} vCPUs on {f['cores']} host cores "
@@ -241,18 +238,7 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
     else:
         out.append("- No cell is oversubscribed (vCPUs <= host cores).")
     pct = round(100 * thresholds.confidence)
-    out.append(f"- Medians with {pct}% CIs from order statistics (`±`: the "
-               f"farther CI bound); ratio = median(variant) / median("
-               f"{baseline if len(bases) <= 1 else 'its baseline'}) with a "
-               f"seeded bootstrap {pct}% CI "
-               f"({thresholds.resamples} resamples, seed {thresholds.seed}); "
-               f"p: Mann-Whitney U, two-sided; Δ `~` when p >= "
-               f"{thresholds.alpha}.")
-    out.append(f"- Verdict against a margin of {100 * thresholds.margin:g}%: "
-               f"`better` (CI on the good side of 1), `no harm` (the CI's "
-               f"harmful bound within the margin), `harm` (CI on the harmful "
-               f"side, beyond the margin), `inconclusive` (n≈: repetitions "
-               f"per variant likely needed).")
+    out += [f"- {line}" for line in legend(thresholds, primary, comps)]
     xc = problems[problems["file"] == "crosscheck"] if len(problems) else \
         problems
     if len(xc):
@@ -287,11 +273,30 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
             title = f"## {metric} ({unit}, {dtext})"
             if len(pairs) > 1:
                 title += f": {variant} vs {baseline}"
+            ref = metric in verdicts.REF_TWIN.values()
+            failed = bool((block["failed_base"] + block["failed_var"]).any())
+            cal = bool((block["calibration"].fillna("") != "").any())
+            extra = ((" failed (starved) |" if failed else "")
+                     + (" probe ratio |" if ref else "")
+                     + (" A/A |" if cal else ""))
             out += [title, "",
                     f"| vCPUs | point | {baseline} | {variant} | "
-                    f"{variant}/{baseline} [{pct}% CI] | Δ | p | verdict |",
-                    "|---:|---|---:|---:|---|---:|---:|---|"]
+                    f"{variant}/{baseline} [{pct}% CI] | Δ | p |{extra} "
+                    f"verdict |",
+                    "|---:|---|---:|---:|---|---:|---:|"
+                    + "---|" * (failed + ref + cal) + "---|"]
             for _, row in block.iterrows():
+                cols = ""
+                if failed:
+                    cols += (f" {int(row['failed_base'])} "
+                             f"({int(row['starved_base'])}), "
+                             f"{int(row['failed_var'])} "
+                             f"({int(row['starved_var'])}) |")
+                if ref:
+                    cols += (f" {ratio_s(row['probe_ratio'], row['probe_ci_lo'], row['probe_ci_hi'])} |")
+                if cal:
+                    c = row["calibration"]
+                    cols += f" {'-' if _nan(c) or not c else c} |"
                 cpus = f"{int(row['cpus'])}" + ("*" if int(row["cpus"]) in
                                                  over else "")
                 marks = "".join(note(w) for w in
@@ -303,7 +308,7 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
                 out.append(
                     f"| {cpus} | {point_label(row)} | {base} | {var} | "
                     f"{row_ratio(row)} | {delta_s(row)} | "
-                    f"{p_s(row['p_value'])} | "
+                    f"{p_s(row['p_value'])} |{cols} "
                     f"{verdict_s(row)}{(' ' + marks) if marks else ''} |")
             out.append("")
     if notes:
@@ -315,24 +320,119 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
     return "\n".join(out)
 
 
+def legend(th, primary, comps):
+    """What the numbers and the labels mean: lines of summary.md, also
+    shown by report.html."""
+    pct = round(100 * th.confidence)
+    m = f"{100 * th.margin:g}%"
+    k = int((comps["role"] == "exploratory").sum()) if len(comps) else 0
+    return [
+        f"Medians with {pct}% CIs from order statistics (`±`: the farther "
+        f"bound). Ratio = exp(Hodges-Lehmann shift of log values), variant "
+        f"over baseline, with its Mann-Whitney (Moses) {pct}% CI; p: the "
+        f"same test, two-sided; Δ `~` when p >= {th.alpha}.",
+        f"Verdicts at a {m} margin: `better` (CI on the good side of 1), "
+        f"`no harm` (the CI's harmful bound within {m}), `worse` (CI on the "
+        f"harmful side of 1, reaching into the margin), `harm` (the whole "
+        f"CI beyond {m}), `inconclusive (n<{th.min_n})` (too few boots for "
+        f"any verdict), `inconclusive (n≈N)` (about N boots a side would "
+        f"decide), `inconclusive (failed B vs V)` (the sides lost different "
+        f"numbers of points to failures), `withheld (probe)` (a `_ref` "
+        f"verdict whose host-speed probe moved by more than "
+        f"{100 * th.probe_tolerance:g}% between the kernels), `conflict` "
+        f"(the raw metric and its `_ref` twin point opposite ways), "
+        f"`uncalibrated` (the campaign's A/A control, its baseline booted "
+        f"twice, is not `no harm` at that vCPU count and point: the host "
+        f"alone makes differences there).",
+        f"The answer is `{primary}`, named before the run; the other {k} "
+        f"verdicts are exploratory, Holm-corrected across the table (CIs at "
+        f"their Holm levels, `inconclusive (Holm)` past the step-down's "
+        f"stop)."]
+
+
+def _ci(r):
+    return ratio_s(r["ratio"], r["ratio_ci_lo"], r["ratio_ci_hi"])
+
+
+def _label(v):
+    return v.split(" (")[0] if v.startswith(("inconclusive (n≈",)) \
+        else v
+
+
+def _cpus_clause(cpus, block, over):
+    """'1 vCPU: no harm at all 3 points (ratios 0.99 [...] to ...)'."""
+    head = f"{cpus} vCPU{'s' if cpus > 1 else ''}" + (
+        " (oversubscribed)" if cpus in over else "")
+    labels = [verdict_s(r) for _, r in block.iterrows()]
+    fails = [f"{r['point']}: {int(r['failed_var'])} failed point(s) in "
+             f"{r['variant']} ({int(r['starved_var'])} starved), "
+             f"{int(r['failed_base'])} in {r['baseline']}"
+             for _, r in block.iterrows()
+             if r["failed_var"] or r["failed_base"]]
+    if len(set(map(_label, labels))) == 1 and len(block) > 1:
+        cis = [_ci(r) for _, r in block.iterrows()]
+        text = (f"{head}: {_label(labels[0])} at all {len(block)} points "
+                f"({'; '.join(f'{r.point} {c}' for (_, r), c in zip(block.iterrows(), cis))})")
+    else:
+        text = f"{head}: " + ", ".join(
+            f"{v} at {r['point']} ({_ci(r)})"
+            for (_, r), v in zip(block.iterrows(), labels))
+    if fails:
+        text += " [" + "; ".join(fails) + "]"
+    return text
+
+
+def answer_text(comps, f, th, primary):
+    """The bottom line, generated from the primary rows: per compared pair,
+    per vCPU count, what the verdicts say, the regime (the points), and the
+    setup. One paragraph per pair, ready to paste."""
+    prim = comps[comps["role"] == "primary"] if len(comps) else comps
+    paras = []
+    if prim.empty:
+        return [f"No answer: no comparison of the primary metric "
+                f"{primary} has samples on both sides."]
+    over = set(f["over_cpus"])
+    for (b, v), rows in prim.groupby(["baseline", "variant"], sort=False):
+        ns = sorted(set(rows["n_base"]) | set(rows["n_var"]))
+        n = f"{ns[0]}" if len(ns) == 1 else f"{ns[0]}-{ns[-1]}"
+        clauses = [_cpus_clause(int(c), blk, over) for c, blk in
+                   rows.groupby("cpus", sort=True)]
+        pts = {r["point"]: point_label(r) for _, r in rows.iterrows()}
+        cal = rows[rows["calibration"].fillna("") != ""]
+        if len(cal):
+            ok = int((cal["calibration"] == "A/A no harm").sum())
+            clauses.append(f"the A/A control ({b} booted twice) is no harm "
+                           f"in {ok} of {len(cal)} cells"
+                           + ("" if ok == len(cal) else
+                              ", the others are uncalibrated"))
+        paras.append(
+            f"Answer for {v} against {b} ({primary}, ratio "
+            f"{v}/{b} [{round(100 * th.confidence)}% CI], margin "
+            f"{100 * th.margin:g}%): " + "; ".join(clauses) + ". "
+            f"Regime: {'; '.join(pts.values())}; every thread loops on the "
+            f"registry with no pause between operations. Setup: QEMU "
+            f"{f['accel']}, {'/'.join(map(str, f['cpus']))} vCPUs on "
+            f"{f['cores']} host cores, n = {n} boots a side, interleaved.")
+    return paras
+
+
 def render_commit_msg(rundir, comps, cells, samples, baseline, thresholds,
                       primary, campaign_file, run_dir):
-    """The block for a commit message: lines of at most 72 columns."""
+    """The block for a commit message: lines of at most 72 columns, the
+    answer first."""
     f = setup_facts(rundir, cells, samples, baseline, primary)
     w = textwrap.TextWrapper(width=WIDTH, break_on_hyphens=False)
     out = []
+    for para in answer_text(comps, f, thresholds, primary):
+        out += w.wrap(para) + [""]
     out += w.wrap(f"Measured with the mbox_bench module in QEMU "
                   f"{f['accel']} emulation ({f['guests']}; "
                   f"{'/'.join(map(str, f['cpus']))} vCPUs on {f['cores']} "
-                  f"host cores), Linux {f['kernels']}, {f['n']} boots per "
-                  f"variant, interleaved. Absolute times are emulation "
-                  f"times; the ratio is the result.")
-    if f["over_cells"]:
-        out += w.wrap(f"{'/'.join(map(str, f['over_cpus']))} vCPUs is "
-                      f"oversubscribed (more vCPUs than host cores).")
+                  f"host cores), Linux {f['kernels']}. Absolute times are "
+                  f"emulation times; the ratio is the result.")
     pct = round(100 * thresholds.confidence)
     shown = [primary]
-    twin = REF_TWIN.get(primary)
+    twin = verdicts.REF_TWIN.get(primary)
     if twin and len(comps) and (comps["metric"] == twin).any():
         shown.append(twin)
     for metric in shown:
@@ -342,37 +442,28 @@ def render_commit_msg(rundir, comps, cells, samples, baseline, thresholds,
     return "\n".join(out) + "\n"
 
 
-#: A raw metric and the same read against the host's speed (analysis/TIDY.md)
-REF_TWIN = {"throughput_ops_s": "throughput_ref",
-            "lookup_lat_median_ns": "lookup_lat_median_ref",
-            "write_lat_median_ns": "write_lat_median_ref"}
-
-
-def _commit_msg_metric(w, comps, primary, thresholds, pct):
+def _commit_msg_metric(w, comps, metric, thresholds, pct):
     out = []
-    rows = comps[comps["metric"] == primary] if len(comps) else comps
+    rows = comps[comps["metric"] == metric] if len(comps) else comps
+    ref = metric in verdicts.REF_TWIN.values()
     for baseline, variant in comparison_pairs(rows):
         out.append("")
         what = (" (divided by the host speed the module measured during "
-                "each run)" if primary in REF_TWIN.values() else "")
-        out += w.wrap(f"{primary}{what}, {variant}/{baseline}: ratio of medians "
-                      f"[{pct}% CI], Mann-Whitney p, verdict at a "
+                "each run; probe = the probe's own ratio)" if ref else "")
+        out += w.wrap(f"{metric}{what}, {variant}/{baseline}: ratio "
+                      f"[{pct}% CI], p, verdict at a "
                       f"{100 * thresholds.margin:g}% margin:")
         out.append("")
-        legend = {}
         mine = rows[(rows["variant"] == variant)
                     & (rows["baseline"] == baseline)]
         for _, row in mine.iterrows():
-            legend[row["point"]] = point_label(row)
+            probe = (f", probe {ratio_s(row['probe_ratio'], row['probe_ci_lo'], row['probe_ci_hi'])}"
+                     if ref else "")
             line = (f"  {int(row['cpus'])} vCPUs, {row['point']}: "
-                    f"{row_ratio(row)}, p={p_s(row['p_value'])}, "
+                    f"{row_ratio(row)}, p={p_s(row['p_value'])}{probe}, "
                     f"{verdict_s(row)}")
             out += textwrap.wrap(line, WIDTH, subsequent_indent="      ",
                                  break_on_hyphens=False)
-        out.append("")
-        for label in legend.values():
-            out += textwrap.wrap(label, WIDTH, initial_indent="  ",
-                                 subsequent_indent="    ")
         notes = dict.fromkeys(
             w for ws in mine["warnings"] for w in split_warnings(ws))
         for note in notes:

@@ -53,7 +53,13 @@ figure{margin:1.2em 0}figure img{max-width:100%;height:auto;border:1px solid #dd
 figcaption{font-size:.92em;color:#444;max-width:75em}small,.note{color:#666}
 details summary{cursor:pointer;color:#0072B2}
 """
-VCLASS = {"better": "better", "harm": "harm", "no harm": "nh", "inconclusive": "inc"}
+VCLASS = {"better": "better", "harm": "harm", "worse": "harm", "conflict": "harm",
+          "no harm": "nh", "inconclusive": "inc", "withheld": "inc"}
+
+
+def vclass(verdict):
+    """The CSS class of a verdict label ("inconclusive (n≈14)" -> inc)."""
+    return VCLASS.get(verdict.split(" (")[0], "")
 
 
 def num(x, digits=4):
@@ -127,10 +133,8 @@ class Table:
             p = num(r["p_value"], 2)
             if p and r.get("significant") == "0":
                 p += " ~"
-            verdict = r["verdict"] or "-"
-            need = r.get("n_needed", "")
-            if need:
-                verdict += f" (n≈{need})" if need.isdigit() else f" (n {need})"
+            # the label is whole in the table (analysis/verdicts.py)
+            verdict = r["verdict"] or "n/a"
             point = r["point"] + (f" ({r['read_pct']}% reads)" if r.get("read_pct") else "")
             self.rows.append({
                 "comparison": f"{r['variant']} vs {r['baseline']}",
@@ -138,7 +142,8 @@ class Table:
                 "base": f"{num(r.get('median_base'))} {unit}".strip(),
                 "var": f"{num(r.get('median_var'))} {unit}".strip(),
                 "ratio": ratio, "p": p, "verdict": verdict,
-                "class": VCLASS.get(r["verdict"], ""), "notes": marks})
+                "class": vclass(r["verdict"]), "notes": marks,
+                "role": r.get("role", "")})
         pairs = {(r["baseline"], r["variant"]) for r in rows}
         self.several = len(pairs) > 1
         self.head = dict(self.HEAD)
@@ -262,15 +267,35 @@ def html_table(t, rows, with_metric=True):
     return "\n".join(out)
 
 
+def split_primary(run, table):
+    """(primary rows, the others): by the role column analysis wrote, else
+    by the campaign's primary metric."""
+    if any(r["role"] for r in table.rows):
+        prim = [r for r in table.rows if r["role"] == "primary"]
+    else:
+        prim = [r for r in table.rows if r["metric"] == run.primary_metric]
+    return prim, [r for r in table.rows if r not in prim]
+
+
+def read_text(run, name):
+    """DIR/answer.txt or DIR/legend.txt as `./run.sh report` wrote them
+    (paragraphs / lines), [] when absent."""
+    try:
+        with open(os.path.join(run.dir, name), encoding="utf-8") as f:
+            return [x.strip() for x in f.read().split("\n") if x.strip()]
+    except FileNotFoundError:
+        return []
+
+
 def write_html(run, path, src, table, plots, probs):
     e = html.escape
-    primary = [r for r in table.rows if r["metric"] == run.primary_metric]
-    others = [r for r in table.rows if r["metric"] != run.primary_metric]
+    primary, others = split_primary(run, table)
     title = title_of(run, table.rows)
     h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
          '<meta name="viewport" content="width=device-width,initial-scale=1">',
          f"<title>{e(title)}</title><style>{CSS}</style></head><body>",
          f"<h1>{e(title)}</h1>"]
+    h += [f'<p class="answer"><b>{e(a)}</b></p>' for a in read_text(run, "answer.txt")]
     if table.rows:
         h.append(f"<h2>Verdict: {e(run.primary_metric or 'all metrics')}</h2>")
         h.append(html_table(table, primary or table.rows, not primary))
@@ -278,10 +303,9 @@ def write_html(run, path, src, table, plots, probs):
             h.append(f"<details><summary>All other metrics ({len(others)} rows)</summary>")
             h.append(html_table(table, others))
             h.append("</details>")
-        h.append(f'<p class="note">From {e(src)}. ratio = variant median / baseline '
-                 "median over boots, 95% bootstrap CI; p: Mann-Whitney U, two-sided, "
-                 "~ = not significant; * = oversubscribed (more vCPUs than host "
-                 "cores). Verdict rule: analysis/README.md.</p>")
+        h.append(f'<p class="note">From {e(src)}. * = oversubscribed (more vCPUs '
+                 "than host cores). Verdict rule: analysis/README.md.</p>")
+        h += [f'<p class="note">{e(x)}</p>' for x in read_text(run, "legend.txt")]
         if table.notes:
             h.append("<ol class=\"note\">" + "".join(f"<li>{e(n)}</li>" for n in table.notes)
                      + "</ol>")
@@ -340,18 +364,18 @@ def md_table(t, rows, with_metric=True):
 
 
 def write_md(run, path, src, table, plots, probs):
-    primary = [r for r in table.rows if r["metric"] == run.primary_metric]
-    others = [r for r in table.rows if r["metric"] != run.primary_metric]
+    primary, others = split_primary(run, table)
     title = title_of(run, table.rows)
     m = [f"# {title}", ""]
+    for a in read_text(run, "answer.txt"):
+        m += [f"**{a}**", ""]
     if table.rows:
         m += [f"## Verdict: {run.primary_metric or 'all metrics'}", "",
               md_table(table, primary or table.rows, not primary), ""]
         if primary and others:
             m += ["## Other metrics", "", md_table(table, others), ""]
-        m += [f"From {src}. ratio = variant median / baseline median over boots, "
-              "95% bootstrap CI; p: Mann-Whitney U, two-sided, ~ = not "
-              "significant; * = oversubscribed (more vCPUs than host cores).", ""]
+        m += [f"From {src}. * = oversubscribed (more vCPUs than host cores).", ""]
+        m += [f"- {x}" for x in read_text(run, "legend.txt")] + [""]
         m += [f"[{i}] {n}" for i, n in enumerate(table.notes, 1)]
         if table.notes:
             m.append("")

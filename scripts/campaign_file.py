@@ -23,7 +23,7 @@ import variant as variantmod  # noqa: E402  (scripts/ is on sys.path)
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 METRICS = ("throughput_ops_s", "lookup_lat_median_ns", "lookup_lat_p99_ns",
-           "write_lat_median_ns", "write_lat_p99_ns", "lock_waittime_total_us",
+           "write_lat_median_ns", "write_lat_p99_ns", "lock_waittime_per_acq_ns",
            "throughput_ref", "lookup_lat_median_ref", "write_lat_median_ref")
 # key: (type, check, what is allowed, default or REQUIRED)
 REQUIRED = object()
@@ -33,6 +33,7 @@ TOP = {
     "variants": (list, None, "a non-empty list of distinct built variants", REQUIRED),
     "baseline": (str, None, "one of the campaign's variants", None),
     "compare": (list, None, "a list of [baseline, variant] pairs of the campaign's variants", None),
+    "control": (bool, None, "true or false", False),
     "arches": (list, None, "a non-empty list of distinct architectures from "
                + ", ".join(variantmod.ARCHES), ["arm"]),
     "cpus": (list, None, "a non-empty list of distinct integers 1..16", REQUIRED),
@@ -42,11 +43,21 @@ TOP = {
     "mem_mb": (int, lambda v: 128 <= v <= 2048, "an integer 128..2048", 512),
     "margin": (float, lambda v: 0 < v < 1, "a number between 0 and 1 (0.05 = 5%)", 0.05),
     "primary_metric": (str, lambda v: v in METRICS, "one of " + ", ".join(METRICS), "throughput_ops_s"),
+    "primary_points": (list, None, "a non-empty list of distinct point ids of the campaign", None),
     "perf": (dict, None, "a table with keys stat, lock", {}),
     "points": (list, None, "a non-empty array of [[points]] tables", REQUIRED),
 }
 PERF = {"stat": (bool, "true or false", True), "lock": (bool, "true or false", False)}
 POINT_DEFAULTS = {"miss_pct": 0, "duration_ms": 1000, "seed": 1, "timing": 8}
+
+
+CONTROL_SUFFIX = "~aa"
+
+
+def image(campaign, variant):
+    """The build target a cell of `variant` boots: a control boots its
+    baseline's image."""
+    return (campaign.get("controls") or {}).get(variant, variant)
 
 
 class CampaignError(Exception):
@@ -102,7 +113,12 @@ def _arches(path, out):
             except variantmod.VariantError as e:
                 raise CampaignError(f"{path}: arches: {e}") from None
     lab = variantmod.label
-    out["variants"] = [lab(v, a) for a in arches for v in out["variants"]]
+    # control = true: the baseline of each arch boots a second time as
+    # the pseudo-variant BASELINE~aa (the same image; no build), the A/A
+    # pair that calibrates every vCPU count and point (analysis/README.md).
+    out["controls"] = ({lab(out["baseline"], a) + CONTROL_SUFFIX: lab(out["baseline"], a)
+                        for a in arches} if out["control"] else {})
+    out["variants"] = [lab(v, a) for a in arches for v in out["variants"]] + list(out["controls"])
     out["baseline"] = lab(out["baseline"], arches[0])
     out["compare"] = [[lab(b, a), lab(v, a)] for a in arches for b, v in out["compare"]]
 
@@ -198,6 +214,10 @@ def load(path):
             params.setdefault(key, val)
         points.append({"id": pid, **params})
     out["points"] = points
+    prim = out["primary_points"]
+    if prim is not None and (not prim or len(set(map(str, prim))) != len(prim)
+                             or not all(isinstance(p, str) and p in ids for p in prim)):
+        bad("primary_points", f"{TOP['primary_points'][2]} ({', '.join(sorted(ids))})")
     out["file"] = os.path.abspath(path)
     out["file_sha256"] = hashlib.sha256(raw).hexdigest()
     return out

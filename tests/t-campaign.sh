@@ -102,6 +102,9 @@ if grep -q ',0$' "$out/smoke/tidy/crosscheck.csv"; then
 	exit 1
 fi
 echo "ok: smoke: summary.md says QEMU TCG, commit-msg.txt within 72 columns, counts agree with lock_stat"
+# Three boots a side: the answer opens every output and gives no verdict.
+"$LB_PY" tests/check_answer.py "$out/smoke"
+grep -q '^\*\*Answer for after against before (throughput_ops_s.*2 vCPUs: inconclusive (n<6) at all 2 points' "$out/smoke/summary.md"
 "$LB_PY" tests/check_report.py "$out/smoke"
 
 # 3. Killed outright mid-campaign, then resumed.

@@ -1,21 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The verdict itself is tested on real boots.  A/A: "before" against an
-# identical copy of itself must come out "no harm", not significantly
-# different (p >= 0.01), on the campaign's primary metric, the lookup
-# median read against the host's speed (the _ref metrics: this host's
-# cores change speed, analysis/TIDY.md).  On every metric the procedure
-# is checked for calibration on these boots: over 300 random re-splits
-# (exchangeable data), a false "harm"/"better" in at most 10% and
-# p < 0.05 in at most 12% (nominal: about 5%); the rates are printed.
-# Only the primary metric's single verdict is asserted: each verdict at
-# a 95% CI is wrong now and then by design, and asserting all four made
-# this test fail in 17 of 200 re-splits of one CI run's boots; the
-# primary alone fails in 3 of 200 (tests/RELIABILITY.md).
+# The verdict itself is tested on real boots.
+# A/A: "before" against an identical copy of itself.  Its primary metric
+# (aa.toml: the raw lookup median) must not come out `harm` (the whole
+# CI beyond the margin) nor `conflict`, and the procedure is checked for
+# calibration on these boots on every metric: over 300 random re-splits
+# (exchangeable data), `better`/`worse`/`harm` in at most 10% (nominal:
+# 5%), p < 0.05 in at most 12%.  A single `better` or `worse` is not
+# asserted against: a 95% CI says it of an A/A pair one time in twenty
+# by design (tests/RELIABILITY.md), the re-split rate is what can fail.
 # Harm: "before" against a kernel with a deliberate 5 us slowdown inside
-# mboxes_lock (tests/variants/0099-*.patch) must come out "harm" on all
-# four metrics.
+# mboxes_lock (tests/variants/0099-*.patch) must come out `harm` on the
+# raw metrics; each `_ref` twin `harm`, or `withheld (probe)` with the
+# probe's own ratio CI (printed) really beyond +-2%: the slowdown moves
+# the host-speed probe too, and a moved probe must not vouch for a ratio.
 #
 # Usage: tests/t-verdicts.sh
 
@@ -32,7 +31,7 @@ mkdir -p "$out"
 for c in aa slowdown; do
 	./run.sh campaign "tests/campaigns/$c.toml" --jobs 1 --out "$out/$c" --no-report \
 		>"$out/$c.log" 2>&1 || { tail -n 20 "$out/$c.log"; exit 1; }
-	./run.sh report "$out/$c" --no-plots >/dev/null
+	./run.sh report "$out/$c" >/dev/null
 done
 
 PYTHONPATH=$LB_ROOT "$LB_PY" - "$out" <<'PY'
@@ -48,20 +47,23 @@ def rows(c):
 aa = rows("aa")
 RAW = ("lookup_lat_median_ns", "throughput_ops_s")
 REF = ("lookup_lat_median_ref", "throughput_ref")
+FALSE = ("better", "worse", "harm")
+
+
+def show(tag, m, r):
+    probe = (f", probe {float(r['probe_ratio']):.3f} [{float(r['probe_ci_lo']):.3f}, "
+             f"{float(r['probe_ci_hi']):.3f}]" if r["probe_ratio"] else "")
+    print(f"{tag} {m}: ratio {float(r['ratio']):.3f} [{float(r['ratio_ci_lo']):.3f}, "
+          f"{float(r['ratio_ci_hi']):.3f}], p={float(r['p_value']):.3f}{probe}: "
+          f"{r['verdict']} (margin {float(r['margin']):.0%}, n={r['n_base']}+{r['n_var']}, "
+          f"{r['role']})")
+
+
 for m in RAW + REF:
-    r = aa[m]
-    print(f"A/A {m}: ratio {float(r['ratio']):.3f} [{float(r['ratio_ci_lo']):.3f}, "
-          f"{float(r['ratio_ci_hi']):.3f}], p={float(r['p_value']):.3f}: {r['verdict']} "
-          f"(margin {float(r['margin']):.0%}, n={r['n_base']}+{r['n_var']})")
-# The claim itself: read against the host's speed, an identical kernel is
-# "no harm" (at aa.toml's 10% margin; the rate at 5% is printed below)
-# and not significantly different.  p >= 0.01, not 0.05: a true A/A is
-# "significant" at 0.05 one time in twenty by definition.  The raw
-# metrics carry the host's two speeds (tests/RELIABILITY.md) and may stay
-# "inconclusive" with 12 boots.
-prim = aa["lookup_lat_median_ref"]
-assert prim["verdict"] == "no harm", f"A/A lookup_lat_median_ref: {prim['verdict']}"
-assert float(prim["p_value"]) >= 0.01, f"A/A lookup_lat_median_ref: p={prim['p_value']}"
+    show("A/A", m, aa[m])
+prim = [r for r in aa.values() if r["role"] == "primary"]
+assert len(prim) == 1, prim
+assert prim[0]["verdict"] not in ("harm", "conflict"), f"A/A primary: {prim[0]['verdict']}"
 samples = pd.read_csv(f"{out}/aa/tidy/samples.csv")
 for m in RAW + REF:
     direction = "higher" if m.startswith("throughput") else "lower"
@@ -71,27 +73,33 @@ for m in RAW + REF:
         th = stats.Thresholds().with_(margin=margin)
         fa = stats.aa_false_alarm_rate(vals, direction, th, splits=300)
         nh = fa["verdicts"].get("no harm", 0) / fa["splits"]
-        print(f"A/A re-splits, {m} (cv {cv:.3f}), margin {margin:.0%}: false alarms "
-              f"{fa['rate']:.1%}, 'no harm' {nh:.1%} of {fa['splits']} splits "
-              f"{fa['group_size']} vs {fa['group_size']} (significant at 0.05: "
+        print(f"A/A re-splits, {m} (cv {cv:.3f}), margin {margin:.0%}: false "
+              f"better/worse/harm {fa['rate']:.1%}, 'no harm' {nh:.1%} of {fa['splits']} "
+              f"splits {fa['group_size']} vs {fa['group_size']} (significant at 0.05: "
               f"{fa['significant_rate']:.1%}; verdicts {fa['verdicts']})")
         if margin == 0.10:  # aa.toml's
-            v = fa["verdicts"]
-            false_diff = (v.get("harm", 0) + v.get("better", 0)) / fa["splits"]
-            assert false_diff <= 0.10, f"A/A {m}: false harm/better in {false_diff:.1%} of splits"
+            assert fa["rate"] <= 0.10, f"A/A {m}: false verdicts in {fa['rate']:.1%} of splits"
             assert fa["significant_rate"] <= 0.12, \
                 f"A/A {m}: p < 0.05 in {fa['significant_rate']:.1%} of splits"
 slow = rows("slowdown")
 for m in RAW + REF:
+    show("slowdown", m, slow[m])
+for m in RAW:
+    assert slow[m]["verdict"] == "harm", f"slowdown {m}: {slow[m]['verdict']}"
+for m in REF:
     r = slow[m]
-    print(f"slowdown {m}: ratio {float(r['ratio']):.3f} [{float(r['ratio_ci_lo']):.3f}, "
-          f"{float(r['ratio_ci_hi']):.3f}]: {r['verdict']}")
-    assert r["verdict"] == "harm", f"slowdown {m}: {r['verdict']}"
-print("ok: A/A: no harm on the primary metric, false differences within bounds on all; the 5 us slowdown is harm")
+    lo, hi = float(r["probe_ci_lo"]), float(r["probe_ci_hi"])
+    moved = lo < 0.98 or hi > 1.02
+    assert r["verdict"] == "harm" or (r["verdict"] == "withheld (probe)" and moved), \
+        f"slowdown {m}: {r['verdict']} with the probe at [{lo:.3f}, {hi:.3f}]"
+print("ok: A/A: no harm or conflict on the primary, false verdicts within bounds on all "
+      "metrics; the 5 us slowdown is harm, its _ref twins harm or withheld by a moved probe")
 PY
 # The commit message carries the primary metric and, read against the
 # host's speed, its _ref twin.
 grep -q '^lookup_lat_median_ns, slow/before' "$out/slowdown/commit-msg.txt"
 grep -q '^lookup_lat_median_ref (divided by the host speed' "$out/slowdown/commit-msg.txt"
+grep -q 'probe [0-9.]* \[' "$out/slowdown/commit-msg.txt"
+"$LB_PY" tests/check_answer.py "$out/slowdown"
 awk 'length > 72 { print "over 72 columns: " $0; bad = 1 } END { exit bad }' "$out/slowdown/commit-msg.txt"
 echo "ok: commit-msg.txt has the primary metric and its _ref twin, within 72 columns"

@@ -6,7 +6,7 @@ import os
 import re
 import unittest
 
-from analysis import metrics, stats, tidy
+from analysis import metrics, observer, stats, tidy, verdicts
 
 TIDY_MD = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "analysis", "TIDY.md")
@@ -21,8 +21,8 @@ class TidyDoc(unittest.TestCase):
     def test_every_file_and_column_line(self):
         documented = set(re.findall(r"^`([a-z_0-9,]+)`$", self.text, re.M))
         files = dict(tidy.COLUMNS, medians=stats.MEDIANS_COLUMNS,
-                     comparisons=stats.COMPARISONS_COLUMNS,
-                     observer=stats.OBSERVER_COLUMNS)
+                     comparisons=verdicts.COMPARISONS_COLUMNS,
+                     observer=observer.OBSERVER_COLUMNS)
         for name, cols in files.items():
             with self.subTest(name):
                 self.assertIn(f"`{name}.csv`", self.text)

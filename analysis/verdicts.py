@@ -1,0 +1,226 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The comparisons table: one verdict per compared pair, vCPU count,
+workload point and metric, with the rules that keep a table of them
+honest (analysis/README.md, "Verdicts"):
+
+- the campaign's primary metric (and primary points) are the answer, named
+  before the run; every other row is exploration, Holm-corrected across
+  the table;
+- a difference in failed or starved points between the two sides
+  withholds a favourable verdict;
+- with an A/A control in the campaign (the baseline booted twice), a
+  verdict stands only where the A/A pair itself is `no harm` at that vCPU
+  count, point and metric, else `uncalibrated`;
+- a `_ref` verdict (read against the host-speed probe) stands only where
+  the probe itself did not move between the kernels, and a `_ref` verdict
+  that contradicts its raw twin makes both `conflict`.
+
+Pure functions of data frames; never prints.
+"""
+
+import math
+
+import pandas as pd
+
+from analysis import metrics, stats
+
+#: a raw metric and the same read against the host's speed (TIDY.md)
+REF_TWIN = {"throughput_ops_s": "throughput_ref",
+            "lookup_lat_median_ns": "lookup_lat_median_ref",
+            "write_lat_median_ns": "write_lat_median_ref"}
+PROBE = "ref_probe_ns"
+HOLM = stats.INCONCLUSIVE + " (Holm)"
+UNCALIBRATED = "uncalibrated"
+WITHHELD = "withheld (probe)"
+CONFLICT = "conflict"
+
+COMPARISONS_COLUMNS = (
+    "campaign", "baseline", "variant", "cpus", "point", "read_pct",
+    "mailboxes", "miss_pct", "duration_ms", "metric", "unit", "direction",
+    "role", "n_base", "n_var", "failed_base", "failed_var", "starved_base",
+    "starved_var", "median_base", "ci_lo_base", "ci_hi_base", "median_var",
+    "ci_lo_var", "ci_hi_var", "ratio", "ratio_ci_lo", "ratio_ci_hi",
+    "ci_level", "p_value", "significant", "p_claim", "margin", "verdict",
+    "n_needed", "calibration", "probe_ratio", "probe_ci_lo", "probe_ci_hi",
+    "warnings")
+
+
+def failed_label(fb, fv):
+    return f"{stats.INCONCLUSIVE} (failed {fb} vs {fv})"
+
+
+def _row(base_key, c, th, level):
+    d = dict(base_key)
+    d.update(n_base=c.n_base, n_var=c.n_var, median_base=c.base.median,
+             ci_lo_base=c.base.ci_lo, ci_hi_base=c.base.ci_hi,
+             median_var=c.var.median, ci_lo_var=c.var.ci_lo,
+             ci_hi_var=c.var.ci_hi, ratio=c.ratio,
+             ratio_ci_lo=c.ratio_ci_lo, ratio_ci_hi=c.ratio_ci_hi,
+             ci_level=level, p_value=c.p_value,
+             significant=int(c.significant), p_claim=c.p_claim,
+             margin=th.margin, verdict=c.verdict, n_needed=c.n_needed,
+             warnings="; ".join(c.warnings))
+    return d
+
+
+def _failures(outcomes):
+    """(variant, cpus, point) -> (failed, starved): points that gave no
+    sample because the module reported FAILURE (starved: a thread did no
+    op) or the point's results are missing."""
+    out = {}
+    if outcomes is None or outcomes.empty:
+        return out
+    bad = outcomes[outcomes["outcome"] != "ok"]
+    for (v, c, p), g in bad.groupby(["variant", "cpus", "point"]):
+        out[(v, int(c), str(p))] = (len(g), int((g["outcome"]
+                                                 == "starved").sum()))
+    return out
+
+
+def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
+                      primary="throughput_ops_s", primary_points=None,
+                      outcomes=None, controls=()):
+    """One row per (baseline, variant) pair x cpus x point x metric
+    (COMPARISONS_COLUMNS), in samples order; `controls`: (baseline,
+    control) A/A pairs, judged alike with role `control`. A metric that
+    one side of a pair never measured gets no row for that pair."""
+    th = thresholds
+    if samples.empty:
+        return pd.DataFrame([], columns=COMPARISONS_COLUMNS)
+    measured = set(zip(samples["variant"], samples["metric"]))
+    campaign = samples["campaign"].iloc[0]
+    fails = _failures(outcomes)
+    rows, groups = [], []
+    for k, g in samples.groupby(list(stats.GROUP), sort=False, dropna=False):
+        d0 = dict(zip(stats.GROUP, k))
+        metric = d0["metric"]
+        direction = metrics.direction(metric)
+        role = ("primary" if metric == primary and (
+            not primary_points or d0["point"] in primary_points)
+            else "exploratory")
+        for b, v in list(pairs) + list(controls):
+            if (b, metric) not in measured or (v, metric) not in measured:
+                continue
+            base = g.loc[g["variant"] == b, "value"].to_numpy()
+            var = g.loc[g["variant"] == v, "value"].to_numpy()
+            c = stats.compare(base, var, direction, th)
+            fb, sb = fails.get((b, int(d0["cpus"]), str(d0["point"])), (0, 0))
+            fv, sv = fails.get((v, int(d0["cpus"]), str(d0["point"])), (0, 0))
+            key = dict(campaign=campaign, baseline=b, variant=v, **d0,
+                       direction=direction or "none",
+                       role="control" if (b, v) in controls else role,
+                       failed_base=fb, failed_var=fv, starved_base=sb,
+                       starved_var=sv)
+            rows.append(_row(key, c, th, _level(c, th.confidence)))
+            groups.append((base, var, direction))
+    _holm(rows, groups, th)
+    for r in rows:
+        if (r["failed_base"] != r["failed_var"] and r["direction"] != "none"
+                and r["verdict"] in stats.FAVOURABLE + (stats.TOO_FEW, "")):
+            r["verdict"] = failed_label(r["failed_base"], r["failed_var"])
+    _calibrate(rows, controls)
+    _probe_and_conflicts(rows, samples, th)
+    return pd.DataFrame(rows, columns=COMPARISONS_COLUMNS)
+
+
+def _level(c, confidence):
+    if c.n_base == 0 or c.n_var == 0 or math.isnan(c.ratio):
+        return math.nan
+    return stats.ci_level(c.n_base, c.n_var, confidence)
+
+
+def _holm(rows, groups, th):
+    """Holm's step-down over the exploratory rows that can be judged: each
+    is tested at its Holm level (1 - alpha / (K - rank), ranked by the p
+    of the claim its verdict makes) and re-judged on its CI at that level;
+    from the first row that is not decided there on, no row keeps a
+    verdict (`inconclusive (Holm)`). Rows change in place."""
+    idx = [i for i, r in enumerate(rows)
+           if r["role"] == "exploratory" and r["direction"] != "none"
+           and r["verdict"] not in ("", stats.TOO_FEW)
+           and not math.isnan(r["p_claim"])]
+    if not idx:
+        return
+    levels = stats.holm_levels([rows[i]["p_claim"] for i in idx], th.alpha)
+    stopped = False
+    for i, level in sorted(zip(idx, levels), key=lambda x: -x[1]):
+        base, var, direction = groups[i]
+        c = stats.compare(base, var, direction, th.with_(confidence=level))
+        decided = c.verdict in stats.DECIDED
+        r = rows[i]
+        keep = {k: r[k] for k in ("campaign", "baseline", "variant", "role",
+                                  "direction", "failed_base", "failed_var",
+                                  "starved_base", "starved_var")}
+        keep.update({k: r[k] for k in stats.GROUP})
+        new = _row(keep, c, th, _level(c, level))
+        for k in ("median_base", "ci_lo_base", "ci_hi_base", "median_var",
+                  "ci_lo_var", "ci_hi_var"):  # the medians keep their 95%
+            new[k] = r[k]
+        rows[i] = new
+        if not decided or stopped:
+            stopped = True
+            if decided:
+                rows[i]["verdict"] = HOLM
+
+
+def _calibrate(rows, controls):
+    """Each row whose baseline has an A/A control gets the control's verdict
+    at the same vCPU count, point and metric (`calibration`); where that is
+    not `no harm`, the host alone makes differences there, and a verdict
+    becomes `uncalibrated`. Re-splits of the pooled A/A boots would say
+    nothing: the Mann-Whitney CI is a rank procedure, so over all re-splits
+    of any sample its false-alarm rate is exactly its nominal level."""
+    ctl = dict(controls)
+    aa = {(r["baseline"], r["cpus"], r["point"], r["metric"]): r["verdict"]
+          for r in rows if r["role"] == "control"}
+    for r in rows:
+        if r["role"] == "control" or r["baseline"] not in ctl:
+            r["calibration"] = ""
+            continue
+        v = aa.get((r["baseline"], r["cpus"], r["point"], r["metric"]))
+        r["calibration"] = "" if v is None else f"A/A {v or 'n/a'}"
+        if (v is not None and v != stats.NO_HARM and r["verdict"]
+                and r["verdict"] != stats.TOO_FEW):
+            r["verdict"] = UNCALIBRATED
+
+
+def _probe_and_conflicts(rows, samples, th):
+    """The host-speed probe's own ratio beside every _ref row; a _ref
+    verdict only where the probe's CI lies within +-probe_tolerance; raw
+    and _ref verdicts on opposite sides: both `conflict`."""
+    probe = samples[samples["metric"] == PROBE]
+    by_key = {(r["baseline"], r["variant"], r["cpus"], r["point"],
+               r["metric"]): r for r in rows}
+    for r in rows:
+        if r["metric"] not in REF_TWIN.values():
+            continue
+        sel = probe[(probe["cpus"] == r["cpus"])
+                    & (probe["point"] == r["point"])]
+        c = stats.compare(sel.loc[sel["variant"] == r["baseline"], "value"],
+                          sel.loc[sel["variant"] == r["variant"], "value"],
+                          None, th)
+        r.update(probe_ratio=c.ratio, probe_ci_lo=c.ratio_ci_lo,
+                 probe_ci_hi=c.ratio_ci_hi)
+        tol = th.probe_tolerance
+        steady = (c.ratio_ci_lo >= 1 - tol and c.ratio_ci_hi <= 1 + tol)
+        if r["verdict"] in stats.DECIDED and not steady:
+            r["verdict"] = WITHHELD
+    for raw, ref in REF_TWIN.items():
+        for r in rows:
+            if r["metric"] != raw:
+                continue
+            t = by_key.get((r["baseline"], r["variant"], r["cpus"],
+                            r["point"], ref))
+            if t is None:
+                continue
+            pair = {r["verdict"], t["verdict"]}
+            if (pair & set(stats.FAVOURABLE)
+                    and pair & set(stats.UNFAVOURABLE)):
+                r["verdict"] = t["verdict"] = CONFLICT
+
+
+def primary_rows(comps):
+    """The rows that are the campaign's answer."""
+    if comps.empty:
+        return comps
+    return comps[comps["role"] == "primary"]

@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check that a reported run opens with its answer.
+
+Usage: check_answer.py DIR
+
+summary.md, commit-msg.txt and report.html each open with the answer
+paragraph (summary.md: right under the title; commit-msg.txt: its first
+paragraph, <= 72 columns; report.html: before the first table), and that
+paragraph names every vCPU count of the primary rows of DIR/summary.csv
+with each of their verdict labels, the setup (QEMU TCG, host cores) and n.
+"""
+import csv
+import html
+import os
+import re
+import sys
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def first_para(text):
+    return " ".join(text.strip().split("\n\n")[0].split())
+
+
+def main(argv):
+    d = argv[0]
+    with open(os.path.join(d, "summary.csv"), newline="") as f:
+        prim = [r for r in csv.DictReader(f) if r["role"] == "primary"]
+    if not prim:
+        fail("summary.csv has no primary row")
+    with open(os.path.join(d, "summary.md"), encoding="utf-8") as f:
+        md = f.read().split("\n", 2)[2]  # under the title
+    with open(os.path.join(d, "commit-msg.txt"), encoding="utf-8") as f:
+        msg = f.read()
+    with open(os.path.join(d, "report.html"), encoding="utf-8") as f:
+        page = f.read()
+    long = [x for x in msg.split("\n") if len(x) > 72]
+    if long:
+        fail(f"commit-msg.txt: over 72 columns: {long[0]!r}")
+    m = re.search(r'<p class="answer"><b>(.*?)</b></p>', page, re.S)
+    if not m or page.find('<p class="answer">') > page.find("<table"):
+        fail("report.html: no answer paragraph before the first table")
+    texts = {"summary.md": first_para(md).strip("*"),
+             "commit-msg.txt": first_para(msg),
+             "report.html": " ".join(html.unescape(m.group(1)).split())}
+    for name, text in texts.items():
+        if not text.startswith("Answer for "):
+            fail(f"{name}: does not open with the answer: {text[:80]!r}")
+        for word in ("QEMU TCG", "host cores", "boots a side"):
+            if word not in text:
+                fail(f"{name}: the answer does not say {word!r}: {text}")
+        for r in prim:
+            c = int(r["cpus"])
+            head = f"{c} vCPU{'s' if c > 1 else ''}"
+            label = r["verdict"] or "n/a"
+            short = label.split(" (")[0] if label.startswith(
+                "inconclusive (n≈") else label
+            if head not in text or short not in text:
+                fail(f"{name}: the answer does not name {head} with "
+                     f"{short!r}: {text}")
+    print(f"ok: the answer opens summary.md, commit-msg.txt and report.html "
+          f"and names every vCPU count with its verdict: {texts['summary.md']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: GPL-2.0
+"""analysis.verdicts: the rules that keep a table of verdicts honest, on
+synthetic samples with known answers."""
+
+import math
+import unittest
+
+import numpy as np
+import pandas as pd
+
+from analysis import stats, verdicts
+
+TH = stats.Thresholds()
+
+
+def boots(center, n, rel_sd, seed):
+    rng = np.random.default_rng(seed)
+    return center * np.exp(rng.normal(0, rel_sd, n))
+
+
+def frame(groups, cpus=2, point="p1"):
+    """groups: {(variant, metric): values} -> a samples.csv frame."""
+    rows = []
+    for (variant, metric), values in groups.items():
+        for v in values:
+            rows.append({"campaign": "c", "variant": variant, "cpus": cpus,
+                         "point": point, "read_pct": 90, "mailboxes": 16,
+                         "miss_pct": 0, "duration_ms": 1000,
+                         "metric": metric, "unit": "x", "value": v})
+    return pd.DataFrame(rows)
+
+
+def verdict_of(comps, metric, variant="after"):
+    r = comps[(comps["metric"] == metric) & (comps["variant"] == variant)]
+    return r.iloc[0]
+
+
+PAIR = [("before", "after")]
+
+
+class Holm(unittest.TestCase):
+    def test_known_table(self):
+        # sorted 0.005 <= .05/4, 0.01 <= .05/3, 0.03 > .05/2: stop there
+        self.assertEqual(stats.holm([0.01, 0.04, 0.03, 0.005]),
+                         [True, False, False, True])
+        self.assertEqual(stats.holm([0.001, 0.002]), [True, True])
+        self.assertEqual(stats.holm([]), [])
+        self.assertEqual(stats.holm_levels([0.01, 0.04, 0.03, 0.005]),
+                         [1 - 0.05 / 3, 1 - 0.05 / 1, 1 - 0.05 / 2,
+                          1 - 0.05 / 4])
+
+    def test_exploratory_rows_are_corrected(self):
+        # a 4% latency change at CV 1%, n = 8: `worse` on its own, at the
+        # 95% level; among 40 exploratory rows its CI widens to its Holm
+        # level, the primary keeps 95%
+        g = {("before", "throughput_ops_s"): boots(100, 8, 0.01, 1),
+             ("after", "throughput_ops_s"): boots(100, 8, 0.01, 2)}
+        for i in range(40):
+            m = "lookup_lat_median_ns" if i == 0 else f"x{i}"
+            g[("before", m)] = boots(100, 8, 0.01, 10 + i)
+            g[("after", m)] = boots(104 if i == 0 else 100, 8, 0.01, 60 + i)
+        samples = frame(g)
+        # unknown metrics have no direction: give them one for the test
+        from analysis import metrics
+        saved = dict(metrics.METRICS)
+        try:
+            for i in range(1, 40):
+                metrics.METRICS[f"x{i}"] = ("x", "lower")
+            comps = verdicts.comparisons_table(samples, PAIR, TH)
+        finally:
+            metrics.METRICS.clear()
+            metrics.METRICS.update(saved)
+        prim = verdict_of(comps, "throughput_ops_s")
+        self.assertEqual(prim["role"], "primary")
+        self.assertAlmostEqual(prim["ci_level"], stats.ci_level(8, 8, 0.95))
+        expl = comps[comps["role"] == "exploratory"]
+        self.assertEqual(len(expl), 40)
+        # Holm's levels, 1 - 0.05 / k for k = 40..1 (each CI's actual
+        # coverage is at least its nominal level)
+        nominal = sorted(1 - 0.05 / k for k in range(1, 41))
+        for got, want in zip(sorted(expl["ci_level"]), nominal):
+            self.assertGreaterEqual(got, want - 1e-12)
+        alone = stats.compare(g[("before", "lookup_lat_median_ns")],
+                              g[("after", "lookup_lat_median_ns")], "lower")
+        row = verdict_of(comps, "lookup_lat_median_ns")
+        self.assertLess(row["ratio_ci_lo"], alone.ratio_ci_lo)
+        self.assertGreater(row["ratio_ci_hi"], alone.ratio_ci_hi)
+
+    def test_primary_points(self):
+        g = {("before", "throughput_ops_s"): boots(100, 6, 0.01, 1),
+             ("after", "throughput_ops_s"): boots(100, 6, 0.01, 2)}
+        s = pd.concat([frame(g, point="p1"), frame(g, point="p2")])
+        comps = verdicts.comparisons_table(s, PAIR, TH,
+                                           primary_points=["p2"])
+        self.assertEqual(dict(zip(comps["point"], comps["role"])),
+                         {"p1": "exploratory", "p2": "primary"})
+
+
+class Failures(unittest.TestCase):
+    def outcomes(self, failed):
+        rows = []
+        for v, k in (("before", 0), ("after", failed)):
+            for i in range(8):
+                rows.append({"variant": v, "cpus": 2, "point": "p1",
+                             "outcome": "starved" if i < k else "ok"})
+        return pd.DataFrame(rows)
+
+    def test_failed_points_withhold_no_harm(self):
+        g = {("before", "throughput_ops_s"): boots(100, 8, 0.01, 1),
+             ("after", "throughput_ops_s"): boots(100, 6, 0.01, 2)}
+        comps = verdicts.comparisons_table(frame(g), PAIR, TH,
+                                           outcomes=self.outcomes(2))
+        r = verdict_of(comps, "throughput_ops_s")
+        self.assertEqual((r["failed_base"], r["failed_var"],
+                          r["starved_var"]), (0, 2, 2))
+        self.assertEqual(r["verdict"], "inconclusive (failed 0 vs 2)")
+        # the same boots without failures: no harm
+        comps = verdicts.comparisons_table(frame(g), PAIR, TH,
+                                           outcomes=self.outcomes(0))
+        self.assertEqual(verdict_of(comps, "throughput_ops_s")["verdict"],
+                         "no harm")
+
+    def test_harm_stays_harm(self):
+        g = {("before", "throughput_ops_s"): boots(100, 8, 0.01, 1),
+             ("after", "throughput_ops_s"): boots(80, 6, 0.01, 2)}
+        comps = verdicts.comparisons_table(frame(g), PAIR, TH,
+                                           outcomes=self.outcomes(2))
+        self.assertEqual(verdict_of(comps, "throughput_ops_s")["verdict"],
+                         "harm")
+
+
+class Probe(unittest.TestCase):
+    def run_case(self, probe_after, ref_after, raw_after):
+        g = {("before", "ref_probe_ns"): boots(100, 8, 0.005, 1),
+             ("after", "ref_probe_ns"): boots(probe_after, 8, 0.005, 2),
+             ("before", "throughput_ref"): boots(100, 8, 0.01, 3),
+             ("after", "throughput_ref"): boots(ref_after, 8, 0.01, 4),
+             ("before", "throughput_ops_s"): boots(100, 8, 0.01, 5),
+             ("after", "throughput_ops_s"): boots(raw_after, 8, 0.01, 6)}
+        return verdicts.comparisons_table(frame(g), PAIR, TH)
+
+    def test_steady_probe_shows_the_ref_verdict(self):
+        comps = self.run_case(100, 100, 100)
+        r = verdict_of(comps, "throughput_ref")
+        self.assertEqual(r["verdict"], "no harm")
+        self.assertAlmostEqual(r["probe_ratio"], 1.0, delta=0.01)
+
+    def test_moved_probe_withholds_it(self):
+        # the kernel slows the probe by 8%: throughput_ref would read a
+        # true 0.90 as ~0.97 ("no harm"); it is withheld instead
+        comps = self.run_case(108, 97, 90)
+        r = verdict_of(comps, "throughput_ref")
+        self.assertEqual(r["verdict"], "withheld (probe)")
+        self.assertGreater(r["probe_ci_lo"], 1.02)
+        self.assertEqual(verdict_of(comps, "throughput_ops_s")["verdict"],
+                         "harm")
+
+    def test_disagreement_is_conflict(self):
+        comps = self.run_case(100, 100, 90)
+        self.assertEqual(verdict_of(comps, "throughput_ops_s")["verdict"],
+                         "conflict")
+        self.assertEqual(verdict_of(comps, "throughput_ref")["verdict"],
+                         "conflict")
+
+
+class Calibration(unittest.TestCase):
+    def run_case(self, control_center):
+        g = {("before", "throughput_ops_s"): boots(100, 8, 0.01, 1),
+             ("after", "throughput_ops_s"): boots(99, 8, 0.01, 2),
+             ("before~aa", "throughput_ops_s"): boots(control_center, 8,
+                                                      0.01, 3)}
+        return verdicts.comparisons_table(
+            frame(g), PAIR, TH, controls=[("before", "before~aa")])
+
+    def test_calibrated(self):
+        comps = self.run_case(100)
+        self.assertEqual(verdict_of(comps, "throughput_ops_s", "before~aa")
+                         ["role"], "control")
+        r = verdict_of(comps, "throughput_ops_s")
+        self.assertEqual((r["verdict"], r["calibration"]),
+                         ("no harm", "A/A no harm"))
+
+    def test_a_host_made_difference_uncalibrates(self):
+        comps = self.run_case(90)  # the same image, 10% apart: the host
+        r = verdict_of(comps, "throughput_ops_s")
+        self.assertEqual(r["verdict"], "uncalibrated")
+        self.assertTrue(r["calibration"].startswith("A/A "))
+        self.assertNotEqual(r["calibration"], "A/A no harm")
+
+
+class Edges(unittest.TestCase):
+    def test_one_side_missing_and_nan(self):
+        g = {("before", "throughput_ops_s"): [100.0] * 6 + [math.nan],
+             ("after", "throughput_ops_s"): [100.0] * 6}
+        comps = verdicts.comparisons_table(frame(g), PAIR, TH)
+        r = verdict_of(comps, "throughput_ops_s")
+        self.assertEqual((r["n_base"], r["verdict"]), (6, "no harm"))
+
+
+if __name__ == "__main__":
+    unittest.main()
