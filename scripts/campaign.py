@@ -172,7 +172,7 @@ def start_cell(d, man, cell, job_path):
     if os.path.exists(tmp):
         shutil.rmtree(tmp)
     c = man.data["campaign"]
-    cmd = [PY, os.path.join(ROOT, "guest", "run_guest.py"), cell["variant"],
+    cmd = [PY, os.path.join(ROOT, "guest", "run_guest.py"), campaign_file.image(c, cell["variant"]),
            "--cpus", str(cell["cpus"]), "--mem", str(c["mem_mb"]),
            "--job", job_path, "--out", tmp]
     log = open(os.path.join(d, "cells", f".tmp-{cell['id']}.log"), "w")
@@ -314,7 +314,7 @@ def rootfs_hashes(arches):
 
 def create(args):
     c = campaign_file.load(args.file)
-    builds = {v: build_identity(v) for v in c["variants"]}
+    builds = {v: build_identity(campaign_file.image(c, v)) for v in c["variants"]}
     rootfs = rootfs_hashes(c["arches"])
     d = args.out or os.path.join(RESULTS, f"{c['name']}-{utc_stamp()}")
     if os.path.exists(d) and os.listdir(d):
@@ -354,7 +354,7 @@ def resume(args):
         raise campaign_file.CampaignError(
             f"{d}: refusing to resume: campaign file {src} changed since the campaign started")
     for v, old in man.data["builds"].items():
-        if not same_kernel(old, build_identity(v)):
+        if not same_kernel(old, build_identity(campaign_file.image(c, v))):
             raise campaign_file.CampaignError(
                 f"{d}: refusing to resume: kernel variant {v!r} was rebuilt differently since")
     want = man.data.get("rootfs_sha256_by_arch") or {"arm": man.data["rootfs_sha256"]}

@@ -24,6 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PARALLEL = "parallel"
 sys.path.insert(0, HERE)
+import campaign_file  # noqa: E402
 import variant as variantmod  # noqa: E402
 
 
@@ -82,7 +83,8 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
     build = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
     remote = f"lockbench-{os.path.basename(os.path.abspath(d))}"
     payload = ".hosts-payload.tar"
-    make_payload(os.path.join(d, payload), build, c["variants"], os.path.join(d, "job.conf"))
+    images = list(dict.fromkeys(campaign_file.image(c, v) for v in c["variants"]))
+    make_payload(os.path.join(d, payload), build, images, os.path.join(d, "job.conf"))
     prog.say(f"campaign: copying kernels, modules and root fs to the hosts of {hosts_file}")
     cp = subprocess.run([PARALLEL, "--nonall", "--sshloginfile", hosts, "--wd", remote,
                          "--basefile", payload, f"rm -rf payload && tar xf {payload}"],
@@ -103,7 +105,7 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
         names = [f"c{cpus}-{i:04d}" for i in range(1, len(cells) + 1)]
         with open(inp, "w") as f:
             for x, name in zip(cells, names):
-                f.write(f"{name} {x['variant']}\n")
+                f.write(f"{name} {campaign_file.image(c, x['variant'])}\n")
         for name in names:  # left by a harness that was killed outright
             tmp = os.path.join(d, "cells", f".tmp-{name}")
             if os.path.isdir(tmp):
