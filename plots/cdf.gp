@@ -31,25 +31,28 @@ cv(j) = word(cellvar, j) + 0
 first(j) = j == 1 || cv(j) != cv(j - 1)
 sel(j, o) = strcol("cell") eq word(cells, j) && strcol("op") eq word(ops, o)
 
-set logscale x 10
-set format x "%.0s%c"
 # A probability axis stretched towards 1 (-log10(1 - y)), so that the tail
 # (p99, p99.9, ...) is as visible as the median; y = 1 is at infinity, so a
 # boot's line ends at its last bucket below 1.
-set nonlinear y via -log10(1 - y) inverse 1 - 10**(-y)
-set yrange [0:0.999999]
-set ytics ("0.5" 0.5, "0.9" 0.9, "0.99" 0.99, "0.999" 0.999, "0.9999" 0.9999, "0.99999" 0.99999, "0.999999" 0.999999)
-set grid xtics ytics linecolor rgb "#dddddd"
-set xlabel "latency (ns, upper edge of a log2 bucket, log scale)"
-set ylabel "share of operations at or below (cumulative)"
+axes = 'set logscale x 10; set format x "%.0s%c"; ' . \
+	'set nonlinear y via -log10(1 - y) inverse 1 - 10**(-y); ' . \
+	'set yrange [0:0.999999]; ' . \
+	'set ytics ("0.5" 0.5, "0.9" 0.9, "0.99" 0.99, "0.999" 0.999, "0.9999" 0.9999, "0.99999" 0.99999, "0.999999" 0.999999); ' . \
+	'set grid xtics ytics linecolor rgb "#dddddd"; ' . \
+	'set xlabel "latency (ns, upper edge of a log2 bucket, log scale)"; ' . \
+	'set ylabel "cumulative share of operations"'
+L = 0.09; R = 0.98; SP = 0.13
+klines = keylines(nv, longest(variants))
+maintitle = "Latency CDF, " . what . " (one line per boot)"
 
 do for [fmt in formats] {
 	eval termcmd(fmt)
 	set output outbase . "." . fmt
-	set multiplot layout 1, 2 title "Latency CDF, " . what . " (one line per boot)" font ",13" \
-		margins 0.1, 0.98, 0.2, 0.85 spacing 0.1, 0.1
+	eval look
+	eval axes
+	set multiplot layout 1, 2 title maintitle font fitfont(strlen(maintitle), width * 0.98, 13) \
+		margins L, R, fb(90), paneltop(klines) spacing SP, 0.1
 	eval footer_on
-	set key bottom right opaque box linecolor rgb "#cccccc"
 	do for [o=1:2] {
 		set title word(ops, o)
 		if (hasword(empty, word(ops, o))) {
@@ -59,12 +62,14 @@ do for [fmt in formats] {
 		} else {
 			plot for [j=1:nb] infile \
 				using (sel(j, o) ? column("bucket_hi_ns") : NaN):(sel(j, o) ? column("cum_fraction") : NaN) \
-				with linespoints linewidth 1.5 pointsize 0.5 pointtype vpt(cv(j)) linecolor rgb vcolor(cv(j)) \
-				title (first(j) ? word(variants, cv(j)) : "")
+				with linespoints linewidth 1.5 pointsize 0.5 pointtype vpt(cv(j)) linecolor rgb vcolor(cv(j)) notitle
 		}
 		eval footer_off
-		unset key
 	}
+	eval keyrow_setup(klines)
+	unset nonlinear y
+	plot [0:1][0:1] for [k=1:nv] '+' using (NaN):(NaN) \
+		with linespoints linewidth 1.5 pointsize 0.5 pointtype vpt(k) linecolor rgb vcolor(k) title word(variants, k)
 	unset multiplot
 	set output
 }

@@ -14,6 +14,7 @@
 #   medfile: rows of medians.csv (variant, cpus, point, metric, median,
 #   ci_lo, ci_hi) of the same metric, the rows of a line next to each other.
 #   plabel1, plabel2, ...: panel titles of the points (default: the id).
+#   logpanels: the points whose panel has a log y axis (default none).
 #   Common variables: plots/style.gp.
 
 _me = ARG0
@@ -23,36 +24,48 @@ if (!exists("points") || !exists("cpuslist") || !exists("medfile")) {
 	print _me . ": set points='p1 ...', cpuslist='1 2 ...' and medfile='...'"
 	exit status 2
 }
+if (!exists("logpanels")) logpanels = ""
 np = words(points)
 plabel(p) = exists(sprintf("plabel%d", p)) ? value(sprintf("plabel%d", p)) : word(points, p)
 sel(k, p) = strcol("variant") eq word(variants, k) && strcol("point") eq word(points, p) \
 	&& strcol("metric") eq "fairness_spread"
 col(k, p, name) = sel(k, p) ? column(name) : NaN
 
-set xrange [0.5:words(cpuslist) + 0.5]
-set xtics () ; do for [i=1:words(cpuslist)] { set xtics add (cpulabel(i) i) }
-set yrange [0.9:*]
-set xlabel "vCPUs"
-set ylabel "ops of busiest / idlest thread (ratio)"
+axes = 'set xrange [0.5:words(cpuslist) + 0.5]; ' . \
+	'set xtics (); do for [i=1:words(cpuslist)] { set xtics add (cpulabel(i) i) }; ' . \
+	'set xlabel "vCPUs"'
+L = 0.08; R = 0.98; SP = 0.06
+klines = keylines(1 + 2 * nv, max(17, longest(variants) + 7))
+maintitle = "Fairness: spread of per-thread operations (1 = fair; points: boots, line: median, bars: 95% CI)"
 
 do for [fmt in formats] {
 	eval termcmd(fmt)
 	set output outbase . "." . fmt
-	set multiplot layout 1, np title "Fairness: spread of per-thread operations (1 = fair; points: boots, line: median, bars: 95% CI)" font ",13" \
-		margins 0.08, 0.98, 0.2, 0.85 spacing 0.06, 0.1
+	eval look
+	eval axes
+	set multiplot layout 1, np title maintitle font fitfont(strlen(maintitle), width * 0.98, 13) \
+		margins L, R, fb(90), paneltop(klines) spacing SP, 0.1
 	eval footer_on
-	set key top left opaque box linecolor rgb "#cccccc"
 	do for [p=1:np] {
-		set title plabel(p)
-		plot 2 with lines linestyle 99 title "locktorture ??? (max/2 > min)", \
+		set title plabel(p) font fitfont(strlen(plabel(p)), panelw(np, L, R, SP), basefont(fmt))
+		lg = hasword(logpanels, word(points, p))
+		if (lg) { eval logy_on } else { eval logy_off }
+		set yrange [0.9:*]
+		set ylabel loglabel("ops of busiest / idlest thread (ratio)", lg)
+		plot 2 with lines linestyle 99 notitle, \
 		     for [k=1:nv] infile using (cpupos(column("cpus")) + shift(k, nv) - 0.03):(col(k, p, "value")) \
-			with points pointtype vpt(k) - 1 pointsize 0.7 linecolor rgb vcolor(k) title word(variants, k) . " (boots)", \
+			with points pointtype vpt(k) - 1 pointsize 0.7 linecolor rgb vcolor(k) notitle, \
 		     for [k=1:nv] medfile \
 			using (cpupos(column("cpus")) + shift(k, nv)):(col(k, p, "median")):(col(k, p, "ci_lo")):(col(k, p, "ci_hi")) \
-			with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) title word(variants, k) . " median"
+			with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) notitle
 		eval footer_off
-		unset key
 	}
+	eval keyrow_setup(klines)
+	plot [0:1][0:1] NaN with lines linestyle 99 title "??? (max/2 > min)", \
+	     for [k=1:nv] '+' using (NaN):(NaN) \
+		with points pointtype vpt(k) - 1 pointsize 0.7 linecolor rgb vcolor(k) title word(variants, k) . " (boots)", \
+	     for [k=1:nv] '+' using (NaN):(NaN):(NaN):(NaN) \
+		with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) title word(variants, k) . " median"
 	unset multiplot
 	set output
 }

@@ -2,7 +2,8 @@
 #
 # Cost per operation vs vCPUs: a panel per op type (rows: lookup, write)
 # and workload point (columns), a line per kernel variant: the median over
-# boots of each boot's mean (or median) latency, bars = its 95% CI.
+# boots of each boot's mean (or median) latency, bars = its 95% CI.  Beside
+# each compared variant's point, its verdict on that metric.
 #
 # Usage: gnuplot -e "infile='DIR/plots/data/latency.csv'; \
 #            variants='before after'; points='p1 p2'; cpuslist='1 2 4'" \
@@ -13,7 +14,9 @@
 #   stat: 'mean' (default) or 'median': metric <op>_lat_<stat>_ns.
 #   empty: panels without data, as OP:POINT (e.g. 'write:p3' for a point
 #   with 100% reads); gnuplot cannot autoscale an empty panel.
+#   logpanels: panels with a log y axis, as OP:POINT (default none).
 #   plabel1, plabel2, ...: panel titles of the points (default: the id).
+#   nvl, vl1, vt1, ...: the verdict labels (plots/style.gp; PANEL = OP:POINT).
 #   Common variables: plots/style.gp.
 
 _me = ARG0
@@ -25,42 +28,58 @@ if (!exists("points") || !exists("cpuslist")) {
 }
 if (!exists("stat")) stat = "mean"
 if (!exists("empty")) empty = ""
+if (!exists("logpanels")) logpanels = ""
 np = words(points)
 ops = "lookup write"
 plabel(p) = exists(sprintf("plabel%d", p)) ? value(sprintf("plabel%d", p)) : word(points, p)
 sel(k, p, o) = strcol("variant") eq word(variants, k) && strcol("point") eq word(points, p) \
 	&& strcol("metric") eq word(ops, o) . "_lat_" . stat . "_ns"
 
-set xrange [0.5:words(cpuslist) + 0.5]
-set xtics () ; do for [i=1:words(cpuslist)] { set xtics add (cpulabel(i) i) }
-set yrange [0:*]
-set xlabel "vCPUs"
+# verdict labels need room right of the last vCPU count
+xmax = words(cpuslist) + (nvl > 0 ? 1 : 0.5)
+axes = sprintf("set xrange [0.5:%g]; ", xmax) . \
+	'set xtics (); do for [i=1:words(cpuslist)] { set xtics add (cpulabel(i) i) }; ' . \
+	'set xlabel "vCPUs"'
+L = 0.08; R = 0.98; SP = 0.06
+klines = keylines(nv, longest(variants))
+eval verdict_fit(panelw(np, L, R, SP), xmax - 0.5)
+maintitle = "mboxes_lock: cost per operation vs vCPUs (" . stat . " latency per op, median of boots, bars: 95% CI)"
 
 do for [fmt in formats] {
 	eval termcmd(fmt)
 	set output outbase . "." . fmt
-	set multiplot layout 2, np title "mboxes_lock: cost per operation vs vCPUs (" . stat . " latency per op, median of boots, bars: 95% CI)" font ",13" \
-		margins 0.08, 0.98, 0.16, 0.88 spacing 0.06, 0.15
+	eval look
+	eval axes
+	set multiplot layout 2, np title maintitle font fitfont(strlen(maintitle), width * 0.98, 13) \
+		margins L, R, fb(95), paneltop(klines) spacing SP, fb(ptitle_px + 60)
 	eval footer_on
-	set key top left opaque box linecolor rgb "#cccccc"
 	do for [o=1:2] {
 		do for [p=1:np] {
-			set title word(ops, o) . ", " . plabel(p)
-			set ylabel word(ops, o) . " latency (ns)"
-			if (hasword(empty, word(ops, o) . ":" . word(points, p))) {
+			pan = word(ops, o) . ":" . word(points, p)
+			ptitle = word(ops, o) . ", " . plabel(p)
+			set title ptitle font fitfont(strlen(ptitle), panelw(np, L, R, SP), basefont(fmt))
+			lg = hasword(logpanels, pan)
+			if (lg) { eval logy_on } else { eval logy_off }
+			set ylabel loglabel(word(ops, o) . " latency (ns)", lg)
+			set format y (lg ? "%.0s%c" : "% h")
+			if (hasword(empty, pan)) {
 				set label 98 "no data" at graph 0.5, graph 0.5 center
 				plot [][0:1] NaN notitle
 				unset label 98
 			} else {
+				do for [i=1:nvl] { if (vl(i, 1) eq pan) { eval verdict_cmd(i) } }
 				plot for [k=1:nv] infile \
 					using (cpupos(column("cpus")) + shift(k, nv)):(sel(k, p, o) ? column("median") : NaN): \
 					(sel(k, p, o) ? column("ci_lo") : NaN):(sel(k, p, o) ? column("ci_hi") : NaN) \
-					with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) title word(variants, k)
+					with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) notitle
+				eval verdicts_off
 			}
 			eval footer_off
-			unset key
 		}
 	}
+	eval keyrow_setup(klines)
+	plot [0:1][0:1] for [k=1:nv] '+' using (NaN):(NaN):(NaN):(NaN) \
+		with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) title word(variants, k)
 	unset multiplot
 	set output
 }

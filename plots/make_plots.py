@@ -25,7 +25,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from plots.common import (EXIT_OK, MissingTool, OneLineParser, PlotsError,  # noqa: E402
-                          Run, gp_quote, run_cli, to_int)
+                          Run, gp_quote, read_csv, run_cli, to_int)
 
 PROG = "make_plots"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -112,6 +112,91 @@ class Selector:
         return k
 
 
+def spans_decade(values):
+    """Whether a panel drawing these values (medians, CI ends, boots) wants
+    a log y axis: all positive (a log axis cannot draw 0) and the largest
+    more than 10 times the smallest.  A choice of axis, not a drawn number."""
+    vals = []
+    for x in values:
+        try:
+            vals.append(float(x))
+        except (TypeError, ValueError):
+            continue
+    return bool(vals) and min(vals) > 0 and max(vals) > 10 * min(vals)
+
+
+def log_panels(rows, panel, cols=("median", "ci_lo", "ci_hi")):
+    """The panels (panel(row) -> name) whose rows' values span a decade,
+    in first-seen order: the plot scripts' logpanels variable."""
+    by = {}
+    for r in rows:
+        by.setdefault(panel(r), []).extend(r.get(c, "") for c in cols)
+    return " ".join(p for p, vals in by.items() if spans_decade(vals))
+
+
+VERDICT_COLS = ["baseline", "variant", "cpus", "point", "metric", "median_var",
+                "verdict"]
+
+
+def verdict_rows(sel, metrics, cpus, warn):
+    """The verdict of each compared pair (baseline, variant) per vCPU count
+    and point for these metrics: DIR/summary.csv when `report` wrote one,
+    else tidy/comparisons.csv; only pairs of known variants, points and vCPU
+    counts drawn, with a verdict and the variant's median (where its point
+    is).  The verdict is a display string, shown whole."""
+    run = sel.run
+    summary = os.path.join(run.dir, "summary.csv")
+    try:
+        if os.path.isfile(summary):
+            rows = read_csv(summary, VERDICT_COLS)
+        elif run.has("comparisons.csv"):
+            rows = run.tidy("comparisons.csv", VERDICT_COLS)
+        else:
+            return []
+    except PlotsError as e:
+        warn(f"no verdict labels: {e}")
+        return []
+    out = []
+    for r in rows:
+        if (r["metric"] in metrics and sel.known(r) and r["baseline"] in sel.vorder
+                and r["verdict"].strip() and r["median_var"] != ""):
+            try:
+                c = int(r["cpus"])
+                float(r["median_var"])
+            except ValueError:
+                continue
+            if c in cpus:
+                out.append(dict(r, cpus=str(c)))
+    out.sort(key=lambda r: (metrics.index(r["metric"]),) +
+             sel.key("point", "cpus", "variant")(r) + (sel.vorder[r["baseline"]],))
+    return out
+
+
+def verdict_labels(sel, rows, panel):
+    """The scripts' label variables (plots/style.gp: nvl, vl<i>, vt<i>):
+    'after: no harm' (or 'rcu vs after: ...' for a pair whose baseline is
+    not the campaign's) right of the variant's point; the labels of more
+    than one pair at a vCPU count form a list centred on the first one's
+    point, so that they never overlap however close the medians are."""
+    count, first, v = {}, {}, {"nvl": len(rows)}
+    for r in rows:
+        at = (panel(r), r["cpus"])
+        count[at] = count.get(at, 0) + 1
+    for i, r in enumerate(rows, 1):
+        k = sel.vorder[r["variant"]] + 1
+        at = (panel(r), r["cpus"])
+        if at not in first:
+            first[at] = [k, r["median_var"], 0]
+        else:
+            first[at][2] += 1
+        ak, y, n = first[at]
+        who = (r["variant"] if r["baseline"] == sel.run.baseline
+               else f"{r['variant']} vs {r['baseline']}")
+        v[f"vl{i}"] = f"{at[0]} {r['cpus']} {k} {n} {count[at]} {y}"
+        v[f"vt{i}"] = f"{who}: {r['verdict'].strip()}"
+    return v
+
+
 def _csv_field(x):
     x = str(x)
     if any(ch in x for ch in ',"\n'):
@@ -123,7 +208,12 @@ MED_COLS = ["variant", "cpus", "point", "read_pct", "metric", "unit", "n",
             "median", "ci_lo", "ci_hi", "ci_level"]
 
 
-def latency(sel):
+def log_note(v):
+    """The caption's word on log axes."""
+    return "; log y axis where a panel spans more than 10x" if v.get("logpanels") else ""
+
+
+def latency(sel, warn):
     run = sel.run
     stat = "median" if run.primary_metric.endswith("_lat_median_ns") else "mean"
     metrics = [f"lookup_lat_{stat}_ns", f"write_lat_{stat}_ns"]
@@ -137,28 +227,44 @@ def latency(sel):
     v["empty"] = " ".join(f"{op}:{p}" for op in ("lookup", "write") for p in points
                           if not any(r["point"] == p and r["metric"].startswith(op)
                                      for r in rows))
+    panel = lambda r: f"{r['metric'].split('_')[0]}:{r['point']}"  # noqa: E731
+    v["logpanels"] = log_panels(rows, panel)
+    data = [sel.write("latency", rows, MED_COLS)]
+    verdicts = verdict_rows(sel, metrics, set(cpus), warn)
+    if verdicts:
+        v.update(verdict_labels(sel, verdicts, panel))
+        data.append(sel.write("latency-verdicts", verdicts, VERDICT_COLS))
     return Plot("latency", (wide(len(points), 600)[0], 600),
                 "Cost per operation vs vCPUs",
                 f"{stat.capitalize()} latency of one lookup (top) and one "
                 f"register/unregister write (bottom) per workload point: the "
                 f"median over boots of each boot's {stat} "
-                f"(medians.csv {metrics[0]}, {metrics[1]}), bars: its 95% CI. "
-                "Lower is better.",
-                v, [sel.write("latency", rows, MED_COLS)])
+                f"(medians.csv {metrics[0]}, {metrics[1]}), bars: its 95% CI"
+                f"{log_note(v)}; beside each compared variant's point, its "
+                "verdict on that metric. Lower is better.",
+                v, data)
 
 
-def throughput(sel):
+def throughput(sel, warn):
     rows = sel.medians(["throughput_ops_s"])
     if not rows:
         raise Skip("medians.csv has no throughput_ops_s rows")
     rows.sort(key=sel.key("point", "variant", "cpus"))
     v, points, cpus = sel.common(rows)
+    v["logpanels"] = log_panels(rows, lambda r: r["point"])
+    data = [sel.write("throughput", rows, MED_COLS)]
+    verdicts = verdict_rows(sel, ["throughput_ops_s"], set(cpus), warn)
+    if verdicts:
+        v.update(verdict_labels(sel, verdicts, lambda r: r["point"]))
+        data.append(sel.write("throughput-verdicts", verdicts, VERDICT_COLS))
     return Plot("throughput", wide(len(points), 450),
                 "Throughput vs vCPUs",
                 "Operations per second of all benchmark threads together per "
                 "workload point: the median over boots (medians.csv "
-                "throughput_ops_s), bars: its 95% CI. Higher is better.",
-                v, [sel.write("throughput", rows, MED_COLS)])
+                "throughput_ops_s), bars: its 95% CI"
+                f"{log_note(v)}; beside each compared variant's point, its "
+                "verdict on throughput_ops_s. Higher is better.",
+                v, data)
 
 
 LOCK_COLS = ["variant", "cpus", "rep", "cell", "point", "class", "kind",
@@ -168,7 +274,7 @@ LOCK_MEDS = ["lock_contentions", "lock_waittime_avg_us", "lock_waittime_max_us",
              "lock_holdtime_avg_us"]
 
 
-def lockstat(sel):
+def lockstat(sel, warn):
     run = sel.run
     rows = [r for r in run.tidy("lockstat.csv", LOCK_COLS) if sel.known(r)]
     if any(r["class"] == "mboxes_lock" for r in rows):
@@ -192,6 +298,17 @@ def lockstat(sel):
         meds.sort(key=sel.key("metric", "point", "variant", "cpus"))
         v["medfile"] = sel.write("lockstat-medians", meds, MED_COLS)
         data.append(v["medfile"])
+    # panels POINT:M (M: 1 contentions .. 4 hold time, as in lockstat.gp):
+    # the boots' values and the median lines drawn there
+    drawn = {}
+    for r in rows:
+        for m, c in enumerate(("contentions", "waittime_avg_us",
+                               "waittime_max_us", "holdtime_avg_us"), 1):
+            drawn.setdefault(f"{r['point']}:{m}", []).append(r[c])
+    for r in meds:
+        drawn.setdefault(f"{r['point']}:{LOCK_MEDS.index(r['metric']) + 1}",
+                         []).append(r["median"])
+    v["logpanels"] = " ".join(k for k, vals in drawn.items() if spans_decade(vals))
     return Plot("lockstat", (1250, max(450, 270 * len(points) + 130)),
                 "mboxes_lock in /proc/lock_stat",
                 "Contentions, wait time (average and maximum) and hold time "
@@ -204,7 +321,7 @@ def lockstat(sel):
                 v, data)
 
 
-def starvation(sel):
+def starvation(sel, warn):
     run = sel.run
     metrics = ["write_lat_p99_ns", "write_lat_max_ns"]
     rows = sel.medians(metrics)
@@ -212,6 +329,11 @@ def starvation(sel):
         to_int(r.get("read_pct"), "medians.csv read_pct")
     if not rows:
         raise Skip("medians.csv has no write_lat_p99_ns/write_lat_max_ns rows")
+    # one vCPU runs one benchmark thread: no reader can keep a writer waiting
+    rows = [r for r in rows if int(r["cpus"]) > 1]
+    if not rows:
+        raise Skip("only 1-vCPU write_lat_p99_ns/write_lat_max_ns rows "
+                   "(one benchmark thread: nothing to starve)")
     # points that differ only in read_pct form one line
     groups = {}
     for p in run.points:
@@ -233,7 +355,9 @@ def starvation(sel):
                 "Writer starvation: write latency tail vs share of reads",
                 "The 99th percentile (solid) and the maximum (dashed) of the "
                 "write latency against the share of reads "
-                f"({', '.join(map(str, reads))}%), one panel per vCPU count: "
+                f"({', '.join(map(str, reads))}%), one panel per vCPU count "
+                "above 1 (one vCPU runs one benchmark thread, which nothing "
+                "can starve): "
                 "median over boots (medians.csv write_lat_p99_ns, "
                 "write_lat_max_ns), bars: 95% CI, log scale. A "
                 "reader-preferring rwlock lets readers keep a writer waiting, "
@@ -269,7 +393,7 @@ def most_contended(sel, hist):
     return cpus, pid, why
 
 
-def cdf(sel):
+def cdf(sel, warn):
     run = sel.run
     hist = [r for r in run.tidy("hist.csv", HIST_COLS)
             if sel.known(r) and r["bucket_hi_ns"] != "" and r["cum_fraction"] != ""]
@@ -311,7 +435,7 @@ def cdf(sel):
                 v, [sel.write("cdf", kept, HIST_COLS)])
 
 
-def fairness(sel):
+def fairness(sel, warn):
     run = sel.run
     cols = ("variant", "cpus", "rep", "cell", "point", "metric", "value")
     samples = [r for r in run.tidy("samples.csv", cols)
@@ -322,6 +446,12 @@ def fairness(sel):
     samples.sort(key=sel.key("point", "variant", "cpus", "rep"))
     meds.sort(key=sel.key("point", "variant", "cpus"))
     v, points, cpus = sel.common(meds)
+    drawn = {}
+    for r in samples:
+        drawn.setdefault(r["point"], []).append(r["value"])
+    for r in meds:
+        drawn.setdefault(r["point"], []).extend((r["median"], r["ci_lo"], r["ci_hi"]))
+    v["logpanels"] = " ".join(p for p, vals in drawn.items() if spans_decade(vals))
     v["medfile"] = sel.write("fairness-medians", meds, MED_COLS)
     data = [sel.write("fairness", samples, list(cols) + ["unit"]), v["medfile"]]
     return Plot("fairness", wide(len(points), 450),
@@ -373,7 +503,7 @@ def make_plots(run_dir, only=None, warn=None):
     written, index, cmds = [], [], []
     for name in only or NAMES:
         try:
-            plot = BUILDERS[name](sel)
+            plot = BUILDERS[name](sel, warn)
         except Skip as e:
             warn(f"no {name} plot: {e}")
             continue
@@ -382,7 +512,7 @@ def make_plots(run_dir, only=None, warn=None):
         cmds.append(shlex.join(cmd))
         try:
             p = subprocess.run(cmd, capture_output=True, text=True,
-                               timeout=GNUPLOT_TIMEOUT_S)
+                               errors="replace", timeout=GNUPLOT_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             raise PlotsError(f"gnuplot {name}.gp: no result after "
                              f"{GNUPLOT_TIMEOUT_S} s") from None

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The starvation view: the writers' latency tail (p99 and maximum) against
-# the share of reads, a panel per vCPU count.  A reader-preferring rwlock
+# the share of reads, a panel per vCPU count (above 1: make_plots.py leaves
+# out one vCPU, where one benchmark thread has nobody to starve).  A reader-preferring rwlock
 # lets a stream of readers keep a writer waiting, so its tail grows with
 # read_pct; a fair lock's should not.  Median over boots, bars = 95% CI.
 #
@@ -33,29 +34,35 @@ sel(k, c, m, g) = strcol("variant") eq word(variants, k) && column("cpus") == (w
 	&& strcol("metric") eq word(mets, m) && hasword(group(g), strcol("point"))
 col(k, c, m, g, name) = sel(k, c, m, g) ? column(name) : NaN
 
-set xrange [-5:105]
-set xtics 0, 25, 100
-set xlabel "reads (% of operations)"
-set ylabel "write latency (ns, log scale)"
-set logscale y
-set format y "%.0s%c"
+axes = 'set xrange [-5:105]; set xtics 0, 25, 100; ' . \
+	'set xlabel "reads (% of operations)"; ' . \
+	'set ylabel "write latency (ns, log scale)"; set logscale y; set format y "%.0s%c"; ' . \
+	'set grid ytics mytics'
+L = 0.08; R = 0.98; SP = 0.05
+klines = keylines(ng * nv * 2, longest(variants) + 5 + (ng > 1 ? 30 : 0))
+maintitle = "Writer starvation: write latency tail vs share of reads (median of boots, bars: 95% CI)"
 
 do for [fmt in formats] {
 	eval termcmd(fmt)
 	set output outbase . "." . fmt
-	set multiplot layout 1, nc title "Writer starvation: write latency tail vs share of reads (median of boots, bars: 95% CI)" font ",13" \
-		margins 0.08, 0.98, 0.2, 0.85 spacing 0.05, 0.1
+	eval look
+	eval axes
+	set multiplot layout 1, nc title maintitle font fitfont(strlen(maintitle), width * 0.98, 13) \
+		margins L, R, fb(90), paneltop(klines) spacing SP, 0.1
 	eval footer_on
-	set key top left opaque box linecolor rgb "#cccccc" font ",8"
 	do for [c=1:nc] {
-		set title word(cpuslist, c) . " vCPUs" . (hasword(oversub, word(cpuslist, c)) ? " (oversubscribed)" : "")
+		ptitle = word(cpuslist, c) . " vCPUs" . (hasword(oversub, word(cpuslist, c)) ? " (oversubscribed)" : "")
+		set title ptitle font fitfont(strlen(ptitle), panelw(nc, L, R, SP), basefont(fmt))
 		plot for [g=1:ng] for [k=1:nv] for [m=1:2] infile \
 			using "read_pct":(col(k, c, m, g, "median")):(col(k, c, m, g, "ci_lo")):(col(k, c, m, g, "ci_hi")) \
 			with yerrorlines linewidth (m == 1 ? 2 : 1.5) dashtype m pointsize 1 \
-			pointtype vpt(k) linecolor rgb vcolor(k) title word(variants, k) . mtitle(m) . glabel(g)
+			pointtype vpt(k) linecolor rgb vcolor(k) notitle
 		eval footer_off
-		unset key
 	}
+	eval keyrow_setup(klines)
+	plot [0:1][0:1] for [g=1:ng] for [k=1:nv] for [m=1:2] '+' using (NaN):(NaN):(NaN):(NaN) \
+		with yerrorlines linewidth (m == 1 ? 2 : 1.5) dashtype m pointsize 1 \
+		pointtype vpt(k) linecolor rgb vcolor(k) title word(variants, k) . mtitle(m) . glabel(g)
 	unset multiplot
 	set output
 }

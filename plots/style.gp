@@ -41,10 +41,15 @@ vcolor(k) = word("#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #000000", (k -
 vpt(k) = word("7 5 9 11 13 15 7", (k - 1) % 7 + 1) + 0
 vdt(k) = (k - 1) % 3 + 1
 
-# "set terminal" for one of formats, as a string to eval.
+# "set terminal" for one of formats, as a string to eval.  pngcairo draws
+# a point as 4/3 pixels; the SVG's fontscale makes its text the same size,
+# so that the SVG (the one a browser can measure) is laid out as the PNG.
 termcmd(fmt) = fmt eq "svg" ? \
-	sprintf("set terminal svg size %d,%d font 'DejaVu Sans,11' noenhanced background '#ffffff'", width, height) : \
+	sprintf("set terminal svg size %d,%d font 'DejaVu Sans,10' fontscale 1.3333 noenhanced background '#ffffff'", width, height) : \
 	sprintf("set terminal pngcairo size %d,%d font 'DejaVu Sans,10' noenhanced background '#ffffff'", width, height)
+
+# The default font size (titles never grow past it).
+basefont(fmt) = 10
 
 # Category axis of vCPU counts: position i of c in cpuslist, a small shift
 # per series so that error bars do not hide each other, tick labels.
@@ -53,12 +58,109 @@ cpupos(c) = sum [i=1:words(cpuslist)] ((word(cpuslist, i) + 0) == c ? i : 0)
 shift(k, n) = (k - (n + 1) / 2.0) * 0.08
 cpulabel(i) = word(cpuslist, i) . (hasword(oversub, word(cpuslist, i)) ? "*" : "")
 
-# The setup footer, on the first panel of a multiplot only.
-footer_on = 'set label 99 footer at screen 0.01, screen 0.02 left font ",9" textcolor rgb "#444444"'
+
+# Layout, in pixels (fractions of the image would squeeze a tall plot's
+# title): from the top, the title of the plot (title_px), the key row (one
+# line: keyline_px each), then the panels, each below its own title
+# (ptitle_px).  fy(px): screen y px pixels below the top; fb(px): above the
+# bottom.
+title_px = 34
+keyline_px = 17
+ptitle_px = 38
+fy(px) = 1 - px / (height + 0.0)
+fb(px) = px / (height + 0.0)
+# The key row: lines needed for n entries whose longest text has len
+# characters, as gnuplot lays out a horizontal key (keyrow_setup's samplen
+# and width): columns of len + 8 characters of ~8 pixels (its estimate of a
+# character at these fonts, wider than the real one).
+max(a, b) = a > b ? a : b
+longest(list) = words(list) < 1 ? 0 : _longest(list, words(list))
+_longest(list, i) = i < 1 ? 0 : max(strlen(word(list, i)), _longest(list, i - 1))
+min(a, b) = a < b ? a : b
+keylines(n, len) = ceil((n + 0.0) / floor(max(1, width * 0.97 / ((len + 8) * 8.0))))
+# The top of the panels' plot area under a key of lines lines.
+paneltop(lines) = fy(title_px + lines * keyline_px + ptitle_px)
+# The key row is a plot of its own, drawn last over the whole width in the
+# band below the title (no key ever covers data): eval keyrow_setup(lines),
+# then plot for [...] '+' using (NaN):... with the panels' styles and titles.
+keyrow_setup(lines) = "set lmargin at screen 0.01; set rmargin at screen 0.99; " . \
+	sprintf("set tmargin at screen %g; set bmargin at screen %g; ", \
+		fy(title_px - 2), fy(title_px + lines * keyline_px + 2)) . \
+	"unset border; unset tics; unset xlabel; unset ylabel; unset title; " . \
+	"unset grid; unset logscale; unset label; " . \
+	"set key inside center center horizontal samplen 2.5 width 0 noopaque nobox noautotitle"
+
+# A font spec (",N") for a title of n characters in w pixels: size at most
+# big, smaller when the text would not fit (a character of DejaVu Sans is
+# ~0.7 pixels per point wide, at 4/3 pixels per point), never below 7.
+fitfont(n, w, big) = sprintf(",%.1f", max(7, min(big, w / (0.7 * n))))
+# The width in pixels of one of n panels side by side between screen x l
+# and r with spacing s.
+panelw(n, l, r, s) = width * (r - l - (n - 1) * s) / n
+
+# The setup footer, on the first panel of a multiplot only: one line at
+# 9 pt (down to 8 for a long one), else two, cut at the ", " nearest the
+# middle, so that it is never cut by the image's edge.
+_fn = strlen(footer)
+footer_font = min(9, width * 0.98 / (0.7 * _fn))
+footer_text = footer
+footer_y = fb(9)
+if (footer_font < 8) {
+	_cut = 0
+	do for [i=2:_fn - 1] {
+		if (footer[i:i + 1] eq ", " && abs(i - _fn / 2.0) < abs(_cut - _fn / 2.0)) { _cut = i }
+	}
+	if (_cut > 0) { footer_text = footer[1:_cut] . "\n" . footer[_cut + 2:] }
+	footer_font = max(6, min(9, width * 0.98 / (0.7 * (_cut > 0 ? max(_cut, _fn - _cut - 1) : _fn))))
+	footer_y = fb(9 + (_cut > 0 ? footer_font * 1.7 : 0))
+}
+footer_on = 'set label 99 footer_text at screen 0.01, screen footer_y left font sprintf(",%.1f", footer_font) textcolor rgb "#444444"'
 footer_off = 'unset label 99'
 
-set border 3 linecolor rgb "#555555"
-set tics nomirror
-set grid ytics linecolor rgb "#dddddd" dashtype 1
-set key noautotitle
+# Log y for a panel (make_plots.py decides: its values, CI bars included,
+# span more than 10x and are all positive) or linear from 0.
+# logy_on/logy_off: eval before plotting the panel.
+logy_on = 'set logscale y; set yrange [*:*]; set grid ytics mytics; set mytics 10'
+logy_off = 'unset logscale y; set yrange [0:*]; set grid ytics nomytics; set mytics default'
+# An axis label, "(log scale)" on a line of its own on a log axis.
+loglabel(text, log) = log ? text . "\n(log scale)" : text
+
+# Verdict labels (make_plots.py, from summary.csv or tidy/comparisons.csv):
+# nvl of them; vl<i> = 'PANEL CPUS K N COUNT Y': the panel, the vCPU count,
+# the variant's index (its colour), the label's place (0...) in the list of
+# the COUNT labels at this vCPU count, and the y of that list's middle (the
+# median of the first label's variant); vt<i> = the text ('after: no
+# harm').  A label starts right of the rightmost point of its vCPU count
+# and stops short of the next count's points: eval verdict_fit(panel width
+# in pixels, x axis span) picks the font (8 pt down to 6) and, when one
+# line would not fit, puts the verdict on a line of its own under the
+# variant.  Before the panel's plot:
+#   do for [i=1:nvl] { if (vl(i, 1) eq PANEL) { eval verdict_cmd(i) } }
+# and after it: eval verdicts_off.
+if (!exists("nvl")) nvl = 0
+vl(i, j) = word(value(sprintf("vl%d", i)), j)
+vt(i) = value(sprintf("vt%d", i))
+vcut(i) = strstrt(vt(i), ": ")
+vlen1(i) = strlen(vt(i))
+vlen2(i) = vcut(i) > 0 ? max(vcut(i), strlen(vt(i)) - vcut(i) - 1) : strlen(vt(i))
+vtext(i) = vwrap && vcut(i) > 0 ? vt(i)[1:vcut(i)] . "\n" . vt(i)[vcut(i) + 2:] : vt(i)
+vwrap = 0; vfont = 8
+verdict_fit(pw, span) = sprintf("vavail = %g; vmax1 = 0; vmax2 = 0; ", \
+		pw / span * (1 - 0.08 * (nv - 1)) - 14) . \
+	"do for [i=1:nvl] { vmax1 = max(vmax1, vlen1(i)); vmax2 = max(vmax2, vlen2(i)) }; " . \
+	"vwrap = vavail / (0.7 * max(1, vmax1)) < 7; " . \
+	"vfont = max(6, min(8, vavail / (0.7 * max(1, vwrap ? vmax2 : vmax1))))"
+# the label's first line, in lines above the list's middle
+vline(i) = ((vl(i, 5) * (vwrap ? 2 : 1)) - 1) / 2.0 - vl(i, 4) * (vwrap ? 2 : 1)
+verdict_cmd(i) = sprintf("set label %d vtext(%d) at first cpupos(%s) + shift(nv, nv), first %s left offset char 0.8, screen %g font ',%.1f' textcolor rgb vcolor(%s) front", \
+	100 + i, i, vl(i, 2), vl(i, 6), vline(i) * vfont * 1.6 / height, vfont, vl(i, 3))
+verdicts_off = "do for [i=1:nvl] { unset label 100 + i }"
+
+# The common look of a panel; the key row undoes some of it, so each
+# script evals look (and its own axes) at the start of each format.
+look = 'set border 3 linecolor rgb "#555555"; set xtics; set ytics; ' . \
+	'set tics nomirror; set grid ytics linecolor rgb "#dddddd" dashtype 1, ' . \
+	'linecolor rgb "#eeeeee" dashtype 1; ' . \
+	'unset key; unset lmargin; unset rmargin; unset tmargin; unset bmargin'
+eval look
 set style line 99 linecolor rgb "#888888" dashtype 2

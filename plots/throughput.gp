@@ -2,7 +2,8 @@
 #
 # Throughput vs vCPUs: a panel per workload point, a line per kernel
 # variant: the median over boots of throughput_ops_s (all benchmark
-# threads together), bars = its 95% CI.
+# threads together), bars = its 95% CI.  Beside each compared variant's
+# point, its verdict on throughput_ops_s (e.g. "after: no harm").
 #
 # Usage: gnuplot -e "infile='DIR/plots/data/throughput.csv'; \
 #            variants='before after'; points='p1 p2'; cpuslist='1 2 4'" \
@@ -10,6 +11,8 @@
 #   infile: rows of analysis/TIDY.md medians.csv (variant, cpus, point,
 #   metric, median, ci_lo, ci_hi), the rows of a line next to each other.
 #   plabel1, plabel2, ...: panel titles of the points (default: the id).
+#   logpanels: the points whose panel has a log y axis (default none).
+#   nvl, vl1, vt1, ...: the verdict labels (plots/style.gp; PANEL = point).
 #   Common variables: plots/style.gp.
 
 _me = ARG0
@@ -19,34 +22,48 @@ if (!exists("points") || !exists("cpuslist")) {
 	print _me . ": set points='p1 ...' and cpuslist='1 2 ...'"
 	exit status 2
 }
+if (!exists("logpanels")) logpanels = ""
 np = words(points)
 plabel(p) = exists(sprintf("plabel%d", p)) ? value(sprintf("plabel%d", p)) : word(points, p)
 sel(k, p) = strcol("variant") eq word(variants, k) && strcol("point") eq word(points, p) \
 	&& strcol("metric") eq "throughput_ops_s"
 col(k, p, name) = sel(k, p) ? column(name) : NaN
 
-set xrange [0.5:words(cpuslist) + 0.5]
-set xtics () ; do for [i=1:words(cpuslist)] { set xtics add (cpulabel(i) i) }
-set yrange [0:*]
-set xlabel "vCPUs"
-set ylabel "throughput (ops/s, all threads)"
-set format y "%.1s%c"
+# verdict labels need room right of the last vCPU count
+xmax = words(cpuslist) + (nvl > 0 ? 1 : 0.5)
+axes = sprintf("set xrange [0.5:%g]; ", xmax) . \
+	'set xtics (); do for [i=1:words(cpuslist)] { set xtics add (cpulabel(i) i) }; ' . \
+	'set xlabel "vCPUs"'
+L = 0.09; R = 0.98; SP = 0.06
+klines = keylines(nv, longest(variants))
+eval verdict_fit(panelw(np, L, R, SP), xmax - 0.5)
+maintitle = "mboxes_lock: throughput vs vCPUs (median of boots, bars: 95% CI; higher is better)"
 
 do for [fmt in formats] {
 	eval termcmd(fmt)
+	eval look
+	eval axes
 	set output outbase . "." . fmt
-	set multiplot layout 1, np title "mboxes_lock: throughput vs vCPUs (median of boots, bars: 95% CI; higher is better)" font ",13" \
-		margins 0.09, 0.98, 0.2, 0.85 spacing 0.06, 0.1
+	set multiplot layout 1, np title maintitle font fitfont(strlen(maintitle), width * 0.98, 13) \
+		margins L, R, fb(90), paneltop(klines) spacing SP, 0.1
 	eval footer_on
-	set key top left opaque box linecolor rgb "#cccccc"
+	unset key
 	do for [p=1:np] {
-		set title plabel(p)
+		set title plabel(p) font fitfont(strlen(plabel(p)), panelw(np, L, R, SP), basefont(fmt))
+		lg = hasword(logpanels, word(points, p))
+		if (lg) { eval logy_on } else { eval logy_off }
+		set ylabel loglabel("throughput (ops/s, all threads)", lg)
+		set format y (lg ? "%.0s%c" : "%.1s%c")
+		do for [i=1:nvl] { if (vl(i, 1) eq word(points, p)) { eval verdict_cmd(i) } }
 		plot for [k=1:nv] infile \
 			using (cpupos(column("cpus")) + shift(k, nv)):(col(k, p, "median")):(col(k, p, "ci_lo")):(col(k, p, "ci_hi")) \
-			with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) title word(variants, k)
+			with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) notitle
+		eval verdicts_off
 		eval footer_off
-		unset key
 	}
+	eval keyrow_setup(klines)
+	plot [0:1][0:1] for [k=1:nv] '+' using (NaN):(NaN):(NaN):(NaN) \
+		with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) title word(variants, k)
 	unset multiplot
 	set output
 }

@@ -6,10 +6,13 @@ Usage: check_report.py DIR [PLOT...]
 
 Every plot named (default: the six of plots/README.md) exists as PNG and SVG
 of the size plots.json records, decodes, and is not blank (more than 20
-colours in the PNG, drawn elements and the setup footer in the SVG);
-report.html has no script, its verdict table comes before the plots, and
-headless Chromium renders every image in it at its real size.  Reuses the
-image and Chromium checks of tests/unit/test_plots.py.
+colours in the PNG, drawn elements and the setup footer in the SVG), and
+reads at a glance: laid out by headless Chromium, no text of its SVG (laid
+out as the PNG) is cut by the image's edge or lies on another, and its key
+is outside the plot areas; report.html has no script, its verdict table
+comes before the plots, and headless Chromium renders every image in it at
+its real size.  Reuses the image, layout and Chromium checks of
+tests/unit/test_plots.py.
 """
 import json
 import os
@@ -45,6 +48,14 @@ def main(argv):
         if drawn < 10:
             fail(f"{name}.svg: only {drawn} drawn elements")
         print(f"ok: {name}: PNG {w}x{h} with {len(colours)} colours, SVG with {drawn} elements and the footer")
+    with tempfile.TemporaryDirectory() as tmp:
+        layout = tp.svg_layout({n: os.path.join(d, plots[n]["svg"]) for n in want}, tmp)
+    for name in want:
+        problems = tp.layout_problems(name, layout[name])
+        if problems:
+            fail("; ".join(problems[:5]) + (f" (and {len(problems) - 5} more)"
+                                            if len(problems) > 5 else ""))
+        print(f"ok: {name}: no text cut or overlapping, key outside the plot areas")
     with open(os.path.join(d, "report.html")) as f:
         html = f.read()
     if "<script" in html.lower():

@@ -11,14 +11,24 @@ the page has loaded, each <img>'s naturalWidth x naturalHeight: a broken
 image has 0x0 there, so the check fails if any image does not decode (a
 negative control corrupts one PNG and expects exactly that).  The probe's
 script is added by the test to a copy; report.html itself has none.
+
+The plots are checked as a reader would look at them: Chromium lays out
+their SVGs (whose text plots/style.gp sizes as the PNG's) and reports where
+each text and each plot area is; no text may be cut by the image's edge or
+lie on another, no key entry on a plot area (a negative control moves a
+title and a key entry and expects both to be reported).  Besides: a log y
+axis exactly on the panels whose data span more than 10x, no 1-vCPU
+starvation panel, the verdict label beside each compared variant's point.
 """
 
 import contextlib
 import csv
+import html
 import io
 import json
 import os
 import re
+import shlex
 import shutil
 import struct
 import subprocess
@@ -36,7 +46,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "fixtures", "plots", "run")
 # (width, height) each plot of the fixture must have
 SIZES = {"latency": (1000, 600), "throughput": (1000, 450),
-         "lockstat": (1250, 670), "starvation": (1070, 450),
+         "lockstat": (1250, 670), "starvation": (1000, 450),
          "cdf": (1000, 450), "fairness": (1000, 450)}
 # plots/style.gp's colours of the first three variants
 VCOLOURS = [(0x00, 0x72, 0xB2), (0xD5, 0x5E, 0x00), (0x00, 0x9E, 0x73)]
@@ -44,6 +54,8 @@ FOOTER = ("QEMU TCG emulation, 1, 2, 4 vCPUs on 2 host cores, n=5-6 boots per "
           "variant, Linux 6.1.192, oversubscribed")
 # which tidy file each data file the driver writes is selected from
 SOURCES = {"latency": "medians.csv", "throughput": "medians.csv",
+           "latency-verdicts": "comparisons.csv",
+           "throughput-verdicts": "comparisons.csv",
            "starvation": "medians.csv", "fairness-medians": "medians.csv",
            "lockstat-medians": "medians.csv", "lockstat": "lockstat.csv",
            "cdf": "hist.csv", "fairness": "samples.csv"}
@@ -198,6 +210,96 @@ def broken_images(report, tmp):
     return out
 
 
+# --- the plots as a browser draws them -------------------------------------
+
+SVG_PROBE = """<script>
+window.addEventListener("load", function () {
+  const res = {};
+  for (const div of document.querySelectorAll("div.plot")) {
+    const svg = div.querySelector("svg"), o = svg.getBoundingClientRect();
+    const box = (r) => [r.left - o.left, r.top - o.top, r.width, r.height];
+    const texts = [], borders = [];
+    for (const t of svg.querySelectorAll("text")) {
+      const g = t.closest("g[transform]");
+      texts.push({text: t.textContent, box: box(t.getBoundingClientRect()),
+                  key: t.closest('g[id^="gnuplot_plot"]') !== null,
+                  size: parseFloat(g ? g.getAttribute("font-size") : "0"),
+                  rotated: !!(g && /rotate/.test(g.getAttribute("transform")))});
+    }
+    for (const p of svg.querySelectorAll("path")) {
+      if (!/^rgb\\(\\s*85,\\s*85,\\s*85\\)$/.test(p.getAttribute("stroke") || ""))
+        continue;
+      const r = p.getBoundingClientRect();
+      if (r.width > 50 && r.height > 50) borders.push(box(r));
+    }
+    res[div.dataset.name] = {size: [o.width, o.height], texts: texts, borders: borders};
+  }
+  document.getElementById("probe-out").textContent = JSON.stringify(res);
+  document.body.setAttribute("data-probe-done", "yes");
+});
+</script>"""
+
+
+def svg_layout(svgs, tmp):
+    """{name: {"size": [w, h], "texts": [...], "borders": [[x, y, w, h]]}}:
+    each SVG (name -> path) drawn inline in a page of headless Chromium,
+    which reports the box of each <text> as laid out (text, box [x, y, w,
+    h] in the SVG's pixels, key: inside a plot's group, i.e. a key entry,
+    size: font size, rotated) and the plot areas: the bounding boxes of the
+    border paths (plots/style.gp's border colour)."""
+    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'></head>"
+             "<body style='margin:0'>"]
+    for name, path in svgs.items():
+        with open(path, encoding="utf-8") as f:
+            svg = re.sub(r"^<\?xml[^>]*>", "", f.read().lstrip())
+        parts.append(f"<div class='plot' data-name='{name}'>{svg}</div>")
+    parts.append("<pre id='probe-out'></pre>" + SVG_PROBE + "</body></html>")
+    page = os.path.join(tmp, "svg-probe.html")
+    with open(page, "w", encoding="utf-8") as f:
+        f.write("".join(parts))
+    p = chromium(["--virtual-time-budget=10000", "--dump-dom", "file://" + page], tmp)
+    m = re.search(r"<pre id=\"probe-out\">(.*?)</pre>", p.stdout, re.S)
+    if 'data-probe-done="yes"' not in p.stdout or not m:
+        raise AssertionError(f"chromium did not lay out the SVGs: {p.stderr[-500:]}")
+    return json.loads(html.unescape(m.group(1)))
+
+
+def overlaps(a, b, slack=0.5):
+    """Whether boxes [x, y, w, h] a and b share more than slack pixels."""
+    return (a[0] + slack < b[0] + b[2] and b[0] + slack < a[0] + a[2] and
+            a[1] + slack < b[1] + b[3] and b[1] + slack < a[1] + a[3])
+
+
+def layout_problems(name, lay):
+    """What a reader would see as broken in one plot's layout: text cut by
+    the image's edge, two texts on top of each other, a key entry over a
+    plot area, no key at all."""
+    w, h = lay["size"]
+    texts = [t for t in lay["texts"] if t["text"].strip()]
+    borders = sorted({tuple(round(x, 1) for x in b) for b in lay["borders"]})
+    out = []
+    if not borders:
+        out.append(f"{name}: no plot area found")
+    for t in texts:
+        x, y, tw, th = t["box"]
+        if x < -0.5 or y < -0.5 or x + tw > w + 0.5 or y + th > h + 0.5:
+            out.append(f"{name}: text {t['text']!r} at {t['box']} is cut "
+                       f"by the {w:g}x{h:g} image")
+    for i, a in enumerate(texts):
+        for b in texts[i + 1:]:
+            if overlaps(a["box"], b["box"]):
+                out.append(f"{name}: texts {a['text']!r} and {b['text']!r} overlap")
+    keys = [t for t in texts if t["key"]]
+    if not keys:
+        out.append(f"{name}: no key")
+    for t in keys:
+        for b in borders:
+            if overlaps(t["box"], b):
+                out.append(f"{name}: key entry {t['text']!r} lies over the plot "
+                           f"area {list(b)}")
+    return out
+
+
 # --- fixtures ---------------------------------------------------------------
 
 def copy_fixture(tmp):
@@ -242,6 +344,21 @@ def add_variant(run, new="rcu", like="after"):
         json.dump(m, f)
 
 
+def keep_points(run, ids):
+    """Only these workload points, in every tidy file and the manifest."""
+    tidy = os.path.join(run, "tidy")
+    for name in os.listdir(tidy):
+        path = os.path.join(tidy, name)
+        rows = rows_of(path)
+        if rows and "point" in rows[0]:
+            write_rows(path, [r for r in rows if r["point"] in ids], list(rows[0]))
+    with open(os.path.join(run, "manifest.json")) as f:
+        m = json.load(f)
+    m["campaign"]["points"] = [p for p in m["campaign"]["points"] if p["id"] in ids]
+    with open(os.path.join(run, "manifest.json"), "w") as f:
+        json.dump(m, f)
+
+
 def quiet(fn, *args):
     """fn(*args) with stderr captured: (result, stderr text)."""
     err = io.StringIO()
@@ -263,6 +380,17 @@ class FixtureRun(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def gnuplot_var(self, plot, name):
+        """The value of variable name in plot's gnuplot command."""
+        with open(os.path.join(self.run_dir, "plots", "gnuplot-commands.txt")) as f:
+            cmd = next(shlex.split(ln) for ln in f if f"/{plot}.gp" in ln)
+        m = re.search(rf"(?:^|; ){name}='((?:[^']|'')*)'", cmd[cmd.index("-e") + 1])
+        return m and m.group(1).replace("''", "'")
+
+    def svg_texts(self, name):
+        root = svg_info(os.path.join(self.run_dir, "plots", name + ".svg"))[2]
+        return [t.strip() for t in root.itertext() if t.strip()]
 
 
 class TestPlots(FixtureRun):
@@ -340,6 +468,107 @@ class TestPlots(FixtureRun):
             cmds = [ln for ln in f if ln.startswith("/") or ln.startswith("gnuplot")]
         self.assertEqual(len(cmds), len(mp.NAMES))
         self.assertIn("infile=", cmds[0])
+
+class TestLayout(FixtureRun):
+    """The plots read at a glance: what a person would check on the PNGs,
+    checked on the SVGs (laid out like the PNGs, plots/style.gp) as headless
+    Chromium draws them."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.layout = svg_layout({n: os.path.join(cls.run_dir, "plots", n + ".svg")
+                                 for n in mp.NAMES}, cls.tmp)
+
+    def test_no_text_cut_or_overlapping_and_keys_outside(self):
+        for name in mp.NAMES:
+            with self.subTest(plot=name):
+                self.assertEqual(layout_problems(name, self.layout[name]), [])
+                keys = {t["text"] for t in self.layout[name]["texts"] if t["key"]}
+                self.assertTrue({"before", "after"} <= keys or
+                                {"before p99", "after p99"} <= keys or
+                                {"before median", "after median"} <= keys, keys)
+
+    def test_titles_inside_the_image(self):
+        for name in mp.NAMES:
+            lay = self.layout[name]
+            w, h = lay["size"]
+            top = min(b[1] for b in lay["borders"])
+            titles = [t for t in lay["texts"] if not t["rotated"] and not t["key"]
+                      and t["box"][1] + t["box"][3] <= top]
+            with self.subTest(plot=name):
+                self.assertGreaterEqual(len(titles), 2)   # the plot's, a panel's
+                for t in titles:
+                    x, y, tw, th = t["box"]
+                    self.assertGreater(y, 0, t["text"])
+                    self.assertLessEqual(x + tw, w, t["text"])
+                    self.assertGreaterEqual(x, 0, t["text"])
+
+    def test_layout_check_catches_problems(self):
+        """Negative control: a key entry moved onto the data and a title
+        moved over the top edge are reported."""
+        with open(os.path.join(self.run_dir, "plots", "throughput.svg"),
+                  encoding="utf-8") as f:
+            svg = f.read()
+        title = re.search(r'translate\(([\d.]+),[\d.]+\)([^>]*>\s*<text>mboxes_lock: )',
+                          svg)
+        svg = svg.replace(title.group(0), f"translate({title.group(1)},4.00)"
+                          + title.group(2))
+        key = re.search(r'translate\([\d.]+,[\d.]+\)([^>]*>\s*<text>before</text>)', svg)
+        border = self.layout["throughput"]["borders"][0]
+        svg = svg.replace(key.group(0), f"translate({border[0] + 60:.2f},"
+                          f"{border[1] + 60:.2f})" + key.group(1))
+        bad = os.path.join(self.tmp, "bad-throughput.svg")
+        with open(bad, "w", encoding="utf-8") as f:
+            f.write(svg)
+        problems = "\n".join(layout_problems(
+            "bad", svg_layout({"bad": bad}, self.tmp)["bad"]))
+        self.assertRegex(problems, r"text 'mboxes_lock: .* is cut")
+        self.assertIn("key entry 'before' lies over the plot area", problems)
+
+    def test_log_axis_where_a_panel_spans_a_decade(self):
+        """latency: a log y axis on each panel whose medians and CI ends
+        span more than 10x (the fixture has one, write:p1), only there."""
+        rows = rows_of(os.path.join(self.run_dir, "plots", "data", "latency.csv"))
+        vals = {}
+        for r in rows:
+            vals.setdefault(f"{r['metric'].split('_')[0]}:{r['point']}", []).extend(
+                float(r[c]) for c in ("median", "ci_lo", "ci_hi"))
+        wide = {p for p, v in vals.items() if max(v) > 10 * min(v)}
+        self.assertEqual(wide, {"write:p1"})   # the fixture's spread
+        self.assertEqual(set(self.gnuplot_var("latency", "logpanels").split()), wide)
+        texts = self.svg_texts("latency")
+        self.assertEqual(texts.count("(log scale)"), len(wide))
+        for tick in ("1k", "10k", "100k"):   # decades on the log axis
+            self.assertIn(tick, texts)
+        # throughput spans less than 10x: linear, no "(log scale)"
+        self.assertEqual(self.gnuplot_var("throughput", "logpanels"), "")
+        self.assertNotIn("(log scale)", self.svg_texts("throughput"))
+
+    def test_starvation_has_no_one_vcpu_panel(self):
+        rows = rows_of(os.path.join(self.run_dir, "plots", "data", "starvation.csv"))
+        self.assertEqual({r["cpus"] for r in rows}, {"2", "4"})
+        self.assertEqual(self.gnuplot_var("starvation", "cpuslist"), "2 4")
+        texts = self.svg_texts("starvation")
+        self.assertNotIn("1 vCPUs", texts)
+        self.assertIn("2 vCPUs", texts)
+
+    def test_verdict_label_beside_each_compared_point(self):
+        comps = rows_of(os.path.join(self.run_dir, "tidy", "comparisons.csv"))
+        for plot, metrics in (("throughput", ["throughput_ops_s"]),
+                              ("latency", ["lookup_lat_mean_ns", "write_lat_mean_ns"])):
+            want = sorted(f"{r['variant']}: {r['verdict']}" for r in comps
+                          if r["metric"] in metrics and r["verdict"])
+            with self.subTest(plot=plot):
+                self.assertEqual(len(want), 6 * len(metrics))
+                labels = [t for t in self.layout[plot]["texts"]
+                          if t["text"].startswith("after: ")]
+                self.assertEqual(sorted(t["text"] for t in labels), want)
+                for t in labels:   # in a panel, never outside
+                    self.assertTrue(any(b[0] <= t["box"][0] and
+                                        t["box"][0] + t["box"][2] <= b[0] + b[2] and
+                                        b[1] <= t["box"][1] <= b[1] + b[3]
+                                        for b in self.layout[plot]["borders"]), t)
 
 
 class TestReport(FixtureRun):
@@ -456,6 +685,114 @@ class TestEdgeCases(unittest.TestCase):
         html_path, _ = rh.write_reports(run)
         with open(html_path, encoding="utf-8") as f:
             self.assertIn("rcu vs before", f.read())
+
+    def test_one_point_titles_fit(self):
+        """One workload point: a short lockstat.png, whose panel titles
+        overlapped the plot's title before the layout was in pixels."""
+        run = copy_fixture(self.tmp)
+        keep_points(run, ["p1"])
+        written, warn = quiet(mp.make_plots, run)
+        self.assertEqual(len(written), 2 * len(mp.NAMES), warn)
+        lay = svg_layout({n: os.path.join(run, "plots", n + ".svg")
+                          for n in mp.NAMES}, self.tmp)
+        for name in mp.NAMES:
+            self.assertEqual(layout_problems(name, lay[name]), [])
+
+    def test_verdicts_shown_whole_and_fitted(self):
+        """Three variants, verdicts of any text (a comma, <, a non-ASCII
+        character): each label shows its verdict whole, none overlaps."""
+        run = copy_fixture(self.tmp)
+        add_variant(run)
+        path = os.path.join(run, "tidy", "comparisons.csv")
+        rows = rows_of(path)
+        texts = ["inconclusive (n≈14)", "no harm", "inconclusive (n<6)",
+                 "conflict, see notes", "uncalibrated", "worse"]
+        for i, r in enumerate(rows):
+            if r["verdict"]:
+                r["verdict"] = texts[i % len(texts)]
+        write_rows(path, rows, list(rows[0]))
+        written, warn = quiet(mp.make_plots, run, ["throughput", "latency"])
+        self.assertEqual(len(written), 4, warn)
+        lay = svg_layout({n: os.path.join(run, "plots", n + ".svg")
+                          for n in ("throughput", "latency")}, self.tmp)
+        for name in ("throughput", "latency"):
+            self.assertEqual(layout_problems(name, lay[name]), [])
+        shown = " | ".join(t["text"] for t in lay["throughput"]["texts"])
+        for r in rows:
+            if r["metric"] == "throughput_ops_s" and r["verdict"]:
+                self.assertIn(r["verdict"], shown)
+        for who in ("after:", "rcu:"):
+            self.assertIn(who, shown)
+
+    def test_verdict_labels_prefer_summary_csv(self):
+        run = copy_fixture(self.tmp)
+        rows = rows_of(os.path.join(run, "tidy", "comparisons.csv"))
+        for r in rows:
+            r["verdict"] = "harm"
+        write_rows(os.path.join(run, "summary.csv"), rows, list(rows[0]))
+        quiet(mp.make_plots, run, ["throughput"])
+        text = svg_text(svg_info(os.path.join(run, "plots", "throughput.svg"))[2])
+        self.assertEqual(text.count("after: harm"), 6)
+        self.assertNotIn("after: better", text)
+
+    def test_starvation_without_more_than_one_vcpu_is_skipped(self):
+        run = copy_fixture(self.tmp)
+        path = os.path.join(run, "tidy", "medians.csv")
+        rows = rows_of(path)
+        write_rows(path, [r for r in rows if r["cpus"] == "1"], list(rows[0]))
+        written, warn = quiet(mp.make_plots, run, ["starvation", "throughput"])
+        self.assertEqual([os.path.basename(p) for p in written],
+                         ["throughput.png", "throughput.svg"])
+        self.assertIn("no starvation plot: only 1-vCPU", warn)
+
+    def test_log_axis_follows_the_data(self):
+        """throughput: p2's 4-vCPU medians and CIs a hundredth of the rest
+        make p2's panel span more than 10x: a log axis there, not on p1."""
+        run = copy_fixture(self.tmp)
+        path = os.path.join(run, "tidy", "medians.csv")
+        rows = rows_of(path)
+        for r in rows:
+            if (r["metric"], r["point"], r["cpus"]) == ("throughput_ops_s", "p2", "4"):
+                for c in ("median", "ci_lo", "ci_hi"):
+                    r[c] = str(float(r[c]) / 100)
+        write_rows(path, rows, list(rows[0]))
+        quiet(mp.make_plots, run, ["throughput"])
+        with open(os.path.join(run, "plots", "gnuplot-commands.txt")) as f:
+            self.assertIn("logpanels='p2'", shlex.split(f.read().splitlines()[1])[2])
+        texts = [t.strip() for t in svg_info(os.path.join(
+            run, "plots", "throughput.svg"))[2].itertext()]
+        self.assertEqual(texts.count("(log scale)"), 1)
+        for tick in ("1k", "10k", "100k"):
+            self.assertIn(tick, texts)
+
+    def test_long_footer_on_two_lines(self):
+        """A setup line too long for one line at 8 pt is cut in two at a
+        comma, not by the image's edge."""
+        run = copy_fixture(self.tmp)
+        with open(os.path.join(run, "manifest.json")) as f:
+            m = json.load(f)
+        m["host"]["qemu_guests"] = {"arm": "qemu-system-arm -M virt,cortex-a15",
+                                    "arm64": "qemu-system-aarch64 -M virt"}
+        m["builds"]["after"].update(arch="arm64",
+                                    kernel_version="6.1.192-rt71-a-long-localversion")
+        with open(os.path.join(run, "manifest.json"), "w") as f:
+            json.dump(m, f)
+        quiet(mp.make_plots, run, ["throughput"])
+        with open(os.path.join(run, "plots", "plots.json")) as f:
+            footer = json.load(f)["plots"][0]["footer"]
+        self.assertGreater(len(footer), 200)
+        lay = svg_layout({"t": os.path.join(run, "plots", "throughput.svg")}, self.tmp)["t"]
+        self.assertEqual(layout_problems("throughput", lay), [])
+        lines = [t["text"] for t in lay["texts"] if t["text"].startswith("QEMU")
+                 or t["text"].startswith("Linux")]
+        self.assertEqual(len(lines), 2)
+        self.assertEqual(" ".join(lines), footer)
+
+    def test_spans_decade(self):
+        self.assertFalse(mp.spans_decade(["100", "1000"]))
+        self.assertTrue(mp.spans_decade(["100", "", "1000.5"]))
+        self.assertFalse(mp.spans_decade(["0", "5000"]))     # 0: no log axis
+        self.assertFalse(mp.spans_decade([]))
 
     def test_plot_without_data_is_skipped(self):
         run = copy_fixture(self.tmp)
