@@ -215,7 +215,6 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
                     thresholds, primary, notes=(), observer=None):
     f = setup_facts(rundir, cells, samples, baseline, primary)
     pairs = comparison_pairs(comps)
-    bases = set(b for b, _ in pairs)
     out = [f"# {rundir.name}: {pairs_title(pairs, baseline)}", ""]
     for para in answer_text(comps, f, thresholds, primary):
         out += [f"**{para}**", ""]

@@ -14,7 +14,7 @@ import unittest
 
 import numpy as np
 
-from analysis import analyze, observer, report, stats
+from analysis import analyze, observer, report
 from tests.unit import synth
 from tests.unit.helpers import run_main
 
