@@ -130,11 +130,14 @@ def _level(c, confidence):
 
 
 def _holm(rows, groups, th):
-    """Holm's step-down over the exploratory rows that can be judged: each
-    is tested at its Holm level (1 - alpha / (K - rank), ranked by the p
-    of the claim its verdict makes) and re-judged on its CI at that level;
-    from the first row that is not decided there on, no row keeps a
-    verdict (`inconclusive (Holm)`). Rows change in place."""
+    """Holm's step-down over the exploratory rows that claim something:
+    ranked by the p of the claim their verdict makes, each is re-judged on
+    its CI at its Holm level (1 - alpha / (K - rank)); a row still decided
+    there, before the step-down stopped, keeps that judgement (CI at that
+    level, `ci_level`); the first row left undecided stops it, and it and
+    every row after it say `inconclusive (Holm)` (with their 95% CIs).
+    Rows that claimed nothing keep their 95% `inconclusive (n≈N)`: they
+    count in K all the same, as hypotheses tested. Rows change in place."""
     idx = [i for i, r in enumerate(rows)
            if r["role"] == "exploratory" and r["direction"] != "none"
            and r["verdict"] not in ("", stats.TOO_FEW)
@@ -144,10 +147,15 @@ def _holm(rows, groups, th):
     levels = stats.holm_levels([rows[i]["p_claim"] for i in idx], th.alpha)
     stopped = False
     for i, level in sorted(zip(idx, levels), key=lambda x: -x[1]):
+        r = rows[i]
+        if r["verdict"] not in stats.DECIDED:
+            continue
         base, var, direction = groups[i]
         c = stats.compare(base, var, direction, th.with_(confidence=level))
-        decided = c.verdict in stats.DECIDED
-        r = rows[i]
+        if stopped or c.verdict not in stats.DECIDED:
+            stopped = True
+            r["verdict"] = HOLM
+            continue
         keep = {k: r[k] for k in ("campaign", "baseline", "variant", "role",
                                   "direction", "failed_base", "failed_var",
                                   "starved_base", "starved_var")}
@@ -157,10 +165,6 @@ def _holm(rows, groups, th):
                   "ci_lo_var", "ci_hi_var"):  # the medians keep their 95%
             new[k] = r[k]
         rows[i] = new
-        if not decided or stopped:
-            stopped = True
-            if decided:
-                rows[i]["verdict"] = HOLM
 
 
 def _calibrate(rows, controls):
