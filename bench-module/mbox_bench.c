@@ -5,7 +5,8 @@
  * One bound kthread per selected CPU runs a random mix of lookups
  * (omap_mbox_get() + omap_mbox_put()) and writes (omap_mbox_register() +
  * omap_mbox_unregister() of a thread-private mailbox) against a registry
- * preloaded with named mailboxes, for a fixed time.  The module works
+ * preloaded with named mailboxes, for a fixed time, back to back or with
+ * a busy think time between two ops (think_ns).  The module works
  * unchanged whether mboxes_lock is an rwlock or a spinlock.
  *
  * Loading the module starts nothing.  Each write of "1" to
@@ -110,8 +111,13 @@ static int timing = BENCH_TIMING_DEFAULT;
 module_param(timing, int, 0644);
 MODULE_PARM_DESC(timing, "Time one op in every N with local_clock(), 0 (off) or 1..1024 (default 8)");
 
+static int think_ns;
+module_param(think_ns, int, 0644);
+MODULE_PARM_DESC(think_ns, "Busy time per thread between two ops, outside any lock, nanoseconds 0..1000000 (default 0 = back to back)");
+
 #define BENCH_MAX_MAILBOXES	4096
 #define BENCH_MAX_DURATION_MS	600000
+#define BENCH_MAX_THINK_NS	1000000
 #define BENCH_HIST_BUCKETS	32
 #define BENCH_ERR_SLOTS		8
 #define BENCH_CAL_READS		10000
@@ -139,6 +145,7 @@ struct bench_params {
 	int duration_ms;
 	u32 seed;
 	int timing;
+	int think_ns;
 	char cpus[sizeof(cpus)];
 };
 
@@ -226,7 +233,7 @@ struct bench_total {
 /* One finished run: what the results file shows. */
 struct bench_result {
 	struct bench_params p;
-	char *params;		/* "read_pct=... timing=..." with the CPU list */
+	char *params;		/* "read_pct=... think_ns=..." with the CPU list */
 	unsigned int id;
 	unsigned int nr_threads;
 	u64 elapsed_ns;
@@ -272,6 +279,7 @@ static void bench_snapshot(struct bench_params *p)
 	p->duration_ms = duration_ms;
 	p->seed = seed;
 	p->timing = timing;
+	p->think_ns = think_ns;
 	strscpy(p->cpus, cpus, sizeof(p->cpus));
 	kernel_param_unlock(THIS_MODULE);
 }
@@ -306,6 +314,9 @@ static int bench_validate(struct bench_params *p, struct cpumask *mask)
 	if (!ret)
 		ret = bench_check_range("timing", p->timing, 0,
 					BENCH_MAX_TIMING);
+	if (!ret)
+		ret = bench_check_range("think_ns", p->think_ns, 0,
+					BENCH_MAX_THINK_NS);
 	if (ret)
 		return ret;
 
@@ -572,6 +583,31 @@ static void bench_ref_sum(struct bench_total *tot)
 	tot->ref_trim_ns = n ? div64_u64(sum, n) : 0;
 }
 
+/*
+ * Think time: what a driver does between two opens of a mailbox, so that
+ * the registry is taken at a realistic rate and not back to back.  Spent
+ * after an op has been counted (and after its reference probe), outside
+ * any lock and outside the timed window of bench_one_op(): it is never
+ * op latency.
+ *
+ * A busy spin on local_clock(), not a sleep.  A sleeping thread would let
+ * its vCPU go idle, and under TCG an idle vCPU costs the host nothing, so
+ * QEMU would schedule the other vCPUs on the host cores differently and
+ * the think time would change the conditions of the measurement, not
+ * only the rate of ops.  Spinning keeps every vCPU as busy as the tight
+ * loop does.  cond_resched() in the loop: the kernels are PREEMPT_NONE,
+ * and the controller that sets the stop flag may share this CPU.
+ */
+static void bench_think(const struct bench_ctx *ctx, u64 ns)
+{
+	u64 end = local_clock() + ns;
+
+	while (local_clock() < end && !READ_ONCE(ctx->stop)) {
+		cpu_relax();
+		cond_resched();
+	}
+}
+
 static int bench_thread_fn(void *arg)
 {
 	struct bench_thread *t = arg;
@@ -589,6 +625,8 @@ static int bench_thread_fn(void *arg)
 			t->unref = BENCH_REF_EVERY;
 			bench_ref_probe(t);
 		}
+		if (ctx->p->think_ns)
+			bench_think(ctx, ctx->p->think_ns);
 		cond_resched();		/* PREEMPT_NONE: let the controller in */
 	}
 
@@ -845,10 +883,10 @@ static int bench_run(void)
 	res->p = p;
 	res->nr_threads = n;
 	res->params = kasprintf(GFP_KERNEL,
-				"read_pct=%d mailboxes=%d miss_pct=%d duration_ms=%d cpus=%*pbl seed=%u timing=%d",
+				"read_pct=%d mailboxes=%d miss_pct=%d duration_ms=%d cpus=%*pbl seed=%u timing=%d think_ns=%d",
 				p.read_pct, p.mailboxes, p.miss_pct,
 				p.duration_ms, cpumask_pr_args(&bench_mask),
-				p.seed, p.timing);
+				p.seed, p.timing, p.think_ns);
 	if (!res->params) {
 		ret = -ENOMEM;
 		goto out_unlock;

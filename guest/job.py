@@ -18,6 +18,7 @@ POINT_KEYS = {
     "duration_ms": (1, 600000),
     "seed": (0, 2**32 - 1),
     "timing": (0, 1024),
+    "think_ns": (0, 1000000),
 }
 OPTIONS = {
     "perf_stat": ("0", "1"),

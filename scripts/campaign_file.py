@@ -48,7 +48,7 @@ TOP = {
     "points": (list, None, "a non-empty array of [[points]] tables", REQUIRED),
 }
 PERF = {"stat": (bool, "true or false", True), "lock": (bool, "true or false", False)}
-POINT_DEFAULTS = {"miss_pct": 0, "duration_ms": 1000, "seed": 1, "timing": 8}
+POINT_DEFAULTS = {"miss_pct": 0, "duration_ms": 1000, "seed": 1, "timing": 8, "think_ns": 0}
 
 
 CONTROL_SUFFIX = "~aa"

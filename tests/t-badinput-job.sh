@@ -61,6 +61,7 @@ cases=(
 	'duration_ms-600001|point p1 duration_ms=600001'
 	'seed-2-32|point p1 seed=4294967296'
 	'timing-1025|point p1 timing=1025'
+	'think_ns-1000001|point p1 think_ns=1000001'
 	'nul-byte|point p1 duration_ms=200\0'
 	'nbsp|point p1\xc2\xa0duration_ms=200'
 )
