@@ -25,6 +25,7 @@ class Point:
     mailboxes: object
     miss_pct: object
     duration_ms: object
+    think_ns: int = 0  # the module's pause between ops (0: a tight loop)
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,10 @@ class RunDir:
         return out
 
 
+def _int_or_zero(v):
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
 def _need(path, obj, key, kind, where):
     if not isinstance(obj, dict) or key not in obj:
         raise ParseError(path, None, f"manifest: {where} lacks {key!r}")
@@ -212,7 +217,8 @@ def load(path):
                             read_pct=p.get("read_pct"),
                             mailboxes=p.get("mailboxes"),
                             miss_pct=p.get("miss_pct"),
-                            duration_ms=p.get("duration_ms")))
+                            duration_ms=p.get("duration_ms"),
+                            think_ns=_int_or_zero(p.get("think_ns"))))
     if not points:
         raise ParseError(mpath, None, "manifest: campaign.points is empty")
     cells = []

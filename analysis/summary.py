@@ -130,6 +130,7 @@ def setup_facts(rundir, cells, samples, baseline, primary):
         "over_cpus": sorted(set(int(c) for c in over["cpus"])),
         "over_cells": len(over),
         "not_done": int((cells["analyzed"] == 0).sum()) if len(cells) else 0,
+        "think_ns": {p.id: p.think_ns for p in rundir.points},
         "done": len(done),
     }
 
@@ -341,8 +342,8 @@ def legend(th, primary, comps):
         f"{100 * th.probe_tolerance:g}% between the kernels), `conflict` "
         f"(the raw metric and its `_ref` twin point opposite ways), "
         f"`uncalibrated` (the campaign's A/A control, its baseline booted "
-        f"twice, is not `no harm` at that vCPU count and point: the host "
-        f"alone makes differences there).",
+        f"twice, claims a difference at that vCPU count and point: the "
+        f"host alone makes differences there).",
         f"The answer is `{primary}`, named before the run; the other {k} "
         f"verdicts are exploratory, Holm-corrected across the table (CIs at "
         f"their Holm levels, `inconclusive (Holm)` past the step-down's "
@@ -381,6 +382,22 @@ def _cpus_clause(cpus, block, over):
     return text
 
 
+def regime(labels, think):
+    """What the points load the lock with: each point's parameters, and
+    whether its threads loop on the lock or pause between operations."""
+    tight = [p for p in labels if not think.get(p)]
+    out = []
+    for p, label in labels.items():
+        t = think.get(p)
+        out.append(label if not t else
+                   f"{label}, a {t / 1000:g} us pause between operations")
+    text = "; ".join(out)
+    if tight:
+        text += (f"; {'every' if len(tight) == len(labels) else 'at ' + ', '.join(tight) + ' every'}"
+                 f" thread loops on the registry with no pause (a tight loop)")
+    return text
+
+
 def answer_text(comps, f, th, primary):
     """The bottom line, generated from the primary rows: per compared pair,
     per vCPU count, what the verdicts say, the regime (the points), and the
@@ -399,17 +416,17 @@ def answer_text(comps, f, th, primary):
         pts = {r["point"]: point_label(r) for _, r in rows.iterrows()}
         cal = rows[rows["calibration"].fillna("") != ""]
         if len(cal):
-            ok = int((cal["calibration"] == "A/A no harm").sum())
+            bad = int((rows["verdict"] == verdicts.UNCALIBRATED).sum())
+            nh = int((cal["calibration"] == "A/A no harm").sum())
             clauses.append(f"the A/A control ({b} booted twice) is no harm "
-                           f"in {ok} of {len(cal)} cells"
-                           + ("" if ok == len(cal) else
-                              ", the others are uncalibrated"))
+                           f"in {nh} of {len(cal)} cells and claims a "
+                           f"difference in {bad}"
+                           + (" (uncalibrated there)" if bad else ""))
         paras.append(
             f"Answer for {v} against {b} ({primary}, ratio "
             f"{v}/{b} [{round(100 * th.confidence)}% CI], margin "
             f"{100 * th.margin:g}%): " + "; ".join(clauses) + ". "
-            f"Regime: {'; '.join(pts.values())}; every thread loops on the "
-            f"registry with no pause between operations. Setup: QEMU "
+            f"Regime: {regime(pts, f['think_ns'])}. Setup: QEMU "
             f"{f['accel']}, {'/'.join(map(str, f['cpus']))} vCPUs on "
             f"{f['cores']} host cores, n = {n} boots a side, interleaved.")
     return paras

@@ -9,8 +9,8 @@ honest (analysis/README.md, "Verdicts"):
 - a difference in failed or starved points between the two sides
   withholds a favourable verdict;
 - with an A/A control in the campaign (the baseline booted twice), a
-  verdict stands only where the A/A pair itself is `no harm` at that vCPU
-  count, point and metric, else `uncalibrated`;
+  verdict stands only where the A/A pair itself claims no difference at
+  that vCPU count, point and metric, else `uncalibrated`;
 - a `_ref` verdict (read against the host-speed probe) stands only where
   the probe itself did not move between the kernels, and a `_ref` verdict
   that contradicts its raw twin makes both `conflict`.
@@ -169,11 +169,16 @@ def _holm(rows, groups, th):
 
 def _calibrate(rows, controls):
     """Each row whose baseline has an A/A control gets the control's verdict
-    at the same vCPU count, point and metric (`calibration`); where that is
-    not `no harm`, the host alone makes differences there, and a verdict
-    becomes `uncalibrated`. Re-splits of the pooled A/A boots would say
-    nothing: the Mann-Whitney CI is a rank procedure, so over all re-splits
-    of any sample its false-alarm rate is exactly its nominal level."""
+    at the same vCPU count, point and metric (`calibration`). Where the A/A
+    pair itself claims a difference (better, worse, harm) or a conflict,
+    the boots there are not exchangeable, the host alone makes
+    differences, and a verdict becomes `uncalibrated`. An A/A pair that is
+    only inconclusive leaves the verdict as it is: its CI already carries
+    the noise, and calling a clear harm `uncalibrated` because 8 A/A boots
+    could not prove non-inferiority would hide it. Re-splits of the pooled
+    A/A boots would add nothing: the Mann-Whitney CI is a rank procedure,
+    so over all re-splits of any sample its false-alarm rate is exactly
+    its nominal level."""
     ctl = dict(controls)
     aa = {(r["baseline"], r["cpus"], r["point"], r["metric"]): r["verdict"]
           for r in rows if r["role"] == "control"}
@@ -183,8 +188,8 @@ def _calibrate(rows, controls):
             continue
         v = aa.get((r["baseline"], r["cpus"], r["point"], r["metric"]))
         r["calibration"] = "" if v is None else f"A/A {v or 'n/a'}"
-        if (v is not None and v != stats.NO_HARM and r["verdict"]
-                and r["verdict"] != stats.TOO_FEW):
+        if (v in (stats.BETTER, stats.WORSE, stats.HARM, CONFLICT)
+                and r["verdict"] and r["verdict"] != stats.TOO_FEW):
             r["verdict"] = UNCALIBRATED
 
 

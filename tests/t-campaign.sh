@@ -83,12 +83,19 @@ cells = m["cells"]
 assert all(c["state"] == "done" for c in cells), [(c["id"], c["state"]) for c in cells]
 c = m["campaign"]
 assert len(cells) == len(c["variants"]) * len(c["cpus"]) * c["repetitions"]
-# Interleaved: the variants alternate within and across repetitions.
+# Interleaved: the variants alternate within and across repetitions,
+# the A/A control (control = true) among them.
 order = [x["variant"] for x in cells]
-assert order[:4] == ["before", "after", "after", "before"], order
+assert order[:6] == ["before", "after", "before~aa", "before~aa", "after", "before"], order
 for key in ("host", "builds", "campaign", "rootfs_sha256"):
     assert m[key], key
-assert set(m["builds"]) == {"before", "after"}
+assert set(m["builds"]) == {"before", "after", "before~aa"}
+assert m["builds"]["before~aa"] == m["builds"]["before"]
+# The control boots the baseline's image.
+for x in cells:
+    if x["variant"] == "before~aa":
+        meta = json.load(open(f"{d}/cells/{x['id']}/meta.json"))
+        assert meta["variant"] == "before", meta["variant"]
 print(f"ok: smoke: {len(cells)} cells done, interleaved {order}")
 PY
 for f in summary.md summary.csv commit-msg.txt tidy/samples.csv tidy/crosscheck.csv; do
@@ -102,6 +109,17 @@ if grep -q ',0$' "$out/smoke/tidy/crosscheck.csv"; then
 	exit 1
 fi
 echo "ok: smoke: summary.md says QEMU TCG, commit-msg.txt within 72 columns, counts agree with lock_stat"
+# The A/A pair is judged, and the real comparison carries its calibration.
+"$LB_PY" - "$out/smoke" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1] + "/summary.csv")))
+ctl = [r for r in rows if r["role"] == "control"]
+assert ctl and all((r["baseline"], r["variant"]) == ("before", "before~aa") for r in ctl), ctl[:1]
+prim = [r for r in rows if r["role"] == "primary"]
+assert prim and all(r["calibration"] == "A/A inconclusive (n<6)" for r in prim), \
+    [r["calibration"] for r in prim]
+print(f"ok: smoke: {len(ctl)} A/A control rows; the primary rows carry their calibration")
+PY
 # Three boots a side: the answer opens every output and gives no verdict.
 "$LB_PY" tests/check_answer.py "$out/smoke"
 grep -q '^\*\*Answer for after against before (throughput_ops_s.*2 vCPUs: inconclusive (n<6) at all 2 points' "$out/smoke/summary.md"

@@ -180,6 +180,16 @@ class Calibration(unittest.TestCase):
         self.assertEqual((r["verdict"], r["calibration"]),
                          ("no harm", "A/A no harm"))
 
+    def test_an_undecided_control_leaves_the_verdict(self):
+        g = {("before", "throughput_ops_s"): boots(100, 8, 0.01, 1),
+             ("after", "throughput_ops_s"): boots(70, 8, 0.01, 2),
+             ("before~aa", "throughput_ops_s"): boots(100, 8, 0.3, 3)}
+        comps = verdicts.comparisons_table(
+            frame(g), PAIR, TH, controls=[("before", "before~aa")])
+        r = verdict_of(comps, "throughput_ops_s")
+        self.assertEqual(r["verdict"], "harm")
+        self.assertTrue(r["calibration"].startswith("A/A inconclusive"))
+
     def test_a_host_made_difference_uncalibrates(self):
         comps = self.run_case(90)  # the same image, 10% apart: the host
         r = verdict_of(comps, "throughput_ops_s")
