@@ -6,7 +6,7 @@ statistics here (analysis.stats), no file access (analysis.report)."""
 import math
 import textwrap
 
-from analysis import metrics, verdicts
+from analysis import metrics, stats, verdicts
 
 WIDTH = 72  # commit message columns
 
@@ -360,7 +360,8 @@ def _label(v):
 
 
 def _cpus_clause(cpus, block, over):
-    """'1 vCPU: no harm at all 3 points (ratios 0.99 [...] to ...)'."""
+    """'1 vCPU: no harm at all 3 points (p1 0.990 [...]; ...)', or each
+    point's verdict with its ratio."""
     head = f"{cpus} vCPU{'s' if cpus > 1 else ''}" + (
         " (oversubscribed)" if cpus in over else "")
     labels = [verdict_s(r) for _, r in block.iterrows()]
@@ -416,7 +417,9 @@ def answer_text(comps, f, th, primary):
         pts = {r["point"]: point_label(r) for _, r in rows.iterrows()}
         cal = rows[rows["calibration"].fillna("") != ""]
         if len(cal):
-            bad = int((rows["verdict"] == verdicts.UNCALIBRATED).sum())
+            claims = {f"A/A {v}" for v in (stats.BETTER, stats.WORSE,
+                                           stats.HARM, verdicts.CONFLICT)}
+            bad = int(cal["calibration"].isin(claims).sum())
             nh = int((cal["calibration"] == "A/A no harm").sum())
             clauses.append(f"the A/A control ({b} booted twice) is no harm "
                            f"in {nh} of {len(cal)} cells and claims a "
