@@ -15,8 +15,9 @@ EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 EXIT_NO_TOOL = 3
 
-# Names that go into gnuplot word lists must be plain tokens.
-TOKEN = re.compile(r"^[A-Za-z0-9_.+:@-]+$")
+# Names that go into gnuplot word lists must be plain tokens ("~": an A/A
+# control, BASELINE~aa).
+TOKEN = re.compile(r"^[A-Za-z0-9_.+:@~-]+$")
 
 
 class PlotsError(Exception):
@@ -113,7 +114,7 @@ class Run:
         for v in self.variants:
             if not TOKEN.match(v):
                 raise PlotsError(f"{path}: variant name {v!r}: use letters, "
-                                 "digits and _.+:@- only")
+                                 "digits and _.+:@~- only")
         for p in self.points:
             if not TOKEN.match(str(p.get("id", ""))):
                 raise PlotsError(f"{path}: point id {p.get('id')!r}: use "
