@@ -39,7 +39,18 @@ METRICS = {
     "perf_lock_contended_per_kop": ("per 1k lockops", "lower"),
     "perf_lock_wait_total_ns": ("ns", None),
     "perf_lock_wait_per_op_ns": ("ns", "lower"),
+    # The host, not the kernel (host-steal.txt, guest/JOB.md): how much of
+    # the module's run QEMU's vCPU threads waited on a host run queue.
+    "steal_pct": ("%", None),
+    "steal_max_pct": ("%", None),
 }
+
+#: steal_max_pct above this (percent of the run that the worst vCPU thread
+#: waited on a host run queue) flags a point: the host, not the kernel, may
+#: have set its numbers.  Measured on the 2-core host (TIDY.md, "Why 10"):
+#: quiet, 1-3%; a busy process per core, 37-50%; other work costs two busy
+#: vCPUs ~50% steal per core of it, so 10 is ~0.2 core of other work.
+STEAL_FLAG_PCT = 10.0
 
 
 def direction(metric):

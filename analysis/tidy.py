@@ -15,8 +15,8 @@ import os
 from dataclasses import dataclass, field
 
 from analysis import bench_results, lockstat, perf_lock, perf_stat
-from analysis.metrics import METRICS
-from analysis.common import ParseError
+from analysis.metrics import METRICS, STEAL_FLAG_PCT
+from analysis.common import ParseError, read_text
 
 CROSSCHECK_TOLERANCE = 0.01  # relative; more is a disagreement
 
@@ -150,6 +150,69 @@ def bench_metrics(res):
             if out.get(f"{op}_lat_median_ns") is not None:
                 out[f"{op}_lat_median_ref"] = out[f"{op}_lat_median_ns"] / ref_med
     return {k: v for k, v in out.items() if v is not None}
+
+
+STEAL_FILE = "host-steal.txt"
+STEAL_MAGIC = "lockbench-host-steal v1"
+STEAL_COLUMNS = ("thread", "tid", "wall_ns", "run_ns", "wait_ns",
+                 "nonvoluntary_switches", "steal_pct")
+
+
+def _steal_row(path, n, line):
+    """One vCPU thread's row of host-steal.txt as a dict; ParseError."""
+    f = line.split("\t")
+    if len(f) != len(STEAL_COLUMNS):
+        raise ParseError(path, n, f"{len(f)} fields, want "
+                         f"{len(STEAL_COLUMNS)} (tab-separated)")
+    row = {"thread": f[0]}
+    try:
+        for c, v in zip(STEAL_COLUMNS[1:-1], f[1:-1]):
+            row[c] = int(v)
+        row["steal_pct"] = float(f[-1])
+    except ValueError:
+        raise ParseError(path, n, f"not a number in {line!r}") from None
+    if row["wall_ns"] <= 0 or min(row[c] for c in STEAL_COLUMNS[3:6]) < 0:
+        raise ParseError(path, n, "wall_ns must be > 0, the counts >= 0")
+    # The runner writes steal_pct with 3 decimals: a file whose percentage
+    # disagrees with its own counts was edited, not measured.
+    if abs(row["steal_pct"] - 100 * row["wait_ns"] / row["wall_ns"]) > 0.01:
+        raise ParseError(path, n, "steal_pct is not 100 * wait_ns / wall_ns")
+    return row
+
+
+def parse_host_steal(path):
+    """The rows of a point's host-steal.txt (guest/JOB.md): one dict per
+    QEMU vCPU thread, keys STEAL_COLUMNS.  ParseError if malformed or
+    without a row (the runner writes none without a vCPU thread)."""
+    lines = read_text(path).split("\n")
+    if lines[0] != STEAL_MAGIC:
+        raise ParseError(path, 1, f"not {STEAL_MAGIC!r}")
+    body = [(n, ln) for n, ln in enumerate(lines[1:], 2)
+            if ln and not ln.startswith("#")]
+    if not body or body[0][1] != "\t".join(STEAL_COLUMNS):
+        raise ParseError(path, body[0][0] if body else None,
+                         "no header line " + " ".join(STEAL_COLUMNS))
+    rows = [_steal_row(path, n, ln) for n, ln in body[1:]]
+    if not rows:
+        raise ParseError(path, None, "no vCPU thread rows")
+    return rows
+
+
+def steal_metrics(rows):
+    """steal_pct (the mean over the vCPU threads) and steal_max_pct (the
+    worst thread): how much of the run the host kept them waiting."""
+    pcts = [r["steal_pct"] for r in rows]
+    return {"steal_pct": sum(pcts) / len(pcts), "steal_max_pct": max(pcts)}
+
+
+def steal_warning(flagged, total):
+    """The one line that names the points whose host steal is above
+    STEAL_FLAG_PCT (analyze prints it; their numbers stay)."""
+    shown = ", ".join(flagged[:8]) + (" ..." if len(flagged) > 8 else "")
+    return (f"host steal above {STEAL_FLAG_PCT:g}% (steal_max_pct) at "
+            f"{len(flagged)} of {total} measured points: {shown}: the host "
+            f"kept a vCPU waiting, so the host, not the kernel, may have "
+            f"set their numbers (TIDY.md, host steal)")
 
 
 NO_LOCK_STAT = "no lock_stat (kernel built without CONFIG_LOCK_STAT)"
@@ -298,7 +361,20 @@ def build(rundir, tolerance=CROSSCHECK_TOLERANCE):
             continue
         for point in points:
             _one_point(tidy, rundir, cell, point, lock_class, tolerance)
+    _flag_steal(tidy)
     return tidy
+
+
+def _flag_steal(tidy):
+    """One warning naming the points whose steal_max_pct is above
+    STEAL_FLAG_PCT.  Not a problems.csv row: a busy host is a fact about
+    the run, its files are fine and its numbers stay."""
+    steal = [r for r in tidy.tables["samples"]
+             if r["metric"] == "steal_max_pct"]
+    flagged = [f"{r['cell']}/{r['point']}" for r in steal
+               if r["value"] > STEAL_FLAG_PCT]
+    if flagged:
+        tidy.warnings.append(steal_warning(flagged, len(steal)))
 
 
 def _point_key(rundir, cell, point):
@@ -419,6 +495,13 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
                 metrics["perf_lock_contended"] = mine[0].contended
             if mine[0].total_wait_ns is not None:
                 metrics["perf_lock_wait_total_ns"] = mine[0].total_wait_ns
+
+    # The host's side of the point, written by the runner (optional: runs
+    # before it, and runs without the guest's run markers, have none).
+    steal, _ = _parse(tidy, cell, point, pdir, STEAL_FILE, parse_host_steal,
+                      optional=True)
+    if steal and (res is None or res.ok):
+        metrics.update(steal_metrics(steal))
 
     metrics.update(rate_metrics(metrics, res))
     for metric in METRICS:

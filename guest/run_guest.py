@@ -184,7 +184,10 @@ def qemu_cmd(art, cpus, mem, initrd, results=None):
     a = arch_info(art["arch"])
     # GICv2 (the default) stops at 8 CPUs.
     machine = a["machine"] + (",gic-version=3" if cpus > 8 else "")
+    # debug-threads=on names the vCPU threads "CPU N/TCG" (else every
+    # thread is "qemu-system-arm"): the host-steal sampler finds them so.
     cmd = [a["qemu"], "-M", machine, "-cpu", a["cpu"], "-accel", "tcg,thread=multi",
+           "-name", "lockbench,debug-threads=on",
            "-smp", str(cpus), "-m", str(mem), "-no-reboot", "-nic", "none",
            "-kernel", art["kernel"], "-initrd", initrd,
            "-append", "console=ttyAMA0 panic=-1 loglevel=6"]
@@ -257,15 +260,144 @@ def write_all(f, data):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), f.name)
 
 
+# Host steal (guest/JOB.md, host-steal.txt): how long each QEMU vCPU thread
+# waited on a host run queue while a point's module ran.  The guest cannot
+# see it (a TCG guest has no steal clock), and it is what turns a 2-vCPU
+# spinlock run on a 2-core host into lock-waiter preemption.
+STEAL_FILE = "host-steal.txt"
+# Files of a point that the host writes after collect(); the guest's stream
+# may not carry them.
+HOST_FILES = (STEAL_FILE,)
+# QEMU's vCPU thread names with debug-threads=on: one per vCPU with
+# thread=multi, one for all of them with thread=single.
+VCPU_COMM = re.compile(r"CPU \d+/TCG|ALL CPUs/TCG")
+RUN_MARK = re.compile(r"lockbench: point (\S+) run-(begin|end)\s*$")
+
+
+def thread_sched(pid, tid):
+    """(run_ns, wait_ns, nonvoluntary switches) of one thread from
+    /proc/PID/task/TID/schedstat and status; None once it is gone (or
+    when the host kernel has no schedstat: CONFIG_SCHED_INFO off)."""
+    task = f"/proc/{pid}/task/{tid}"
+    try:
+        with open(f"{task}/schedstat") as f:
+            run_ns, wait_ns, _slices = (int(x) for x in f.read().split())
+        with open(f"{task}/status") as f:
+            nvcsw = next(int(line.split()[1]) for line in f
+                         if line.startswith("nonvoluntary_ctxt_switches:"))
+    except (OSError, ValueError, StopIteration):
+        return None
+    return run_ns, wait_ns, nvcsw
+
+
+def vcpu_snapshot(pid):
+    """{tid: (name, monotonic ns, run_ns, wait_ns, nvcsw)} of every vCPU
+    thread of QEMU process pid, now; {} when none can be read."""
+    snap = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return snap
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                name = f.read().strip()
+        except OSError:
+            continue
+        if not VCPU_COMM.fullmatch(name):
+            continue
+        # Stamped at the middle of the read: the counters belong there.
+        t0 = time.monotonic_ns()
+        sched = thread_sched(pid, tid)
+        if sched is not None:
+            snap[int(tid)] = (name, (t0 + time.monotonic_ns()) // 2) + sched
+    return snap
+
+
+def note_run_mark(line, t, pid, marks):
+    """At a console line "lockbench: point ID run-begin|run-end" of a
+    planned point, keep (t, vcpu_snapshot) under marks[ID]["begin"|"end"]
+    (the first one only).  Taken as the line is read: the window is off
+    by the console's latency, milliseconds unless the host deschedules
+    this runner too."""
+    m = RUN_MARK.search(line)
+    if m and m.group(1) in marks and m.group(2) not in marks[m.group(1)]:
+        marks[m.group(1)][m.group(2)] = (t, vcpu_snapshot(pid))
+
+
+def vcpu_order(name):
+    """Sort key of a thread name: CPU 2 before CPU 10."""
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", name)]
+
+
+def steal_rows(begin, end):
+    """One dict per vCPU thread in both snapshots: what it did between."""
+    rows = []
+    for tid in sorted(set(begin) & set(end), key=lambda t: vcpu_order(end[t][0])):
+        name, t0, run0, wait0, nv0 = begin[tid]
+        _, t1, run1, wait1, nv1 = end[tid]
+        wall = t1 - t0
+        rows.append({"thread": name, "tid": tid, "wall_ns": wall,
+                     "run_ns": run1 - run0, "wait_ns": wait1 - wait0,
+                     "nonvoluntary_switches": nv1 - nv0,
+                     "steal_pct": 100 * (wait1 - wait0) / wall if wall > 0 else 0.0})
+    return rows
+
+
+STEAL_COLUMNS = ("thread", "tid", "wall_ns", "run_ns", "wait_ns",
+                 "nonvoluntary_switches", "steal_pct")
+
+
+def steal_text(point_id, mark, rows):
+    """host-steal.txt of one point (format: guest/JOB.md)."""
+    (tb, _), (te, _) = mark["begin"], mark["end"]
+    lines = ["lockbench-host-steal v1",
+             f"# point {point_id}: QEMU vCPU threads between the console markers run-begin "
+             f"(runner t={tb:.3f} s) and run-end (t={te:.3f} s)",
+             "# steal_pct = 100 * wait_ns / wall_ns: time runnable on a host run queue, not run",
+             "\t".join(STEAL_COLUMNS)]
+    for r in rows:
+        lines.append("\t".join(f"{r[c]:.3f}" if c == "steal_pct" else str(r[c])
+                               for c in STEAL_COLUMNS))
+    return "\n".join(lines) + "\n"
+
+
+def write_steal(out, done, marks):
+    """Write points/ID/host-steal.txt for every verified point with both
+    markers and vCPU threads; return what meta.json says about it.  A file
+    that cannot be written is left out (absent: not measured), and said."""
+    written, why = [], []
+    for pid in done:
+        mark = marks.get(pid, {})
+        rows = steal_rows(mark["begin"][1], mark["end"][1]) \
+            if "begin" in mark and "end" in mark else []
+        if not rows:
+            continue
+        try:
+            # "x": never over a file that is there (collect() refuses a guest's).
+            with open(os.path.join(out, "points", pid, STEAL_FILE), "x") as f:
+                f.write(steal_text(pid, mark, rows))
+        except OSError as e:
+            why.append(f"{pid}: cannot write it: {e.strerror or e}")
+            continue
+        written.append(pid)
+    if not written and not why:
+        why.append("no run-begin/run-end markers on the console" if not any(marks.values())
+                   else "no QEMU vCPU thread (CPU N/TCG) readable in /proc")
+    return {"file": STEAL_FILE, "points": written, **({"why_not": "; ".join(why)} if why else {})}
+
+
 def watch(proc, console_path, limit, silence, results_path, events, problems,
-          on_output=None):
+          on_output=None, marks=None):
     """Stream the console to a file, scan it, enforce the limits.
 
     Fills events (marker name -> seconds since start it was seen) and
     problems as it goes, so that they survive an interrupt.  Returns None,
     or (state, why) when the runner stopped the guest: "hung" or "nospace"
     (QEMU blocks the guest's results port while the results disk is full).
-    on_output is called once, at the guest's first output.
+    on_output is called once, at the guest's first output.  marks (point
+    id -> {}) gets, at each point's run-begin and run-end marker, the time
+    and a snapshot of QEMU's vCPU threads (note_run_mark).
     """
     start = time.monotonic()
     last = start
@@ -284,6 +416,8 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
                 events[name] = t
         if "lockbench: point " in line and " start " in line:
             events.setdefault("first-point", t)
+        if marks is not None:
+            note_run_mark(line, t, proc.pid, marks)
         for state, pat in CONSOLE_PATTERNS:
             if pat.search(line):
                 problems.append({"state": state, "t": t, "line": line.strip()})
@@ -366,6 +500,11 @@ def point_needs(build):
     return POINT_NEEDS
 
 
+def sha256_file(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
 def collect(results_path, out, planned, needs=POINT_NEEDS):
     """Unpack the guest's tar stream; return (ids of the verified points,
     problems, whether writing the points failed)."""
@@ -380,6 +519,11 @@ def collect(results_path, out, planned, needs=POINT_NEEDS):
                       and parts[1] in planned and (m.isdir() or m.isfile())
                       and all(jobmod.ID_RE.match(x) or re.fullmatch(r"[A-Za-z0-9_.-]+", x)
                               for x in parts[1:]))
+                if ok and parts[-1] in HOST_FILES:
+                    # Only the host measures the host: never take the
+                    # guest's word for it (nor let it block the host's file).
+                    bad.append(f"the guest sent {m.name!r}, a file only the host writes")
+                    continue
                 if not ok:
                     bad.append(f"unexpected member {m.name!r} in the results stream")
                     continue
@@ -406,7 +550,7 @@ def collect(results_path, out, planned, needs=POINT_NEEDS):
                     continue
                 names.add(name)
                 p = os.path.join(d, name)
-                if not os.path.isfile(p) or hashlib.sha256(open(p, "rb").read()).hexdigest() != digest:
+                if not os.path.isfile(p) or sha256_file(p) != digest:
                     bad.append(f"point {pid}: {name} does not match the guest's SHA-256")
                     ok = False
         for name in needs:
@@ -495,11 +639,13 @@ def _run_job(args, art, job, scratch):
                             stderr=subprocess.STDOUT, start_new_session=True,
                             preexec_fn=die_with_parent(signal.SIGKILL))
     events, problems, stopped = {}, [], None
+    marks = {pid: {} for pid in planned}
     try:
         # QEMU has loaded the initrd once the guest talks: remove it then,
         # so that not even a SIGKILL of this runner leaves it behind.
         stopped = watch(proc, os.path.join(out, "console.log"), limit, silence,
-                        results, events, problems, on_output=lambda: os.unlink(initrd))
+                        results, events, problems, on_output=lambda: os.unlink(initrd),
+                        marks=marks)
     except KeyboardInterrupt:
         interrupted = interrupted or ["SIGINT"]
     finally:
@@ -515,6 +661,7 @@ def _run_job(args, art, job, scratch):
         bad.append("the guest's raw results stream is kept in results-stream.tar")
     elif os.path.exists(results):
         os.unlink(results)
+    steal = write_steal(out, done, marks)
     states = [pr["state"] for pr in problems]
     if stopped:
         states.append(stopped[0])
@@ -542,7 +689,7 @@ def _run_job(args, art, job, scratch):
         "boot_to_init_s": events.get("LOCKBENCH-INIT"),
         "boot_to_workload_s": events.get("first-point"),
         "points_done": done, "state": state, "exit_code": EXIT[state],
-        "problems": problems,
+        "problems": problems, "host_steal": steal,
     })
     tmp = os.path.join(out, "meta.json.tmp")
     try:
