@@ -378,6 +378,11 @@ def _cpus_clause(cpus, block, over):
         text = f"{head}: " + ", ".join(
             f"{v} at {r['point']} ({_ci(r)})"
             for (_, r), v in zip(block.iterrows(), labels))
+    stolen = [r["point"] for _, r in block.iterrows()
+              if "host steal above" in str(r["warnings"])]
+    if stolen:
+        fails.append(f"host steal above {metrics.STEAL_FLAG_PCT:g}% in some "
+                     f"boots at {', '.join(stolen)}")
     if fails:
         text += " [" + "; ".join(fails) + "]"
     return text

@@ -120,7 +120,33 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
             r["verdict"] = failed_label(r["failed_base"], r["failed_var"])
     _calibrate(rows, controls)
     _probe_and_conflicts(rows, samples, th)
+    _flag_steal(rows, samples)
     return pd.DataFrame(rows, columns=COMPARISONS_COLUMNS)
+
+
+def steal_note(nb, kb, nv, kv):
+    return (f"host steal above {metrics.STEAL_FLAG_PCT:g}% in {kb} of {nb} "
+            f"baseline and {kv} of {nv} variant boots")
+
+
+def _flag_steal(rows, samples):
+    """Every row of a cell where the host kept a vCPU thread waiting
+    (steal_max_pct above metrics.STEAL_FLAG_PCT) in some boot says so in
+    its warnings, so that the flag follows the cell into every table."""
+    st = samples[samples["metric"] == "steal_max_pct"]
+    if st.empty:
+        return
+    hot = {}
+    for (v, c, p), g in st.groupby(["variant", "cpus", "point"]):
+        hot[(v, int(c), str(p))] = (len(g), int(
+            (g["value"] > metrics.STEAL_FLAG_PCT).sum()))
+    for r in rows:
+        key = (int(r["cpus"]), str(r["point"]))
+        nb, kb = hot.get((r["baseline"],) + key, (0, 0))
+        nv, kv = hot.get((r["variant"],) + key, (0, 0))
+        if kb or kv:
+            note = steal_note(nb, kb, nv, kv)
+            r["warnings"] = "; ".join(w for w in (r["warnings"], note) if w)
 
 
 def _level(c, confidence):

@@ -198,6 +198,26 @@ class Calibration(unittest.TestCase):
         self.assertNotEqual(r["calibration"], "A/A no harm")
 
 
+class Steal(unittest.TestCase):
+    def test_a_stolen_cell_is_flagged_in_every_row(self):
+        g = {("before", "throughput_ops_s"): boots(100, 6, 0.01, 1),
+             ("after", "throughput_ops_s"): boots(100, 6, 0.01, 2),
+             ("before", "steal_max_pct"): [1, 2, 1, 2, 1, 2],
+             ("after", "steal_max_pct"): [1, 2, 35, 2, 1, 60]}
+        comps = verdicts.comparisons_table(frame(g), PAIR, TH)
+        for _, r in comps.iterrows():
+            self.assertIn("host steal above 10% in 0 of 6 baseline and 2 of "
+                          "6 variant boots", r["warnings"])
+
+    def test_a_quiet_cell_is_not(self):
+        g = {("before", "throughput_ops_s"): boots(100, 6, 0.01, 1),
+             ("after", "throughput_ops_s"): boots(100, 6, 0.01, 2),
+             ("before", "steal_max_pct"): [1] * 6,
+             ("after", "steal_max_pct"): [2] * 6}
+        comps = verdicts.comparisons_table(frame(g), PAIR, TH)
+        self.assertFalse(comps["warnings"].str.contains("steal").any())
+
+
 class Edges(unittest.TestCase):
     def test_one_side_missing_and_nan(self):
         g = {("before", "throughput_ops_s"): [100.0] * 6 + [math.nan],
