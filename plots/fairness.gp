@@ -34,7 +34,7 @@ col(k, p, name) = sel(k, p) ? column(name) : NaN
 axes = 'set xrange [0.5:words(cpuslist) + 0.5]; ' . \
 	'set xtics (); do for [i=1:words(cpuslist)] { set xtics add (cpulabel(i) i) }; ' . \
 	'set xlabel "vCPUs"'
-L = 0.08; R = 0.98; SP = 0.06
+L = yroom(0.08, logpanels ne ""); R = 0.98; SP = yroom(0.06, logpanels ne "")
 klines = keylines(1 + 2 * nv, max(17, longest(variants) + 7))
 maintitle = "Fairness: spread of per-thread operations (1 = fair; points: boots, line: median, bars: 95% CI)"
 
@@ -51,7 +51,7 @@ do for [fmt in formats] {
 		lg = hasword(logpanels, word(points, p))
 		if (lg) { eval logy_on } else { eval logy_off }
 		set yrange [0.9:*]
-		set ylabel loglabel("ops of busiest / idlest thread (ratio)", lg)
+		set ylabel loglabel("ops of busiest / idlest thread (ratio)", lg) offset screen logloff(lg), 0
 		plot 2 with lines linestyle 99 notitle, \
 		     for [k=1:nv] infile using (cpupos(column("cpus")) + shift(k, nv) - 0.03):(col(k, p, "value")) \
 			with points pointtype vpt(k) - 1 pointsize 0.7 linecolor rgb vcolor(k) notitle, \

@@ -40,10 +40,34 @@ xmax = words(cpuslist) + (nvl > 0 ? 1 : 0.5)
 axes = sprintf("set xrange [0.5:%g]; ", xmax) . \
 	'set xtics (); do for [i=1:words(cpuslist)] { set xtics add (cpulabel(i) i) }; ' . \
 	'set xlabel "vCPUs"'
-L = 0.08; R = 0.98; SP = 0.06
+L = yroom(0.08, logpanels ne ""); R = 0.98; SP = yroom(0.06, logpanels ne "")
 klines = keylines(nv, longest(variants))
 eval verdict_fit(panelw(np, L, R, SP), xmax - 0.5)
 maintitle = "mboxes_lock: cost per operation vs vCPUs (" . stat . " latency per op, median of boots, bars: 95% CI)"
+# a panel's data (o, p), evaluated twice when it has verdict labels
+panelplot = 'plot for [k=1:nv] infile ' . \
+	'using (cpupos(column("cpus")) + shift(k, nv)):(sel(k, p, o) ? column("median") : NaN): ' . \
+	'(sel(k, p, o) ? column("ci_lo") : NaN):(sel(k, p, o) ? column("ci_hi") : NaN) ' . \
+	'with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) notitle'
+# the y range of each panel, for the verdict labels (plots/style.gp vgy):
+# the same plot first on the dumb terminal, into /dev/null
+array ylo[2 * np]; array yhi[2 * np]
+vph = ((paneltop(klines) - fb(95)) * height - (ptitle_px + 60)) / 2.0
+if (nvl > 0) {
+	set terminal dumb; set output "/dev/null"
+	eval look
+	eval axes
+	do for [o=1:2] {
+		do for [p=1:np] {
+			pan = word(ops, o) . ":" . word(points, p)
+			if (!hasword(empty, pan)) {
+				if (hasword(logpanels, pan)) { eval logy_on } else { eval logy_off }
+				eval panelplot
+				ylo[(o - 1) * np + p] = GPVAL_Y_MIN; yhi[(o - 1) * np + p] = GPVAL_Y_MAX
+			}
+		}
+	}
+}
 
 do for [fmt in formats] {
 	eval termcmd(fmt)
@@ -60,18 +84,16 @@ do for [fmt in formats] {
 			set title ptitle font fitfont(strlen(ptitle), panelw(np, L, R, SP), basefont(fmt))
 			lg = hasword(logpanels, pan)
 			if (lg) { eval logy_on } else { eval logy_off }
-			set ylabel loglabel(word(ops, o) . " latency (ns)", lg)
-			set format y (lg ? "%.0s%c" : "% h")
+			set ylabel loglabel(word(ops, o) . " latency (ns)", lg) offset screen logloff(lg), 0
+			set format y (lg ? logfmt : "% h")
 			if (hasword(empty, pan)) {
 				set label 98 "no data" at graph 0.5, graph 0.5 center
 				plot [][0:1] NaN notitle
 				unset label 98
 			} else {
+				if (nvl > 0) { vy0 = ylo[(o - 1) * np + p]; vy1 = yhi[(o - 1) * np + p]; vlog = lg }
 				do for [i=1:nvl] { if (vl(i, 1) eq pan) { eval verdict_cmd(i) } }
-				plot for [k=1:nv] infile \
-					using (cpupos(column("cpus")) + shift(k, nv)):(sel(k, p, o) ? column("median") : NaN): \
-					(sel(k, p, o) ? column("ci_lo") : NaN):(sel(k, p, o) ? column("ci_hi") : NaN) \
-					with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) notitle
+				eval panelplot
 				eval verdicts_off
 			}
 			eval footer_off

@@ -143,7 +143,10 @@ def verdict_rows(sel, metrics, cpus, warn):
     and point for these metrics: DIR/summary.csv when `report` wrote one,
     else tidy/comparisons.csv; only pairs of known variants, points and vCPU
     counts drawn, with a verdict and the variant's median (where its point
-    is).  The verdict is a display string, shown whole."""
+    is), and not the A/A control (role `control`: the baseline against
+    itself booted again, which calibrates the others; a file without the
+    role column has all its rows drawn).  The verdict is a display string,
+    shown whole."""
     run = sel.run
     summary = os.path.join(run.dir, "summary.csv")
     try:
@@ -159,7 +162,8 @@ def verdict_rows(sel, metrics, cpus, warn):
     out = []
     for r in rows:
         if (r["metric"] in metrics and sel.known(r) and r["baseline"] in sel.vorder
-                and r["verdict"].strip() and r["median_var"] != ""):
+                and r["verdict"].strip() and r["median_var"] != ""
+                and (r.get("role") or "").strip() != "control"):
             try:
                 c = int(r["cpus"])
                 float(r["median_var"])
@@ -177,7 +181,8 @@ def verdict_labels(sel, rows, panel):
     'after: no harm' (or 'rcu vs after: ...' for a pair whose baseline is
     not the campaign's) right of the variant's point; the labels of more
     than one pair at a vCPU count form a list centred on the first one's
-    point, so that they never overlap however close the medians are."""
+    point (plots/style.gp moves it inside the panel), so that they never
+    overlap however close the medians are."""
     count, first, v = {}, {}, {"nvl": len(rows)}
     for r in rows:
         at = (panel(r), r["cpus"])

@@ -36,9 +36,9 @@ col(k, c, m, g, name) = sel(k, c, m, g) ? column(name) : NaN
 
 axes = 'set xrange [-5:105]; set xtics 0, 25, 100; ' . \
 	'set xlabel "reads (% of operations)"; ' . \
-	'set ylabel "write latency (ns, log scale)"; set logscale y; set format y "%.0s%c"; ' . \
+	'set ylabel "write latency (ns, log scale)"; set logscale y; set format y logfmt; ' . \
 	'set grid ytics mytics'
-L = 0.08; R = 0.98; SP = 0.05
+L = yroom(0.08, 0); R = 0.98; SP = yroom(0.05, 0)
 klines = keylines(ng * nv * 2, longest(variants) + 5 + (ng > 1 ? 30 : 0))
 maintitle = "Writer starvation: write latency tail vs share of reads (median of boots, bars: 95% CI)"
 

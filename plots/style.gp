@@ -122,8 +122,24 @@ footer_off = 'unset label 99'
 # logy_on/logy_off: eval before plotting the panel.
 logy_on = 'set logscale y; set yrange [*:*]; set grid ytics mytics; set mytics 10'
 logy_off = 'unset logscale y; set yrange [0:*]; set grid ytics nomytics; set mytics default'
-# An axis label, "(log scale)" on a line of its own on a log axis.
+# An axis label, "(log scale)" on a line of its own on a log axis:
+#   set ylabel loglabel(TEXT, lg) offset screen logloff(lg), 0
+# gnuplot places a y label by the first line; the second goes right, onto
+# the tick labels, unless the label moves left by one line (15 pixels at
+# 10 pt; screen units, as a character is not a pixel).
 loglabel(text, log) = log ? text . "\n(log scale)" : text
+logloff(log) = log ? -16.0 / width : 0
+# The tick labels of a log y axis (1k, 10k, 100M): gnuplot makes room for
+# them by their number of characters, and a k or M is wider than a digit;
+# a leading space (invisible, right-aligned) buys one character, as "% h"
+# does on a linear axis.
+logfmt = " %.0s%c"
+# The room left of a panel for its tick labels and y label, which gnuplot
+# puts in the multiplot's left margin (first column) or spacing (the
+# others): at least frac of the width, and 80 pixels (tick labels of up to
+# six characters and a one-line label), 100 with a two-line label (log):
+#   L = yroom(0.08, logpanels ne ""); SP = yroom(0.06, logpanels ne "")
+yroom(frac, log) = max(frac, (log ? 100.0 : 80.0) / width)
 
 # Verdict labels (make_plots.py, from summary.csv or tidy/comparisons.csv):
 # nvl of them; vl<i> = 'PANEL CPUS K N COUNT Y': the panel, the vCPU count,
@@ -132,29 +148,67 @@ loglabel(text, log) = log ? text . "\n(log scale)" : text
 # median of the first label's variant); vt<i> = the text ('after: no
 # harm').  A label starts right of the rightmost point of its vCPU count
 # and stops short of the next count's points: eval verdict_fit(panel width
-# in pixels, x axis span) picks the font (8 pt down to 6) and, when one
-# line would not fit, puts the verdict on a line of its own under the
-# variant.  Before the panel's plot:
+# in pixels, x axis span) picks how many lines a label takes (vwrap + 1:
+# 'after: inconclusive (n≈23)' on one line; 'after:' above the verdict;
+# 'after:', 'inconclusive', '(n≈23)'), the fewest whose font is 7 pt or
+# more, and the font (8 pt down to 6).  Each label of a list has the same
+# number of lines, so that none lies on another.  Before the panel's plot:
 #   do for [i=1:nvl] { if (vl(i, 1) eq PANEL) { eval verdict_cmd(i) } }
 # and after it: eval verdicts_off.
 if (!exists("nvl")) nvl = 0
 vl(i, j) = word(value(sprintf("vl%d", i)), j)
 vt(i) = value(sprintf("vt%d", i))
 vcut(i) = strstrt(vt(i), ": ")
+# the verdict, and where its detail ' (n≈23)' starts in it (0: none)
+vverd(i) = vcut(i) > 0 ? vt(i)[vcut(i) + 2:] : vt(i)
+vpar(i) = strstrt(vverd(i), " (")
+# the longest line, in characters, with the label on 1, 2 or 3 lines
 vlen1(i) = strlen(vt(i))
-vlen2(i) = vcut(i) > 0 ? max(vcut(i), strlen(vt(i)) - vcut(i) - 1) : strlen(vt(i))
-vtext(i) = vwrap && vcut(i) > 0 ? vt(i)[1:vcut(i)] . "\n" . vt(i)[vcut(i) + 2:] : vt(i)
+vlen2(i) = vcut(i) > 0 ? max(vcut(i), strlen(vverd(i))) : strlen(vt(i))
+vlen3(i) = vcut(i) > 0 && vpar(i) > 0 ? max(vcut(i), max(vpar(i) - 1, strlen(vverd(i)) - vpar(i))) : vlen2(i)
+# line j (1...) of label i, "" past its last
+vwho(i) = vcut(i) > 0 ? vt(i)[1:vcut(i)] : ""
+vlt(i, j) = vcut(i) < 1 || vwrap == 0 ? (j == 1 ? vt(i) : "") : \
+	j == 1 ? vwho(i) : \
+	j == 2 ? (vwrap == 2 && vpar(i) > 0 ? vverd(i)[1:vpar(i) - 1] : vverd(i)) : \
+	j == 3 && vwrap == 2 && vpar(i) > 0 ? vverd(i)[vpar(i) + 1:] : ""
 vwrap = 0; vfont = 8
-verdict_fit(pw, span) = sprintf("vavail = %g; vmax1 = 0; vmax2 = 0; ", \
+vfontfor(n) = min(8, vavail / (0.7 * max(1, n)))
+verdict_fit(pw, span) = sprintf("vavail = %g; vmax1 = 0; vmax2 = 0; vmax3 = 0; ", \
 		pw / span * (1 - 0.08 * (nv - 1)) - 14) . \
-	"do for [i=1:nvl] { vmax1 = max(vmax1, vlen1(i)); vmax2 = max(vmax2, vlen2(i)) }; " . \
-	"vwrap = vavail / (0.7 * max(1, vmax1)) < 7; " . \
-	"vfont = max(6, min(8, vavail / (0.7 * max(1, vwrap ? vmax2 : vmax1))))"
+	"do for [i=1:nvl] { vmax1 = max(vmax1, vlen1(i)); vmax2 = max(vmax2, vlen2(i)); " . \
+	"vmax3 = max(vmax3, vlen3(i)) }; " . \
+	"vwrap = vfontfor(vmax1) >= 7 ? 0 : (vfontfor(vmax2) >= 7 ? 1 : 2); " . \
+	"vfont = max(6, vfontfor(vwrap == 0 ? vmax1 : (vwrap == 1 ? vmax2 : vmax3)))"
+# The lines are labels of their own, vpitch pixels per point of font apart
+# (gnuplot's own line spacing, 1.5, is less than a line's height).
+vpitch = 1.7
 # the label's first line, in lines above the list's middle
-vline(i) = ((vl(i, 5) * (vwrap ? 2 : 1)) - 1) / 2.0 - vl(i, 4) * (vwrap ? 2 : 1)
-verdict_cmd(i) = sprintf("set label %d vtext(%d) at first cpupos(%s) + shift(nv, nv), first %s left offset char 0.8, screen %g font ',%.1f' textcolor rgb vcolor(%s) front", \
-	100 + i, i, vl(i, 2), vl(i, 6), vline(i) * vfont * 1.6 / height, vfont, vl(i, 3))
-verdicts_off = "do for [i=1:nvl] { unset label 100 + i }"
+vline(i) = ((vl(i, 5) * (vwrap + 1)) - 1) / 2.0 - vl(i, 4) * (vwrap + 1)
+# The list's middle, in graph units: level with the first label's point,
+# moved down or up just enough that the whole list stays inside the panel
+# (a list above the top would lie on the panel's title, below the bottom on
+# the tick labels).  Needs, for the panel: vy0, vy1 its y range as gnuplot
+# autoscales it (GPVAL_Y_MIN, GPVAL_Y_MAX of the same plot drawn before on
+# the dumb terminal into /dev/null), vlog its log flag, vph its height in
+# pixels.
+vy0 = 0; vy1 = 1; vlog = 0; vph = 100
+vfrac(y) = vy1 <= vy0 || (vlog && (y <= 0 || vy0 <= 0)) ? 0.5 : \
+	(vlog ? log(y / vy0) / log(vy1 / vy0) : (y - vy0) / (vy1 - vy0))
+# (half the list, 3 pixels more: a line's glyphs sit a pixel above its middle)
+vhalf(i) = (vl(i, 5) * (vwrap + 1) * vfont * vpitch / 2.0 + 3) / vph
+vgy(i) = vhalf(i) >= 0.5 ? 0.5 : max(vhalf(i), min(1 - vhalf(i), vfrac(vl(i, 6) + 0)))
+vlinecmd(i, j) = vlt(i, j) eq "" ? "" : \
+	sprintf("set label %d vlt(%d, %d) at first cpupos(%s) + shift(nv, nv), graph %g left offset char 0.8, screen %g font ',%.1f' textcolor rgb vcolor(%s) front%s; ", \
+	97 + 3 * i + j, i, j, vl(i, 2), vgy(i), (vline(i) - j + 1) * vfont * vpitch / height, \
+	vfont, vl(i, 3), fmt eq "png" ? " boxed" : "")
+verdict_cmd(i) = vlinecmd(i, 1) . vlinecmd(i, 2) . vlinecmd(i, 3)
+verdicts_off = "do for [i=1:3 * nvl] { unset label 100 + i }"
+# A line between two vCPU counts runs through the labels: on the PNG (the
+# picture the report shows) each has a box of 75% white under it, which
+# keeps it legible and lets the line show through.  Not on the SVG: its
+# terminal draws a boxed text twice (once through a filter for the box).
+set style textbox opaque fillcolor rgb "#40ffffff" noborder margins 1, 0
 
 # The common look of a panel; the key row undoes some of it, so each
 # script evals look (and its own axes) at the start of each format.

@@ -34,10 +34,28 @@ xmax = words(cpuslist) + (nvl > 0 ? 1 : 0.5)
 axes = sprintf("set xrange [0.5:%g]; ", xmax) . \
 	'set xtics (); do for [i=1:words(cpuslist)] { set xtics add (cpulabel(i) i) }; ' . \
 	'set xlabel "vCPUs"'
-L = 0.09; R = 0.98; SP = 0.06
+L = yroom(0.09, logpanels ne ""); R = 0.98; SP = yroom(0.06, logpanels ne "")
 klines = keylines(nv, longest(variants))
 eval verdict_fit(panelw(np, L, R, SP), xmax - 0.5)
 maintitle = "mboxes_lock: throughput vs vCPUs (median of boots, bars: 95% CI; higher is better)"
+# a panel's data (p), evaluated twice when it has verdict labels
+panelplot = 'plot for [k=1:nv] infile ' . \
+	'using (cpupos(column("cpus")) + shift(k, nv)):(col(k, p, "median")):(col(k, p, "ci_lo")):(col(k, p, "ci_hi")) ' . \
+	'with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) notitle'
+# the y range of each panel, for the verdict labels (plots/style.gp vgy):
+# the same plot first on the dumb terminal, into /dev/null
+array ylo[np]; array yhi[np]
+vph = (paneltop(klines) - fb(90)) * height
+if (nvl > 0) {
+	set terminal dumb; set output "/dev/null"
+	eval look
+	eval axes
+	do for [p=1:np] {
+		if (hasword(logpanels, word(points, p))) { eval logy_on } else { eval logy_off }
+		eval panelplot
+		ylo[p] = GPVAL_Y_MIN; yhi[p] = GPVAL_Y_MAX
+	}
+}
 
 do for [fmt in formats] {
 	eval termcmd(fmt)
@@ -52,12 +70,11 @@ do for [fmt in formats] {
 		set title plabel(p) font fitfont(strlen(plabel(p)), panelw(np, L, R, SP), basefont(fmt))
 		lg = hasword(logpanels, word(points, p))
 		if (lg) { eval logy_on } else { eval logy_off }
-		set ylabel loglabel("throughput (ops/s, all threads)", lg)
-		set format y (lg ? "%.0s%c" : "%.1s%c")
+		set ylabel loglabel("throughput (ops/s, all threads)", lg) offset screen logloff(lg), 0
+		set format y (lg ? logfmt : "%.1s%c")
+		if (nvl > 0) { vy0 = ylo[p]; vy1 = yhi[p]; vlog = lg }
 		do for [i=1:nvl] { if (vl(i, 1) eq word(points, p)) { eval verdict_cmd(i) } }
-		plot for [k=1:nv] infile \
-			using (cpupos(column("cpus")) + shift(k, nv)):(col(k, p, "median")):(col(k, p, "ci_lo")):(col(k, p, "ci_hi")) \
-			with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) notitle
+		eval panelplot
 		eval verdicts_off
 		eval footer_off
 	}

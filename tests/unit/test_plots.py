@@ -300,6 +300,37 @@ def layout_problems(name, lay):
     return out
 
 
+WHO = re.compile(r"^[^ ]+(?: vs [^ ]+)?:(?: |$)")
+
+
+def verdict_labels(texts, who="after:"):
+    """The verdict labels "WHO VERDICT" among texts (as svg_layout reports
+    them) whose variant part is who ("after:"), whole: a label that
+    plots/style.gp broke into lines ("after:", "inconclusive", "(n≈23)",
+    each a text of its own, one under the other at the same x) is joined
+    again, up to the next label of the list below it.  Each with the box of
+    its first line."""
+    out = []
+    for t in texts:
+        if t["text"].startswith(who + " "):
+            out.append(t)
+        elif t["text"] == who:
+            parts, last = [who], t
+            while True:
+                x, y, _w, h = last["box"]
+                below = [u for u in texts if u is not last
+                         and abs(u["box"][0] - x) < 1
+                         and 0 < u["box"][1] - y < 2 * h]
+                if len(below) > 1:
+                    raise AssertionError(f"two lines under {last}: {below}")
+                if not below or WHO.match(below[0]["text"]):
+                    break
+                parts.append(below[0]["text"])
+                last = below[0]
+            out.append(dict(t, text=" ".join(parts)))
+    return out
+
+
 # --- fixtures ---------------------------------------------------------------
 
 def copy_fixture(tmp):
@@ -554,22 +585,9 @@ class TestLayout(FixtureRun):
         self.assertIn("2 vCPUs", texts)
 
     def verdict_labels(self, plot):
-        """The "after: VERDICT" labels of a plot; a label that make_plots
-        broke onto two lines (a crowded panel) is joined again: its second
-        line starts at the same x, right below."""
-        texts = self.layout[plot]["texts"]
-        out = []
-        for t in texts:
-            if t["text"].startswith("after: "):
-                out.append(t)
-            elif t["text"] == "after:":
-                x, y, _w, h = t["box"]
-                below = [u for u in texts if u is not t
-                         and abs(u["box"][0] - x) < 1
-                         and 0 < u["box"][1] - y < 2 * h]
-                self.assertEqual(len(below), 1, (t, below))
-                out.append(dict(t, text="after: " + below[0]["text"]))
-        return out
+        """The "after: VERDICT" labels of a plot, each whole (a label
+        broken into lines in a crowded panel is joined again)."""
+        return verdict_labels(self.layout[plot]["texts"])
 
     def test_verdict_label_beside_each_compared_point(self):
         comps = rows_of(os.path.join(self.run_dir, "tidy", "comparisons.csv"))
@@ -734,12 +752,94 @@ class TestEdgeCases(unittest.TestCase):
                           for n in ("throughput", "latency")}, self.tmp)
         for name in ("throughput", "latency"):
             self.assertEqual(layout_problems(name, lay[name]), [])
-        shown = " | ".join(t["text"] for t in lay["throughput"]["texts"])
+        texts = lay["throughput"]["texts"]
+        shown = {t["text"] for who in ("after:", "rcu:")
+                 for t in verdict_labels(texts, who)}
         for r in rows:
             if r["metric"] == "throughput_ops_s" and r["verdict"]:
-                self.assertIn(r["verdict"], shown)
+                self.assertIn(f"{r['variant']}: {r['verdict']}", shown)
         for who in ("after:", "rcu:"):
-            self.assertIn(who, shown)
+            self.assertTrue(verdict_labels(texts, who), who)
+
+    def crowded_run(self):
+        """A run like a real campaign with an A/A control: variants before,
+        after, rcu (both compared with before) and before~aa (the control:
+        before booted again, role `control` in comparisons.csv), long
+        verdicts on every pair, and a write latency panel (p1) spanning
+        1k to 1M, so that its log axis has a tick label ("100k") level with
+        the y label's second line "(log scale)"."""
+        run = copy_fixture(self.tmp)
+        add_variant(run, "rcu", "after")
+        add_variant(run, "before~aa", "before")
+        scaled = ("write_lat_mean_ns", "p1", "4")
+        path = os.path.join(run, "tidy", "medians.csv")
+        rows = rows_of(path)
+        for r in rows:
+            if (r["metric"], r["point"], r["cpus"]) == scaled:
+                for c in ("median", "ci_lo", "ci_hi", "min", "q25", "q75", "max"):
+                    r[c] = str(float(r[c]) * 10)
+        write_rows(path, rows, list(rows[0]))
+        path = os.path.join(run, "tidy", "comparisons.csv")
+        rows = rows_of(path)
+        texts = ["inconclusive (n≈23)", "inconclusive (Holm)",
+                 "inconclusive (failed 2 vs 1)", "inconclusive (n≈280)"]
+        control = []
+        for i, r in enumerate(rows):
+            if (r["metric"], r["point"], r["cpus"]) == scaled:
+                for c in ("median_base", "median_var", "ci_lo_base", "ci_hi_base",
+                          "ci_lo_var", "ci_hi_var"):
+                    r[c] = str(float(r[c]) * 10) if r[c] else ""
+            if r["verdict"]:
+                r["verdict"] = texts[i % len(texts)]
+            if r["variant"] == "after":
+                control.append(dict(r, variant="before~aa", role="control",
+                                    verdict=texts[(i + 1) % len(texts)]))
+        write_rows(path, rows + control, list(rows[0]))
+        return run
+
+    def test_crowded_verdicts_and_log_label_do_not_overlap(self):
+        """Reproduces a real run's latency.png: "(log scale)" lay on the
+        log axis' tick labels, and the A/A control's verdicts were drawn
+        among (and over) the compared pairs'.  The control pair gets no
+        label, the labels of after and rcu at one vCPU count form a list,
+        and no text is cut or on another; a comparisons.csv without the
+        role column (older runs) has all its pairs drawn."""
+        run = self.crowded_run()
+        written, warn = quiet(mp.make_plots, run, ["latency", "throughput"])
+        self.assertEqual(len(written), 4, warn)
+        with open(os.path.join(run, "plots", "gnuplot-commands.txt")) as f:
+            cmd = next(shlex.split(ln) for ln in f if "/latency.gp" in ln)
+        self.assertIn("write:p1", re.search(r"(?:^|; )logpanels='([^']*)'",
+                                            cmd[cmd.index("-e") + 1]).group(1).split())
+        lay = svg_layout({n: os.path.join(run, "plots", n + ".svg")
+                          for n in ("latency", "throughput")}, self.tmp)
+        for name in ("latency", "throughput"):
+            with self.subTest(plot=name):
+                self.assertEqual(layout_problems(name, lay[name]), [])
+                texts = lay[name]["texts"]
+                self.assertEqual(verdict_labels(texts, "before~aa:"), [])
+                n = 12 if name == "latency" else 6   # verdict rows per variant
+                for who in ("after:", "rcu:"):
+                    labels = verdict_labels(texts, who)
+                    self.assertEqual(len(labels), n, who)
+                    for t in labels:
+                        self.assertRegex(t["text"], r": inconclusive \((n≈2|Holm|failed)")
+        self.assertIn("(log scale)", [t["text"] for t in lay["latency"]["texts"]])
+        rows = self.verdict_data(run, "latency")
+        self.assertEqual({r["variant"] for r in rows}, {"after", "rcu"})
+        # no role column: every pair, the control's included
+        path = os.path.join(run, "tidy", "comparisons.csv")
+        rows = rows_of(path)
+        header = [c for c in rows[0] if c != "role"]
+        write_rows(path, [{c: r[c] for c in header} for r in rows], header)
+        quiet(mp.make_plots, run, ["throughput"])
+        lay = svg_layout({"t": os.path.join(run, "plots", "throughput.svg")},
+                         self.tmp)["t"]
+        self.assertEqual(layout_problems("throughput", lay), [])
+        self.assertEqual(len(verdict_labels(lay["texts"], "before~aa:")), 6)
+
+    def verdict_data(self, run, plot):
+        return rows_of(os.path.join(run, "plots", "data", f"{plot}-verdicts.csv"))
 
     def test_verdict_labels_prefer_summary_csv(self):
         run = copy_fixture(self.tmp)
