@@ -31,7 +31,7 @@ def make_parser():
         description="Read a results directory written by 'run.sh campaign' "
         "(manifest.json, cells/*/points/*/ raw files) and write its tidy "
         "tables to DIR/tidy/: cells, samples, lockstat, hist, threads, "
-        "crosscheck, medians, comparisons, problems, notes (and perf_lock when "
+        "crosscheck, outcomes, medians, comparisons, problems, notes (and perf_lock when "
         "perf-lock.txt files exist). analysis/TIDY.md documents every file "
         "and column. Only cells in state 'done' are analyzed; missing or "
         "malformed raw files are reported (warnings on stderr, "

@@ -37,7 +37,8 @@ METRIC_ORDER = (
     "write_lat_median_ref", "lookup_lat_mean_ns", "write_lat_mean_ns",
     "lookup_lat_median_ns", "write_lat_median_ns", "lookup_lat_p99_ns",
     "write_lat_p99_ns", "lookup_lat_max_ns", "write_lat_max_ns",
-    "fairness_spread", "lock_contentions", "lock_waittime_avg_us",
+    "fairness_spread", "lock_contentions_per_kacq", "lock_waittime_per_acq_ns",
+    "lock_waittime_avg_us",
     "lock_waittime_max_us", "lock_holdtime_avg_us")
 CSS = """
 body{font:15px/1.45 system-ui,-apple-system,"DejaVu Sans",sans-serif;margin:1.5em auto;
