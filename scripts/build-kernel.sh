@@ -93,6 +93,11 @@ series_id=$({
 } | sha256sum | cut -d' ' -f1)
 # A tree left from an earlier extraction is not a worktree of this one.
 if ! git -C "$repo" worktree list --porcelain | grep -qxF "worktree $tree"; then
+	# A tree and its objects take ~1.8 GB: say so now rather than with
+	# git's or the compiler's "No space left on device" minutes later.
+	free_kb=$(df -Pk "$LB_BUILD" | awk 'NR == 2 { print $4 }')
+	[ "$free_kb" -ge $((LB_TREE_MB * 1024)) ] ||
+		lb_die 7 "$((free_kb / 1024)) MB free in $LB_BUILD, a new kernel tree needs $LB_TREE_MB MB: free some space (old trees: rm -rf $LB_BUILD/VARIANT)"
 	rm -rf "$tree" "$vdir/series.sha256"
 	git -C "$repo" worktree prune
 	git -C "$repo" worktree add -q --detach "$tree" base

@@ -7,8 +7,10 @@
 # error in init/version.c, compiled first) stops it with exit 5 and a last
 # line naming build.log.  Neither leaves a build-meta.json, so the runner
 # refuses the variant as not built (exit 3), and the "before" build is
-# untouched.  Each fault variant keeps its own worktree in build/ (1.5 GB):
-# the first run takes ~45 s, later runs ~10 s.
+# untouched.  Each fault variant gets its own worktree in build/ (1.5 GB),
+# removed when the test ends so that the suite's disk stays bounded.  A
+# new tree with too little disk free stops at once with exit 7 and one
+# line (simulated by asking for more than the disk has).
 #
 # Usage: tests/t-fault-build.sh
 
@@ -19,6 +21,22 @@ ft_init fault-build
 export LOCKBENCH_VARIANT_PATH=$FT_DIR/variants
 
 before=$(sha256sum "$LB_BUILD/before/uImage" "$LB_BUILD/before/build-meta.json")
+drop_trees() {
+	rm -rf "$LB_BUILD/fault-badpatch" "$LB_BUILD/fault-buildfail"
+	git -C "$LB_BUILD/src/linux-source-6.1" worktree prune
+}
+trap drop_trees EXIT
+drop_trees
+
+echo "== too little disk for a new tree"
+rc=0
+LOCKBENCH_TREE_MB=$((1 << 40)) scripts/build-kernel.sh fault-badpatch \
+	>"$out/disk.out" 2>"$out/disk.err" || rc=$?
+sed 's/^/    | /' "$out/disk.err"
+[ $rc = 7 ] || fail "exit $rc, want 7"
+ft_one_line "$out/disk.err" "^build: [0-9]+ MB free in $LB_BUILD, a new kernel tree needs [0-9]+ MB: .*"
+[ ! -e "$LB_BUILD/fault-badpatch/src" ] || fail "a tree was made anyway"
+ok "exit 7, one line, no tree"
 
 echo "== a patch that does not apply"
 rc=0
