@@ -69,7 +69,8 @@ def analyze(path, thresholds=None):
                f"no usable samples in the {done} done cell(s)"
                + (f" (first problem: {t.warnings[-1]})" if t.warnings else ""))
         raise ParseError(path, None, why)
-    thresholds = (thresholds or stats.Thresholds()).with_(margin=rd.margin)
+    thresholds = (thresholds or stats.Thresholds()).with_(
+        margin=rd.margin).for_looks(len(rd.looks))
     samples = pd.DataFrame(t.tables["samples"])
     medians = stats.medians_table(samples, thresholds)
     comps = verdicts.comparisons_table(

@@ -80,6 +80,24 @@ class RunDir:
         return [p.id for p in self.points]
 
     @property
+    def looks(self):
+        """The repetition counts at which the campaign could stop
+        (`repetitions = { min, max }`); one for a fixed count."""
+        looks = self.campaign.get("looks")
+        if isinstance(looks, list) and looks and all(
+                isinstance(k, int) for k in looks):
+            return looks
+        return [self.campaign.get("repetitions")]
+
+    @property
+    def stopped(self):
+        """The manifest's record of the looks taken: {"looks": [{"reps",
+        "undecided"}...], "stopped_at": reps or None}; {} for a fixed
+        count."""
+        seq = self.manifest.get("sequential")
+        return seq if isinstance(seq, dict) else {}
+
+    @property
     def controls(self):
         """[(baseline, control), ...]: the A/A pairs of a campaign with
         `control = true` (the control boots its baseline's image)."""

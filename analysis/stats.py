@@ -52,6 +52,15 @@ class Thresholds:
     def with_(self, **kw):
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
 
+    def for_looks(self, looks):
+        """The thresholds of one look of a campaign that may stop at any of
+        `looks` looks: Bonferroni over the looks, so that the chance of a
+        false claim at any look stays within alpha (1 - confidence)."""
+        if looks <= 1:
+            return self
+        return replace(self, confidence=1 - (1 - self.confidence) / looks,
+                       alpha=self.alpha / looks)
+
 
 @dataclass(frozen=True)
 class Summary:

@@ -11,6 +11,23 @@ from analysis import metrics, stats, verdicts
 WIDTH = 72  # commit message columns
 
 
+def pct_s(confidence):
+    """95 for 0.95, 98.33 for a campaign's per-look 1 - 0.05/3."""
+    return f"{100 * confidence:.4g}"
+
+
+def looks_s(f, confidence):
+    """How a campaign that may stop early stopped, or ''."""
+    looks, at = f["looks"], f["stopped_at"]
+    if len(looks) < 2:
+        return ""
+    return (f"repetitions up to {looks[-1]} with looks at "
+            f"{', '.join(map(str, looks))}, each at {pct_s(confidence)}% "
+            f"(Bonferroni over the looks); "
+            + (f"stopped at {at}: every primary cell decided" if at else
+               "no early stop"))
+
+
 def si(x):
     """3-4 significant digits with an SI suffix: 99.71k, 1.234M, 305.2."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
@@ -129,7 +146,13 @@ def setup_facts(rundir, cells, samples, baseline, primary):
                             for a in archs) or "unknown guests",
         "over_cpus": sorted(set(int(c) for c in over["cpus"])),
         "over_cells": len(over),
-        "not_done": int((cells["analyzed"] == 0).sum()) if len(cells) else 0,
+        "not_done": int(((cells["analyzed"] == 0)
+                         & (cells["state"] != "unneeded")).sum())
+        if len(cells) else 0,
+        "unneeded": int((cells["state"] == "unneeded").sum())
+        if len(cells) else 0,
+        "looks": list(rundir.looks),
+        "stopped_at": rundir.stopped.get("stopped_at"),
         "think_ns": {p.id: p.think_ns for p in rundir.points},
         "done": len(done),
     }
@@ -227,7 +250,9 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
     out.append(f"- n = {f['n']} boots per variant, vCPU count and point "
                f"({f['done']} done cells"
                + (f", {f['not_done']} not done and skipped" if f["not_done"]
-                  else "") + ").")
+                  else "")
+               + (f", {f['unneeded']} unneeded after the early stop"
+                  if f["unneeded"] else "") + ").")
     out.append("- **Absolute times are emulation times; the ratio is the "
                "result.**")
     if f["over_cells"]:
@@ -237,7 +262,7 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
                    f"preemption dominates there.")
     else:
         out.append("- No cell is oversubscribed (vCPUs <= host cores).")
-    pct = round(100 * thresholds.confidence)
+    pct = pct_s(thresholds.confidence)
     out += [f"- {line}" for line in legend(thresholds, primary, comps)]
     xc = problems[problems["file"] == "crosscheck"] if len(problems) else \
         problems
@@ -323,7 +348,7 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
 def legend(th, primary, comps):
     """What the numbers and the labels mean: lines of summary.md, also
     shown by report.html."""
-    pct = round(100 * th.confidence)
+    pct = pct_s(th.confidence)
     m = f"{100 * th.margin:g}%"
     k = int((comps["role"] == "exploratory").sum()) if len(comps) else 0
     return [
@@ -432,11 +457,13 @@ def answer_text(comps, f, th, primary):
                            + (" (uncalibrated there)" if bad else ""))
         paras.append(
             f"Answer for {v} against {b} ({primary}, ratio "
-            f"{v}/{b} [{round(100 * th.confidence)}% CI], margin "
+            f"{v}/{b} [{pct_s(th.confidence)}% CI], margin "
             f"{100 * th.margin:g}%): " + "; ".join(clauses) + ". "
             f"Regime: {regime(pts, f['think_ns'])}. Setup: QEMU "
             f"{f['accel']}, {'/'.join(map(str, f['cpus']))} vCPUs on "
-            f"{f['cores']} host cores, n = {n} boots a side, interleaved.")
+            f"{f['cores']} host cores, n = {n} boots a side, interleaved"
+            + (f"; {looks_s(f, th.confidence)}" if looks_s(f, th.confidence)
+               else "") + ".")
     return paras
 
 
@@ -454,7 +481,7 @@ def render_commit_msg(rundir, comps, cells, samples, baseline, thresholds,
                   f"{'/'.join(map(str, f['cpus']))} vCPUs on {f['cores']} "
                   f"host cores), Linux {f['kernels']}. Absolute times are "
                   f"emulation times; the ratio is the result.")
-    pct = round(100 * thresholds.confidence)
+    pct = pct_s(thresholds.confidence)
     shown = [primary]
     twin = verdicts.REF_TWIN.get(primary)
     if twin and len(comps) and (comps["metric"] == twin).any():

@@ -333,7 +333,8 @@ def build(rundir, tolerance=CROSSCHECK_TOLERANCE):
             "cell": cell.id, "state": cell.state,
             "oversubscribed": int(cell.oversubscribed),
             "analyzed": int(cell.state == "done")})
-        if cell.state != "done":
+        # "unneeded": planned past the look where the campaign stopped
+        if cell.state not in ("done", "unneeded"):
             not_done.append(f"{cell.id} ({cell.state or 'no state'})")
     if not_done:
         for cid in not_done:

@@ -11,7 +11,10 @@ Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--dry-run]
 
 Each boot ("cell") runs every workload point of the campaign.  Within each
 repetition the variants are interleaved (alternating order, or seeded
-random) so that drift on the host cancels out.  A cell runs in
+random) so that drift on the host cancels out.  With repetitions = { min,
+max } the cells run up to each look (a repetition count) and the campaign
+stops at the first look where every primary cell has a verdict
+(analysis.looks); the cells after it are marked `unneeded`.  A cell runs in
 cells/.tmp-ID and is renamed to cells/ID when it ends; manifest.json says
 the state of every planned cell and is replaced atomically after each
 change.  Ctrl-C or SIGTERM stops the running cells (their partial output is
@@ -19,7 +22,7 @@ kept as cells/ID.partial-N) and leaves every finished cell intact; --resume
 runs only what is not done, after checking that neither the campaign file
 nor the kernels changed.
 
-Exit status: 0 every cell done; 1 some cell failed; 2 bad input; 3 not
+Exit status: 0 every cell done (or unneeded); 1 some cell failed; 2 bad input; 3 not
 built; 130 interrupted.
 """
 import argparse
@@ -245,12 +248,67 @@ def stop_signals():
             signal.signal(s, h)
 
 
+UNNEEDED = "unneeded"  # a cell past the look where the campaign stopped
+SETTLED = ("done", UNNEEDED)
+
+
+def take_look(d, man, reps, prog):
+    """Judge the boots of repetitions 1..reps (analysis.looks); record the
+    look in the manifest; True when every primary cell is decided."""
+    cp = subprocess.run([PY, "-m", "analysis.looks", d], cwd=ROOT, capture_output=True,
+                        text=True, env=dict(os.environ, PYTHONPATH=ROOT), check=False)
+    try:
+        res = json.loads(cp.stdout)
+        n, todo = int(res["primary"]), list(res["undecided"])
+    except (ValueError, KeyError, TypeError):
+        err = (cp.stderr.strip().splitlines() or ["no output"])[-1]
+        prog.say(f"campaign: look at {reps} repetitions: the analysis failed ({err}); going on")
+        n, todo = 0, ["the analysis failed"]
+    decided = n > 0 and not todo
+    seq = man.data.setdefault("sequential", {"looks": [], "stopped_at": None})
+    seq["looks"] = [x for x in seq["looks"] if x["reps"] != reps]
+    seq["looks"].append({"reps": reps, "primary": n, "undecided": todo})
+    if decided:
+        seq["stopped_at"] = reps
+    man.save()
+    prog.say(f"campaign: look at {reps} repetitions: "
+             + ("every primary cell decided: stopping" if decided else
+                f"{len(todo)} of {n} primary cells undecided: " + "; ".join(todo[:4])
+                + (f"; +{len(todo) - 4} more" if len(todo) > 4 else "")))
+    return decided
+
+
 def run_cells(d, man, jobs):
-    cells = [c for c in man.data["cells"] if c["state"] != "done"]
+    """Run the cells repetition by repetition up to each look; at a look
+    before the last, stop when every primary cell is decided (the cells
+    after it become `unneeded`)."""
+    c = man.data["campaign"]
+    looks = c.get("looks") or [c["repetitions"]]
+    prog = Progress(len(man.data["cells"]))
+    stop, tried = [], set()
+    for reps in looks:
+        stop = run_batch(d, man, jobs, reps, prog, tried)
+        if stop or reps == looks[-1]:
+            break
+        if take_look(d, man, reps, prog):
+            for cell in man.data["cells"]:
+                if cell["rep"] > reps and cell["state"] not in SETTLED:
+                    cell["state"] = UNNEEDED
+            man.save()
+            break
+    if prog.tty:
+        print()
+    return stop
+
+
+def run_batch(d, man, jobs, reps, prog, tried):
+    """Run every cell of repetitions 1..reps not done yet and not `tried`
+    in this invocation (a failed cell waits for --resume)."""
+    cells = [c for c in man.data["cells"]
+             if c["state"] not in SETTLED and c["rep"] <= reps and c["id"] not in tried]
     job_path = os.path.join(d, "job.conf")
     cores = os.cpu_count() or 1
-    prog = Progress(len(man.data["cells"]))
-    done = len(man.data["cells"]) - len(cells)
+    done = sum(c["state"] == "done" for c in man.data["cells"])
     running = {}
     with stop_signals() as stop:
         while cells or running:
@@ -266,6 +324,7 @@ def run_cells(d, man, jobs):
                 if running and used + nxt["cpus"] > cores:
                     break
                 cells.pop(0)
+                tried.add(nxt["id"])
                 running[nxt["id"]] = (*start_cell(d, man, nxt, job_path), nxt)
                 used += nxt["cpus"]
                 prog.show(done, list(running))
@@ -285,8 +344,6 @@ def run_cells(d, man, jobs):
                     prog.say(f"campaign: cell {cid}: {cell['state']}"
                              + (f": {cell['problems'][0]}" if cell.get("problems") else ""))
                 prog.show(done, list(running))
-    if prog.tty:
-        print()
     return stop
 
 
@@ -395,10 +452,15 @@ def main(argv):
         print(f"campaign: {e}", file=sys.stderr)
         return getattr(e, "code", 2)
     jobs = args.jobs or max(1, (os.cpu_count() or 1) // min(c["cpus"] for c in man.data["cells"]))
-    todo = sum(c["state"] != "done" for c in man.data["cells"])
+    todo = sum(c["state"] not in SETTLED for c in man.data["cells"])
     print(f"campaign: {man.data['campaign']['name']}: {todo} of {len(man.data['cells'])} "
           f"cells to run, {'on the hosts of ' + args.hosts if args.hosts else f'{jobs} at a time'}, "
           f"into {d}")
+    looks = man.data["campaign"].get("looks") or []
+    if len(looks) > 1:
+        print(f"campaign: looks at {', '.join(map(str, looks))} repetitions: stops at the "
+              f"first where every primary cell has a verdict"
+              + (" (not with --hosts: every repetition runs)" if args.hosts else ""))
     if args.hosts:
         try:
             stop = run_on_hosts(d, man, args.hosts)
@@ -423,7 +485,8 @@ def main(argv):
         if rc == 0:
             print(f"campaign: verdicts in {d}/summary.md, plots in {d}/plots/, "
                   f"the page in {d}/report.html, a changelog block in {d}/commit-msg.txt")
-    return 0 if states.get("done") == len(man.data["cells"]) else 1
+    settled = sum(states.get(s, 0) for s in SETTLED)
+    return 0 if settled == len(man.data["cells"]) else 1
 
 
 if __name__ == "__main__":

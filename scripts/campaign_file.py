@@ -37,7 +37,8 @@ TOP = {
     "arches": (list, None, "a non-empty list of distinct architectures from "
                + ", ".join(variantmod.ARCHES), ["arm"]),
     "cpus": (list, None, "a non-empty list of distinct integers 1..16", REQUIRED),
-    "repetitions": (int, lambda v: 1 <= v <= 100, "an integer 1..100", REQUIRED),
+    "repetitions": (object, None, "an integer 1..100, or a table { min = 6, max = 30 } "
+                    "with min < max <= 100 and optional looks = 2..8 (default 3)", REQUIRED),
     "order": (str, lambda v: v in ("alternate", "random"), "'alternate' or 'random'", "alternate"),
     "seed": (int, lambda v: 0 <= v < 2**32, "an integer 0..2^32-1", 1),
     "mem_mb": (int, lambda v: 128 <= v <= 2048, "an integer 128..2048", 512),
@@ -97,6 +98,50 @@ def _compare(path, pairs, variants, baseline):
             raise CampaignError(f"{path}: {where}: duplicate pair {pair!r}")
         seen.add(tuple(pair))
     return pairs
+
+
+DEFAULT_LOOKS = 3
+
+
+def look_schedule(lo, hi, k):
+    """k repetition counts from lo to hi, geometrically spaced (a look
+    costs as much confidence early as late, and the early ones are cheap):
+    6, 13, 30 for lo=6, hi=30, k=3."""
+    k = min(k, hi - lo + 1)
+    reps = [round(lo * (hi / lo) ** (i / (k - 1))) for i in range(k)]
+    out = []
+    for r in reps:
+        out.append(max(r, out[-1] + 1) if out else r)
+    out[-1] = hi
+    return out
+
+
+def _repetitions(path, out):
+    """repetitions = N, or { min, max, looks }: the campaign stops at the
+    first look (a number of repetitions) where every primary cell has a
+    verdict, each look judged at confidence 1 - alpha/looks (Bonferroni
+    over the looks: analysis/README.md, "Stopping early").  Resolved to
+    repetitions = max and looks = [the repetition counts]."""
+    val = out["repetitions"]
+    allowed = TOP["repetitions"][2]
+    if _type_ok(val, int):
+        if not 1 <= val <= 100:
+            raise CampaignError(f"{path}: repetitions: must be {allowed}")
+        out["looks"] = [val]
+        return
+    if not isinstance(val, dict):
+        raise CampaignError(f"{path}: repetitions: must be {allowed}")
+    for key in val:
+        if key not in ("min", "max", "looks"):
+            raise CampaignError(f"{path}: repetitions.{key}: unknown key (allowed: min, max, looks)")
+    lo, hi, k = val.get("min"), val.get("max"), val.get("looks", DEFAULT_LOOKS)
+    if not (_type_ok(lo, int) and _type_ok(hi, int) and 1 <= lo < hi <= 100):
+        raise CampaignError(f"{path}: repetitions: min and max must be integers with "
+                            f"1 <= min < max <= 100, not {lo!r} and {hi!r}")
+    if not _type_ok(k, int) or not 2 <= k <= 8:
+        raise CampaignError(f"{path}: repetitions.looks: must be an integer 2..8, not {k!r}")
+    out["repetitions"] = hi
+    out["looks"] = look_schedule(lo, hi, k)
 
 
 def _arches(path, out):
@@ -164,6 +209,7 @@ def load(path):
         out["baseline"] = variants[0]
     elif out["baseline"] not in variants:
         bad("baseline", f"one of the campaign's variants ({', '.join(variants)})")
+    _repetitions(path, out)
     out["compare"] = _compare(path, out["compare"], variants, out["baseline"])
     _arches(path, out)
     cpus = out["cpus"]

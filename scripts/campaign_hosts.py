@@ -94,7 +94,8 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
         raise HostsError(f"copying to the hosts failed: {(cp.stderr or cp.stdout).strip()[-300:]}")
     done_count = sum(x["state"] == "done" for x in man.data["cells"])
     for cpus in sorted({x["cpus"] for x in man.data["cells"]}):
-        cells = [x for x in man.data["cells"] if x["state"] != "done" and x["cpus"] == cpus]
+        cells = [x for x in man.data["cells"] if x["state"] not in ("done", "unneeded")
+                 and x["cpus"] == cpus]
         if not cells or stop:
             continue
         inp = os.path.join(d, f".hosts-c{cpus}.in")

@@ -96,8 +96,17 @@ for x in cells:
     if x["variant"] == "before~aa":
         meta = json.load(open(f"{d}/cells/{x['id']}/meta.json"))
         assert meta["variant"] == "before", meta["variant"]
-print(f"ok: smoke: {len(cells)} cells done, interleaved {order}")
+# It looked at 2 repetitions, found the primary cells undecided (n<6)
+# and ran to the end.
+seq = m["sequential"]
+assert seq["stopped_at"] is None and [x["reps"] for x in seq["looks"]] == [2], seq
+assert seq["looks"][0]["primary"] == 2 and len(seq["looks"][0]["undecided"]) == 2, seq
+assert all("inconclusive (n<6)" in u for u in seq["looks"][0]["undecided"]), seq
+print(f"ok: smoke: {len(cells)} cells done, interleaved {order}; the look at 2 "
+      f"repetitions found {len(seq['looks'][0]['undecided'])} primary cells undecided, "
+      f"it ran to {c['repetitions']}")
 PY
+grep -q '^campaign: look at 2 repetitions: 2 of 2 primary cells undecided' "$out/smoke.log"
 for f in summary.md summary.csv commit-msg.txt tidy/samples.csv tidy/crosscheck.csv; do
 	[ -s "$out/smoke/$f" ] || { echo "FAIL: smoke: no $f"; exit 1; }
 done
@@ -145,8 +154,9 @@ assert all(c["state"] == "done" for c in m["cells"]), [(c["id"], c["state"]) for
 for c in m["cells"]:
     if c["id"] in early:
         assert c["attempts"] == 1, f"{c['id']} ran again after the kill"
+assert [x["reps"] for x in m["sequential"]["looks"]] == [2], m["sequential"]
 print(f"ok: killed: {len(early)} cells done before SIGKILL kept, none run twice, "
-      f"all {len(m['cells'])} done after --resume")
+      f"all {len(m['cells'])} done after --resume, across the look at 2 repetitions")
 PY
 unchanged "$d" "$out/killed.before" ||
 	{ echo "FAIL: a cell finished before the kill changed after resume"; exit 1; }

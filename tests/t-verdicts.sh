@@ -15,6 +15,8 @@
 # raw metrics; each `_ref` twin `harm`, or `withheld (probe)` with the
 # probe's own ratio CI (printed) really beyond +-2%: the slowdown moves
 # the host-speed probe too, and a moved probe must not vouch for a ratio.
+# The slowdown campaign may stop early (looks at 8 and 12 repetitions):
+# decided at 8, its last 4 repetitions are `unneeded`.
 #
 # Usage: tests/t-verdicts.sh
 
@@ -94,7 +96,17 @@ for m in REF:
         f"slowdown {m}: {r['verdict']} with the probe at [{lo:.3f}, {hi:.3f}]"
 print("ok: A/A: no harm or conflict on the primary, false verdicts within bounds on all "
       "metrics; the 5 us slowdown is harm, its _ref twins harm or withheld by a moved probe")
+# Stopping early: decided at the first look, the rest not run.
+import json
+m = json.load(open(f"{out}/slowdown/manifest.json"))
+assert m["sequential"]["stopped_at"] == 8, m["sequential"]
+states = {x["id"]: x["state"] for x in m["cells"]}
+assert all(s == ("done" if int(i[1:3]) <= 8 else "unneeded") for i, s in states.items()), states
+assert slow["lookup_lat_median_ns"]["ci_level"] and float(slow["lookup_lat_median_ns"]["ci_level"]) >= 0.975
+print(f"ok: slowdown stopped at the look at 8 repetitions; "
+      f"{sum(s == 'unneeded' for s in states.values())} cells unneeded; CIs at 97.5%")
 PY
+grep -q 'stopped at 8: every primary cell decided' "$out/slowdown/summary.md"
 # The commit message carries the primary metric and, read against the
 # host's speed, its _ref twin.
 grep -q '^lookup_lat_median_ns, slow/before' "$out/slowdown/commit-msg.txt"

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+"""One look of a campaign that may stop early: are all its primary cells
+decided with the boots done so far?
+
+    /usr/bin/python3 -m analysis.looks DIR
+
+Runs the analysis (DIR/tidy/*.csv, at the campaign's per-look confidence,
+analysis/README.md "Stopping early") and prints one JSON object:
+{"primary": N, "undecided": ["2 vCPUs read95 after/before: inconclusive
+(n≈12)", ...]}. A cell is decided when its primary row's verdict is one
+of better, no harm, worse, harm; `uncalibrated`, a failure difference and
+every inconclusive are not. scripts/campaign.py stops when none is
+undecided. Bad input: one line on stderr, exit 2.
+"""
+
+import argparse
+import json
+import sys
+
+from analysis import analyze, stats, verdicts
+from analysis.common import ParseError
+
+
+def undecided(comps):
+    """(number of primary rows, [description of each undecided one])."""
+    prim = verdicts.primary_rows(comps)
+    out = [f"{r.cpus} vCPU{'s' if int(r.cpus) > 1 else ''} {r.point} "
+           f"{r.variant}/{r.baseline}: {r.verdict or 'no verdict'}"
+           for r in prim.itertuples() if r.verdict not in stats.DECIDED]
+    return len(prim), out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python3 -m analysis.looks",
+                                description=__doc__.split("\n")[0])
+    p.add_argument("dir")
+    args = p.parse_args(argv)
+    try:
+        _rd, _t, _m, comps = analyze.analyze(args.dir)
+    except ParseError as e:
+        print(f"looks: {e}", file=sys.stderr)
+        return 2
+    n, todo = undecided(comps)
+    print(json.dumps({"primary": n, "undecided": todo}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
