@@ -28,6 +28,12 @@ def looks_s(f, confidence):
                "no early stop"))
 
 
+def vcpus_s(cpus):
+    """'1 vCPU', '1/2 vCPUs'."""
+    text = "/".join(map(str, cpus))
+    return f"{text} vCPU{'' if text == '1' else 's'}"
+
+
 def si(x):
     """3-4 significant digits with an SI suffix: 99.71k, 1.234M, 305.2."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
@@ -244,7 +250,7 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
         out += [f"**{para}**", ""]
     vcpus = "/".join(str(c) for c in f["cpus"])
     out.append(f"- **QEMU {f['accel']} emulation** ({f['guests']}): "
-               f"{vcpus} vCPUs on {f['cores']} host cores "
+               f"{vcpus} vCPU{'' if vcpus == '1' else 's'} on {f['cores']} host cores "
                f"({f['cpu_model']}), QEMU {f['qemu']}; kernel "
                f"{f['kernels']}.")
     out.append(f"- n = {f['n']} boots per variant, vCPU count and point "
@@ -460,7 +466,7 @@ def answer_text(comps, f, th, primary):
             f"{v}/{b} [{pct_s(th.confidence)}% CI], margin "
             f"{100 * th.margin:g}%): " + "; ".join(clauses) + ". "
             f"Regime: {regime(pts, f['think_ns'])}. Setup: QEMU "
-            f"{f['accel']}, {'/'.join(map(str, f['cpus']))} vCPUs on "
+            f"{f['accel']}, {vcpus_s(f['cpus'])} on "
             f"{f['cores']} host cores, n = {n} boots a side, interleaved"
             + (f"; {looks_s(f, th.confidence)}" if looks_s(f, th.confidence)
                else "") + ".")
@@ -478,7 +484,7 @@ def render_commit_msg(rundir, comps, cells, samples, baseline, thresholds,
         out += w.wrap(para) + [""]
     out += w.wrap(f"Measured with the mbox_bench module in QEMU "
                   f"{f['accel']} emulation ({f['guests']}; "
-                  f"{'/'.join(map(str, f['cpus']))} vCPUs on {f['cores']} "
+                  f"{vcpus_s(f['cpus'])} on {f['cores']} "
                   f"host cores), Linux {f['kernels']}. Absolute times are "
                   f"emulation times; the ratio is the result.")
     pct = pct_s(thresholds.confidence)
