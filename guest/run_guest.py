@@ -3,7 +3,7 @@
 """Boot one kernel variant in QEMU (TCG) and run a job in it, or give a shell.
 
 Usage: run_guest.py TARGET [--cpus N] [--mem MB] [--job FILE --out DIR]
-                           [--timeout S] [--dry-run]
+                           [--pin CORES] [--timeout S] [--dry-run]
 
 TARGET is VARIANT (a 32-bit ARM guest: qemu-system-arm -M virt -cpu
 cortex-a15, build/VARIANT/uImage, build/rootfs) or VARIANT@ARCH (arm64:
@@ -22,12 +22,18 @@ stuck guest ("hung"), the console is scanned for panics, oopses, lockdep
 reports and warnings, and a run without every point and the guest's end
 marker is never "ok".
 
+--pin CORES (a comma list, e.g. 0,1) pins vCPU N's QEMU thread to the
+Nth core listed as soon as QEMU has created it; the other QEMU threads
+stay unpinned.  A pin that cannot be applied is one line on stderr and
+the run goes on unpinned; meta.json's "pin" records either.
+
 Exit status: 0 ok; 2 bad arguments; 3 variant or root fs not built or a
 package missing; 10 hung, 11 panic, 12 oops, 13 lockdep, 14 warning,
 15 incomplete, 16 QEMU killed, 17 no space left for the results,
 130 interrupted.
 """
 import argparse
+import contextlib
 import datetime
 import errno
 import hashlib
@@ -100,6 +106,9 @@ def make_parser():
     p.add_argument("--timeout", type=float, help="wall-clock limit in s (default: from the job)")
     p.add_argument("--silence", type=float,
                    help="kill as hung after this many s without console output (default: from the job)")
+    p.add_argument("--pin", metavar="CORES",
+                   help="pin vCPU N's thread to the Nth host core of this comma list "
+                   "(e.g. 0,1); QEMU's other threads stay unpinned")
     p.add_argument("--dry-run", action="store_true", help="print the QEMU command and exit")
     return p
 
@@ -245,6 +254,132 @@ def free_bytes(path):
     except OSError:
         return None
     return (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize
+
+
+# Pinning (--pin CORES): the thread of vCPU N ("CPU N/TCG") gets the Nth
+# core of the list, by sched_setaffinity, as soon as QEMU has created the
+# vCPU threads (at machine init, before the guest runs).  QEMU's other
+# threads (main loop, RCU, workers) keep the runner's affinity: the issue
+# wanted the main loop on a core of its own, but a 2-core host running 2
+# vCPUs has none to give it, and its main loop is mostly asleep under TCG.
+# A pin that cannot be applied (fewer cores listed than vCPUs, a core this
+# runner may not use, threads that never show) is one line on stderr and
+# meta.json's pin.why; the run goes on unpinned.
+PIN_WAIT_S = 10
+VCPU_INDEX = re.compile(r"CPU (\d+)/TCG")
+
+
+def parse_pin(text):
+    """--pin CORES: a comma list of distinct host core numbers."""
+    parts = text.split(",")
+    if not all(re.fullmatch(r"\d{1,4}", x) for x in parts):
+        raise RunError(2, f"--pin {text}: must be a comma list of host core numbers, e.g. 0,1")
+    cores = [int(x) for x in parts]
+    if len(set(cores)) != len(cores):
+        raise RunError(2, f"--pin {text}: a core is listed twice (one vCPU per core)")
+    return cores
+
+
+def pin_plan(cores, cpus, allowed):
+    """({vCPU index: host core}, None), or (None, why not) when the list
+    has fewer cores than vCPUs or a core outside allowed (a set)."""
+    if len(cores) < cpus:
+        return None, (f"{cpus} vCPUs but {len(cores)} host core{'' if len(cores) == 1 else 's'} "
+                      f"given (--pin {','.join(map(str, cores))}): one core per vCPU needed")
+    off = [c for c in cores[:cpus] if c not in allowed]
+    if off:
+        return None, (f"host core {','.join(map(str, off))} not available to this runner "
+                      f"(it may use {','.join(map(str, sorted(allowed)))})")
+    return {i: cores[i] for i in range(cpus)}, None
+
+
+def vcpu_tids(pid):
+    """{vCPU index: tid} of QEMU process pid's "CPU N/TCG" threads now."""
+    out = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                m = VCPU_INDEX.fullmatch(f.read().strip())
+        except OSError:
+            continue
+        if m:
+            out[int(m.group(1))] = int(tid)
+    return out
+
+
+def apply_pin(proc, cpus, cores, wait_s=PIN_WAIT_S):
+    """Pin QEMU's vCPU threads as --pin says, once they exist; return
+    meta.json's pin record: requested, applied, and per thread its tid and
+    the cores it may run on afterwards, or why not."""
+    rec = {"requested": cores, "applied": False,
+           "others": "QEMU's other threads unpinned"}
+    allowed = os.sched_getaffinity(0)
+    plan, why = pin_plan(cores, cpus, allowed)
+    t0 = time.monotonic()
+    tids = {}
+    while plan is not None:
+        tids = vcpu_tids(proc.pid)
+        if all(i in tids for i in plan):
+            break
+        if proc.poll() is not None:
+            why = "QEMU exited before its vCPU threads showed"
+            break
+        if time.monotonic() - t0 > wait_s:
+            why = (f"{len(tids)} of {cpus} vCPU threads (CPU N/TCG) showed within "
+                   f"{wait_s:g} s")
+            break
+        time.sleep(0.005)
+    if why is None:
+        threads = {}
+        try:
+            for i, core in sorted(plan.items()):
+                os.sched_setaffinity(tids[i], {core})
+                threads[f"CPU {i}/TCG"] = {"tid": tids[i],
+                                           "cores": sorted(os.sched_getaffinity(tids[i]))}
+        except OSError as e:
+            why = f"sched_setaffinity: {e.strerror or e}"
+            for t in threads.values():  # all or none: undo the ones done
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(t["tid"], allowed)
+        else:
+            rec.update(applied=True, threads=threads,
+                       after_s=round(time.monotonic() - t0, 3))
+    if why is not None:
+        rec["why"] = why
+    return rec
+
+
+def cell_cores(cpus, rep, vidx, host_cores, busy=()):
+    """The host cores a campaign cell (cpus vCPUs, repetition rep, of the
+    campaign's vidx-th variant) is pinned to, one per vCPU; None while they
+    are busy (in use by a running cell: it waits for them).  A cell with
+    as many vCPUs as host_cores or more gets them all (it runs alone; with
+    more vCPUs than cores the runner says it cannot pin).  A smaller cell
+    gets one of len(host_cores) // cpus disjoint blocks, block (vidx + rep)
+    mod blocks: side by side the variants of a repetition get distinct
+    blocks, and each variant moves to the next block at the next
+    repetition, so that over the repetitions every variant sees every
+    core (a slow core cancels)."""
+    host = sorted(host_cores)
+    if cpus >= len(host):
+        cores = host
+    else:
+        b = (vidx + rep) % (len(host) // cpus)
+        cores = host[b * cpus:(b + 1) * cpus]
+    return None if set(cores) & set(busy) else cores
+
+
+def pin_line(label, rec):
+    """The runner's one line about the pin."""
+    if rec["applied"]:
+        return (f"boot: {label}: pinned " + ", ".join(
+            f"{name} (tid {t['tid']}) to core {','.join(map(str, t['cores']))}"
+            for name, t in rec["threads"].items()) + "; other QEMU threads unpinned")
+    return f"boot: {label}: pin not applied, running unpinned: {rec['why']}"
 
 
 NOSPACE = (errno.ENOSPC, errno.EDQUOT)
@@ -577,7 +712,8 @@ def write_rerun(out, args):
     initrd (qemu-cmd's was scratch).  It boots what build/TARGET holds
     now: meta.json's build says which kernel this run had."""
     boot = shlex.join(["./run.sh", "boot", args.variant, "--cpus", str(args.cpus),
-                       "--mem", str(args.mem)])
+                       "--mem", str(args.mem)]
+                      + (["--pin", ",".join(map(str, args.pin))] if args.pin is not None else []))
     path = os.path.join(out, "rerun")
     with open(path, "w") as f:
         f.write("#!/bin/sh\n"
@@ -626,7 +762,7 @@ def _run_job(args, art, job, scratch):
             "qemu": {"binary": a["qemu"], "machine": a["machine"], "cpu": a["cpu"]},
             "cpus": args.cpus, "mem_mb": args.mem, "build": build,
             "host": host_info(a["qemu"]), "timeout_s": limit, "silence_s": silence,
-            "points_planned": planned, "start": now_iso()}
+            "points_planned": planned, "pin": None, "start": now_iso()}
     t0 = time.monotonic()
     interrupted = []
 
@@ -641,6 +777,10 @@ def _run_job(args, art, job, scratch):
     events, problems, stopped = {}, [], None
     marks = {pid: {} for pid in planned}
     try:
+        if args.pin is not None:
+            meta["pin"] = apply_pin(proc, args.cpus, args.pin)
+            print(pin_line(f"{args.variant} c{args.cpus}", meta["pin"]), file=sys.stderr,
+                  flush=True)
         # QEMU has loaded the initrd once the guest talks: remove it then,
         # so that not even a SIGKILL of this runner leaves it behind.
         stopped = watch(proc, os.path.join(out, "console.log"), limit, silence,
@@ -722,6 +862,8 @@ def main(argv):
             raise RunError(2, f"--cpus {args.cpus}: must be 1..16")
         if not 128 <= args.mem <= 2048:
             raise RunError(2, f"--mem {args.mem}: must be 128..2048")
+        if args.pin is not None:
+            args.pin = parse_pin(args.pin)
         if args.job and not args.out:
             raise RunError(2, "--job needs --out DIR")
         if args.out and not args.job:
@@ -747,7 +889,12 @@ def main(argv):
             with tempfile.TemporaryDirectory() as tmp:
                 initrd = os.path.join(tmp, "initrd")
                 make_initrd(initrd, art, None)
-                return subprocess.call(qemu_cmd(art, args.cpus, args.mem, initrd))
+                if args.pin is None:
+                    return subprocess.call(qemu_cmd(art, args.cpus, args.mem, initrd))
+                with subprocess.Popen(qemu_cmd(art, args.cpus, args.mem, initrd)) as proc:
+                    print(pin_line(f"{args.variant} c{args.cpus}",
+                                   apply_pin(proc, args.cpus, args.pin)), file=sys.stderr)
+                    return proc.wait()
         meta = run_job(args, art, job)
     except (RunError, jobmod.JobError) as e:
         print(f"boot: {e}", file=sys.stderr)
