@@ -307,15 +307,19 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
             ref = metric in verdicts.REF_TWIN.values()
             failed = bool((block["failed_base"] + block["failed_var"]).any())
             cal = bool((block["calibration"].fillna("") != "").any())
+            # the paired ratio beside the primary metric's verdict
+            pair = metric == primary and bool(
+                (block["n_pairs"].fillna(0) >= thresholds.min_n).any())
             extra = ((" failed (starved) |" if failed else "")
                      + (" probe ratio |" if ref else "")
+                     + (f" paired [{pct}% CI] |" if pair else "")
                      + (" A/A |" if cal else ""))
             out += [title, "",
                     f"| vCPUs | point | {baseline} | {variant} | "
                     f"{variant}/{baseline} [{pct}% CI] | Δ | p |{extra} "
                     f"verdict |",
                     "|---:|---|---:|---:|---|---:|---:|"
-                    + "---|" * (failed + ref + cal) + "---|"]
+                    + "---|" * (failed + ref + pair + cal) + "---|"]
             for _, row in block.iterrows():
                 cols = ""
                 if failed:
@@ -325,6 +329,9 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
                              f"({int(row['starved_var'])}) |")
                 if ref:
                     cols += (f" {ratio_s(row['probe_ratio'], row['probe_ci_lo'], row['probe_ci_hi'])} |")
+                if pair:
+                    cols += (f" {ratio_s(row['paired_ratio'], row['paired_ci_lo'], row['paired_ci_hi'])}"
+                             f" (n={int(row['n_pairs'])}) |")
                 if cal:
                     c = row["calibration"]
                     cols += f" {'-' if _nan(c) or not c else c} |"
@@ -375,6 +382,12 @@ def legend(th, primary, comps):
         f"`uncalibrated` (the campaign's A/A control, its baseline booted "
         f"twice, claims a difference at that vCPU count and point: the "
         f"host alone makes differences there).",
+        f"`paired`: the same ratio from the boots matched by repetition "
+        f"(Hodges-Lehmann of the pairs' log ratios, signed-rank CI): "
+        f"narrower where the two boots of a pair shared a slow host, wider "
+        f"where the host was steady; shown beside the verdict, never "
+        f"instead of it (choosing the narrower CI afterwards would be "
+        f"choosing the answer).",
         f"The answer is `{primary}`, named before the run; the other {k} "
         f"verdicts are exploratory, Holm-corrected across the table (CIs at "
         f"their Holm levels, `inconclusive (Holm)` past the step-down's "

@@ -22,7 +22,7 @@ import math
 
 import pandas as pd
 
-from analysis import metrics, stats
+from analysis import metrics, paired, stats
 
 #: a raw metric and the same read against the host's speed (TIDY.md)
 REF_TWIN = {"throughput_ops_s": "throughput_ref",
@@ -42,7 +42,8 @@ COMPARISONS_COLUMNS = (
     "ci_lo_var", "ci_hi_var", "ratio", "ratio_ci_lo", "ratio_ci_hi",
     "ci_level", "p_value", "significant", "p_claim", "margin", "verdict",
     "n_needed", "calibration", "probe_ratio", "probe_ci_lo", "probe_ci_hi",
-    "warnings")
+    "warnings", "n_pairs", "paired_ratio", "paired_ci_lo", "paired_ci_hi",
+    "paired_ci_level")
 
 
 def failed_label(fb, fv):
@@ -112,6 +113,7 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
                        failed_base=fb, failed_var=fv, starved_base=sb,
                        starved_var=sv)
             rows.append(_row(key, c, th, _level(c, th.confidence)))
+            rows[-1].update(_paired(g, b, v, th.confidence))
             groups.append((base, var, direction))
     _holm(rows, groups, th)
     for r in rows:
@@ -122,6 +124,22 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
     _probe_and_conflicts(rows, samples, th)
     _flag_steal(rows, samples)
     return pd.DataFrame(rows, columns=COMPARISONS_COLUMNS)
+
+
+def _paired(g, b, v, confidence):
+    """The paired ratio's columns: the two sides' boots matched by
+    repetition (analysis/paired.py), beside the unpaired verdict."""
+    if "rep" not in g.columns:  # samples without repetitions: no pairs
+        r = paired.NONE
+        return dict(n_pairs=0, paired_ratio=r.ratio, paired_ci_lo=r.ci_lo,
+                    paired_ci_hi=r.ci_hi, paired_ci_level=r.level)
+
+    def by_rep(variant):
+        sel = g[g["variant"] == variant]
+        return dict(zip(sel["rep"].astype(int), sel["value"].astype(float)))
+    r = paired.paired(by_rep(b), by_rep(v), confidence)
+    return dict(n_pairs=r.n, paired_ratio=r.ratio, paired_ci_lo=r.ci_lo,
+                paired_ci_hi=r.ci_hi, paired_ci_level=r.level)
 
 
 def steal_note(nb, kb, nv, kv):
@@ -188,7 +206,9 @@ def _holm(rows, groups, th):
         keep.update({k: r[k] for k in stats.GROUP})
         new = _row(keep, c, th, _level(c, level))
         for k in ("median_base", "ci_lo_base", "ci_hi_base", "median_var",
-                  "ci_lo_var", "ci_hi_var"):  # the medians keep their 95%
+                  "ci_lo_var", "ci_hi_var", "n_pairs", "paired_ratio",
+                  "paired_ci_lo", "paired_ci_hi", "paired_ci_level"):
+            # the medians and the paired ratio keep their 95%
             new[k] = r[k]
         rows[i] = new
 
