@@ -647,7 +647,8 @@ class TestReport(FixtureRun):
         self.assertLess(md.index("| vCPUs"), md.index("QEMU TCG emulation"))
         for name in mp.NAMES:
             self.assertIn(f"](plots/{name}.png)", md)
-        self.assertIn("[1] every value is 0 on both sides", md)
+        self.assertRegex(md, r"\n\[\d+\] every value is 0 on both sides\n")
+        self.assertRegex(md, r"\n\[\d+\] host steal above 10% in ")
 
     def test_summary_csv_preferred(self):
         src = os.path.join(self.run_dir, "tidy", "comparisons.csv")
