@@ -15,6 +15,7 @@ Exit status: 0 done, 2 bad input (one line on stderr), 3 gnuplot missing.
 """
 
 import json
+import math
 import os
 import shlex
 import shutil
@@ -24,12 +25,14 @@ import sys
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from analysis.metrics import STEAL_FLAG_PCT  # noqa: E402
 from plots.common import (EXIT_OK, MissingTool, OneLineParser, PlotsError,  # noqa: E402
                           Run, gp_quote, read_csv, run_cli, to_int)
 
 PROG = "make_plots"
 HERE = os.path.dirname(os.path.abspath(__file__))
-NAMES = ("latency", "throughput", "lockstat", "starvation", "cdf", "fairness")
+NAMES = ("latency", "throughput", "steal", "lockstat", "starvation", "cdf",
+         "fairness")
 GNUPLOT_TIMEOUT_S = 120
 
 
@@ -272,6 +275,105 @@ def throughput(sel, warn):
                 v, data)
 
 
+NICE = {1: (1, 1.5, 2, 3, 5, 7), 2: (1, 2, 5), 3: (1, 3), 99: (1,)}
+
+
+def log_ticks(values):
+    """(low, high, ticks) of a log axis showing these positive values: the
+    ticks at 1, 1.5, 2, 3, 5, 7 times a power of ten when the values span
+    less than a decade (so that the narrow range of a steady cell still has
+    labelled ticks), fewer a decade when they span more; the range from the
+    tick below the smallest value to the tick above the largest, with 8%
+    to spare.  A choice of axis, not a drawn number."""
+    lo, hi = min(values) / 1.08, max(values) * 1.08
+    span = math.log10(hi / lo)
+    mant = next(m for d, m in sorted(NICE.items()) if span <= d)
+    ticks = [m * 10.0 ** e
+             for e in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+             for m in mant]
+    low = max(t for t in ticks if t <= lo * (1 + 1e-9))
+    high = min(t for t in ticks if t >= hi * (1 - 1e-9))
+    return low, high, [t for t in ticks if low <= t <= high]
+
+
+def plain(x):
+    """A number for a gnuplot word list, which reads no exponent: 1e6 ->
+    '1000000', 1.5 -> '1.5'."""
+    return f"{x:.6f}".rstrip("0").rstrip(".")
+
+
+STEAL_KEY = ["variant", "cpus", "rep", "cell", "point", "read_pct", "mailboxes"]
+STEAL_METRICS = ["steal_pct", "steal_max_pct", "throughput_ops_s"]
+
+
+def cpus_text(c, over):
+    """'1 vCPU', '4 vCPUs*' (* = oversubscribed)."""
+    return f"{c} vCPU{'s' if c != 1 else ''}{'*' if c in over else ''}"
+
+
+def steal(sel, warn):
+    """Throughput against host steal, per boot: for each boot and point,
+    its samples.csv values of steal_max_pct and throughput_ops_s side by
+    side (one row of data/steal.csv; steal_pct, the mean over the vCPU
+    threads, beside them for a reader of the file), a panel per point and
+    vCPU count."""
+    run = sel.run
+    cols = ("variant", "cpus", "rep", "cell", "point", "metric", "value")
+    boots = {}
+    for r in run.tidy("samples.csv", cols):
+        if r["metric"] in STEAL_METRICS and sel.known(r) and r["value"] != "":
+            b = boots.setdefault((r["cell"], r["point"]),
+                                 {k: r.get(k, "") for k in STEAL_KEY})
+            b[r["metric"]] = r["value"]
+    rows = [b for b in boots.values()
+            if b.get("steal_max_pct", "") != "" and b.get("throughput_ops_s", "") != ""]
+    if not rows:
+        raise Skip("samples.csv has no steal_max_pct beside throughput_ops_s "
+                   "(runs from before host-steal.txt, guest/JOB.md)")
+    for r in rows:
+        r["cpus"] = str(to_int(r["cpus"], "samples.csv cpus"))
+        try:
+            float(r["steal_max_pct"]), float(r["throughput_ops_s"])
+        except ValueError:
+            raise PlotsError(f"samples.csv: cell {r['cell']} point {r['point']}: "
+                             "steal_max_pct or throughput_ops_s is not a number") from None
+    rows.sort(key=sel.key("point", "variant", "cpus", "rep"))
+    v, points, cpus = sel.common(rows)
+    over = set(run.oversubscribed())
+    # a panel per point and vCPU count, a point's panels side by side,
+    # about four panels a row
+    per_row = max(1, 4 // len(cpus)) if len(cpus) < 4 else 1
+    ncols = len(cpus) * min(per_row, len(points))
+    panels = [(p, c) for p in points for c in cpus]
+    nrows = -(-len(panels) // ncols)
+    have = {(r["point"], int(r["cpus"])) for r in rows}
+    v.update(panels=" ".join(f"{p}:{c}" for p, c in panels), ncols=ncols, nrows=nrows,
+             empty=" ".join(f"{p}:{c}" for p, c in panels if (p, c) not in have),
+             flag=f"{STEAL_FLAG_PCT:g}",
+             xmax=f"{max([100.0] + [float(r['steal_max_pct']) for r in rows]):g}")
+    for i, (p, c) in enumerate(panels, 1):
+        v[f"ptitle{i}"] = f"{v[f'pshort{points.index(p) + 1}']}, {cpus_text(c, over)}"
+        vals = [float(r["throughput_ops_s"]) for r in rows
+                if (r["point"], int(r["cpus"])) == (p, c)
+                and float(r["throughput_ops_s"]) > 0]
+        if vals:
+            lo, hi, ticks = log_ticks(vals)
+            v[f"yr{i}"] = f"{plain(lo)} {plain(hi)}"
+            v[f"yt{i}"] = " ".join(plain(t) for t in ticks)
+    return Plot("steal", (max(1000, 300 * ncols + 100), 130 + 270 * nrows),
+                "Host steal vs throughput",
+                "Each boot's throughput at each workload point and vCPU count "
+                "(samples.csv throughput_ops_s, log scale) against the share "
+                "of that point's run during which the worst of QEMU's vCPU "
+                "threads waited on a host run queue (samples.csv "
+                "steal_max_pct, measured from the host); dashed: the "
+                f"{STEAL_FLAG_PCT:g}% above which analyze flags a point. "
+                "Look at the low markers: right of the line, the host "
+                "took the vCPUs' time (lock-waiter preemption), left of it "
+                "the collapse is the guest's own.",
+                v, [sel.write("steal", rows, STEAL_KEY + STEAL_METRICS)])
+
+
 LOCK_COLS = ["variant", "cpus", "rep", "cell", "point", "class", "kind",
              "contentions", "waittime_avg_us", "waittime_max_us",
              "holdtime_avg_us", "acquisitions"]
@@ -469,7 +571,8 @@ def fairness(sel, warn):
                 v, data)
 
 
-BUILDERS = {"latency": latency, "throughput": throughput, "lockstat": lockstat,
+BUILDERS = {"latency": latency, "throughput": throughput, "steal": steal,
+            "lockstat": lockstat,
             "starvation": starvation, "cdf": cdf, "fairness": fairness}
 
 

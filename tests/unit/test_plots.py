@@ -44,8 +44,11 @@ from plots import report_html as rh
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "fixtures", "plots", "run")
+# the plots the fixture draws
+DRAWN = list(mp.NAMES)
 # (width, height) each plot of the fixture must have
 SIZES = {"latency": (1000, 600), "throughput": (1000, 450),
+         "steal": (1000, 670),
          "lockstat": (1250, 670), "starvation": (1000, 450),
          "cdf": (1000, 450), "fairness": (1000, 450)}
 # plots/style.gp's colours of the first three variants
@@ -59,6 +62,10 @@ SOURCES = {"latency": "medians.csv", "throughput": "medians.csv",
            "starvation": "medians.csv", "fairness-medians": "medians.csv",
            "lockstat-medians": "medians.csv", "lockstat": "lockstat.csv",
            "cdf": "hist.csv", "fairness": "samples.csv"}
+# data files that put a tidy file's values side by side: one row per these
+# keys, a column per metric (each its samples.csv row's value)
+PIVOTS = {"steal": ("samples.csv", ("cell", "point"),
+                    ("steal_pct", "steal_max_pct", "throughput_ops_s"))}
 CHROMIUM_TIMEOUT_S = 60
 
 
@@ -390,6 +397,19 @@ def keep_points(run, ids):
         json.dump(m, f)
 
 
+def gnuplot_var(run_dir, plot, name):
+    """The value of variable name in plot's gnuplot command (a string;
+    None when not set)."""
+    with open(os.path.join(run_dir, "plots", "gnuplot-commands.txt")) as f:
+        cmd = next(shlex.split(ln) for ln in f if f"/{plot}.gp" in ln)
+    sets = cmd[cmd.index("-e") + 1]
+    m = re.search(rf"(?:^|; ){name}='((?:[^']|'')*)'", sets)
+    if m:
+        return m.group(1).replace("''", "'")
+    m = re.search(rf"(?:^|; ){name}=(-?[0-9.]+)(?:;|$)", sets)
+    return m and m.group(1)
+
+
 def quiet(fn, *args):
     """fn(*args) with stderr captured: (result, stderr text)."""
     err = io.StringIO()
@@ -413,11 +433,7 @@ class FixtureRun(unittest.TestCase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def gnuplot_var(self, plot, name):
-        """The value of variable name in plot's gnuplot command."""
-        with open(os.path.join(self.run_dir, "plots", "gnuplot-commands.txt")) as f:
-            cmd = next(shlex.split(ln) for ln in f if f"/{plot}.gp" in ln)
-        m = re.search(rf"(?:^|; ){name}='((?:[^']|'')*)'", cmd[cmd.index("-e") + 1])
-        return m and m.group(1).replace("''", "'")
+        return gnuplot_var(self.run_dir, plot, name)
 
     def svg_texts(self, name):
         root = svg_info(os.path.join(self.run_dir, "plots", name + ".svg"))[2]
@@ -428,7 +444,7 @@ class TestPlots(FixtureRun):
 
     def test_every_plot_written(self):
         want = [os.path.join(self.run_dir, "plots", f"{n}.{ext}")
-                for n in mp.NAMES for ext in ("png", "svg")]
+                for n in DRAWN for ext in ("png", "svg")]
         self.assertEqual(sorted(self.written), sorted(want))
         self.assertEqual(self.warnings, "")
 
@@ -481,13 +497,32 @@ class TestPlots(FixtureRun):
                 seen.add(name)
                 got = rows_of(os.path.join(self.run_dir, data))
                 self.assertTrue(got, data)
+                if name in PIVOTS:
+                    self.assert_pivot_of_tidy(got, *PIVOTS[name])
+                    continue
                 src = rows_of(os.path.join(self.run_dir, "tidy", SOURCES[name]))
                 cols = [c for c in got[0] if c in src[0]]
                 self.assertEqual(cols, list(got[0]), f"{data}: a column not in the tidy file")
                 have = {tuple(r[c] for c in cols) for r in src}
                 for r in got:
                     self.assertIn(tuple(r[c] for c in cols), have, data)
-        self.assertEqual(seen, set(SOURCES))
+        self.assertEqual(seen, set(SOURCES) | set(PIVOTS))
+
+    def assert_pivot_of_tidy(self, got, source, keys, metrics):
+        """Each row's value in each metric column is the value of that
+        metric's row of the source for the row's keys (or empty: no row),
+        and its other columns are that row's."""
+        src = {}
+        for r in rows_of(os.path.join(self.run_dir, "tidy", source)):
+            src[tuple(r[k] for k in keys) + (r["metric"],)] = r
+        for r in got:
+            rows = [src.get(tuple(r[k] for k in keys) + (m,)) for m in metrics]
+            for m, s in zip(metrics, rows):
+                self.assertEqual(r[m], s["value"] if s else "", (r, m))
+            s = next(x for x in rows if x)
+            for c in r:
+                if c not in metrics:
+                    self.assertEqual(r[c], s[c], (r, c))
 
     def test_cdf_is_the_most_contended_cell(self):
         rows = rows_of(os.path.join(self.run_dir, "plots", "data", "cdf.csv"))
@@ -497,7 +532,7 @@ class TestPlots(FixtureRun):
     def test_gnuplot_commands_replayable(self):
         with open(os.path.join(self.run_dir, "plots", "gnuplot-commands.txt")) as f:
             cmds = [ln for ln in f if ln.startswith("/") or ln.startswith("gnuplot")]
-        self.assertEqual(len(cmds), len(mp.NAMES))
+        self.assertEqual(len(cmds), len(DRAWN))
         self.assertIn("infile=", cmds[0])
 
 class TestLayout(FixtureRun):
@@ -509,10 +544,10 @@ class TestLayout(FixtureRun):
     def setUpClass(cls):
         super().setUpClass()
         cls.layout = svg_layout({n: os.path.join(cls.run_dir, "plots", n + ".svg")
-                                 for n in mp.NAMES}, cls.tmp)
+                                 for n in DRAWN}, cls.tmp)
 
     def test_no_text_cut_or_overlapping_and_keys_outside(self):
-        for name in mp.NAMES:
+        for name in DRAWN:
             with self.subTest(plot=name):
                 self.assertEqual(layout_problems(name, self.layout[name]), [])
                 keys = {t["text"] for t in self.layout[name]["texts"] if t["key"]}
@@ -521,7 +556,7 @@ class TestLayout(FixtureRun):
                                 {"before median", "after median"} <= keys, keys)
 
     def test_titles_inside_the_image(self):
-        for name in mp.NAMES:
+        for name in DRAWN:
             lay = self.layout[name]
             w, h = lay["size"]
             top = min(b[1] for b in lay["borders"])
@@ -606,6 +641,92 @@ class TestLayout(FixtureRun):
                                         for b in self.layout[plot]["borders"]), t)
 
 
+class TestSteal(FixtureRun):
+    """steal.png: each boot's throughput against its host steal, a panel
+    per point and vCPU count, the flag threshold as a vertical line."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.layout = svg_layout({"steal": os.path.join(cls.run_dir, "plots", "steal.svg")},
+                                cls.tmp)["steal"]
+
+    def test_a_marker_per_boot_and_point(self):
+        samples = rows_of(os.path.join(FIXTURE, "tidy", "samples.csv"))
+        want = {(r["cell"], r["point"]) for r in samples if r["metric"] == "steal_max_pct"}
+        self.assertEqual(len(want), 70)   # 35 boots done x 2 points
+        rows = rows_of(os.path.join(self.run_dir, "plots", "data", "steal.csv"))
+        self.assertEqual({(r["cell"], r["point"]) for r in rows}, want)
+        self.assertEqual(len(rows), len(want))
+
+    def test_panels_per_point_and_vcpu_count(self):
+        self.assertEqual(self.gnuplot_var("steal", "panels"),
+                         "p1:1 p1:2 p1:4 p2:1 p2:2 p2:4")
+        titles = [t["text"] for t in self.layout["texts"] if "reads), " in t["text"]]
+        self.assertEqual(titles, ["p1 (95% reads), 1 vCPU", "p1 (95% reads), 2 vCPUs",
+                                  "p1 (95% reads), 4 vCPUs*", "p2 (50% reads), 1 vCPU",
+                                  "p2 (50% reads), 2 vCPUs", "p2 (50% reads), 4 vCPUs*"])
+        self.assertEqual(len({tuple(b) for b in self.layout["borders"]}), 6)
+
+    def test_log_y_with_labelled_ticks_in_every_panel(self):
+        texts = self.svg_texts("steal")
+        self.assertEqual(texts.count("(log scale)"), 6)
+        for i in range(1, 7):
+            ticks = self.gnuplot_var("steal", f"yt{i}").split()
+            self.assertGreaterEqual(len(ticks), 2, i)
+        # each panel's tick labels are drawn (a tick at an axis' end too)
+        for label in ("150k", "200k", "300k", "500k", "700k", "1M", "1.5M"):
+            self.assertIn(label, texts)
+
+    def test_flag_threshold_line_in_every_panel(self):
+        """The dashed line of plots/steal.gp (#666666) stands vertical at
+        STEAL_FLAG_PCT on each panel's x axis (0 to xmax)."""
+        self.assertEqual(float(self.gnuplot_var("steal", "flag")), mp.STEAL_FLAG_PCT)
+        xmax = float(self.gnuplot_var("steal", "xmax"))
+        self.assertEqual(xmax, 100)
+        with open(os.path.join(self.run_dir, "plots", "steal.svg"), encoding="utf-8") as f:
+            svg = f.read()
+        lines = [(float(a), float(b), float(c), float(d)) for a, b, c, d in re.findall(
+            r"stroke='rgb\(102, 102, 102\)'[^>]*d='M([\d.]+),([\d.]+) L([\d.]+),([\d.]+)", svg)]
+        vertical = [ln for ln in lines if abs(ln[0] - ln[2]) < 0.01]
+        borders = {tuple(b) for b in self.layout["borders"]}
+        self.assertEqual(len(vertical), len(borders))
+        for b in borders:
+            x = b[0] + b[2] * mp.STEAL_FLAG_PCT / xmax
+            self.assertTrue(any(abs(ln[0] - x) < 1.5 and b[1] - 1 <= min(ln[1], ln[3])
+                                and max(ln[1], ln[3]) <= b[1] + b[3] + 1
+                                for ln in vertical), (b, vertical))
+        keys = {t["text"] for t in self.layout["texts"] if t["key"]}
+        self.assertEqual(keys, {"before", "after", "flag: steal_max_pct > 10%"})
+
+    def test_setup_footer_states_tcg_cores_and_n(self):
+        self.assertIn(FOOTER, " ".join(self.svg_texts("steal")))
+
+    def test_in_the_report_after_throughput(self):
+        with open(self.html, encoding="utf-8") as f:
+            page = f.read()
+        self.assertLess(page.index('<figure id="throughput">'),
+                        page.index('<figure id="steal">'))
+        self.assertLess(page.index('<figure id="steal">'),
+                        page.index('<figure id="lockstat">'))
+        cap = re.search(r'<figure id="steal">.*?<figcaption>(.*?)</figcaption>', page, re.S)
+        self.assertIn("Look at the low markers: right of the line", cap.group(1))
+
+    def test_log_ticks(self):
+        lo, hi, ticks = mp.log_ticks([550e3, 670e3])     # less than a decade
+        self.assertEqual((lo, hi), (500e3, 1e6))
+        self.assertEqual(ticks, [500e3, 700e3, 1e6])
+        lo, hi, ticks = mp.log_ticks([1200, 90e3])       # a collapse: 2 decades
+        self.assertEqual((lo, hi, ticks), (1e3, 100e3, [1e3, 2e3, 5e3, 10e3, 20e3,
+                                                        50e3, 100e3]))
+        lo, hi, ticks = mp.log_ticks([1200, 150e3])      # up to 3: 1 and 3
+        self.assertEqual((lo, hi, ticks), (1e3, 300e3, [1e3, 3e3, 10e3, 30e3,
+                                                        100e3, 300e3]))
+        lo, hi, ticks = mp.log_ticks([500, 900e3])       # more: decades only
+        self.assertEqual((lo, hi), (100, 1e6))
+        self.assertEqual(ticks, [100, 1e3, 10e3, 100e3, 1e6])
+
+
 class TestReport(FixtureRun):
 
     def read(self, path):
@@ -631,21 +752,21 @@ class TestReport(FixtureRun):
     def test_html_images_exist_with_alt(self):
         page = self.read(self.html)
         imgs = re.findall(r"<img [^>]*>", page)
-        self.assertEqual(len(imgs), len(mp.NAMES))
+        self.assertEqual(len(imgs), len(DRAWN))
         for tag in imgs:
             src = re.search(r'src="([^"]+)"', tag).group(1)
             self.assertTrue(src.startswith("plots/") and src.endswith(".png"), src)
             self.assertRegex(tag, r'alt="[^"]{20,}"')
             self.assertEqual(png_info(os.path.join(self.run_dir, src))[:2],
                              SIZES[os.path.basename(src)[:-4]])
-        self.assertEqual(page.count("<figcaption>"), len(mp.NAMES))
+        self.assertEqual(page.count("<figcaption>"), len(DRAWN))
 
     def test_markdown(self):
         md = self.read(self.md)
         self.assertTrue(md.startswith("# fixture: after vs before"))
         self.assertIn("| vCPUs", md)
         self.assertLess(md.index("| vCPUs"), md.index("QEMU TCG emulation"))
-        for name in mp.NAMES:
+        for name in DRAWN:
             self.assertIn(f"](plots/{name}.png)", md)
         self.assertRegex(md, r"\n\[\d+\] every value is 0 on both sides\n")
         self.assertRegex(md, r"\n\[\d+\] host steal above 10% in ")
@@ -681,7 +802,7 @@ class TestChromium(FixtureRun):
 
     def test_every_image_rendered(self):
         rendered = rendered_images(self.html, self.tmp)
-        self.assertEqual(len(rendered), len(mp.NAMES))
+        self.assertEqual(len(rendered), len(DRAWN))
         self.assertEqual(broken_images(self.html, self.tmp), [])
 
     def test_broken_image_is_caught(self):
@@ -712,7 +833,7 @@ class TestEdgeCases(unittest.TestCase):
                                                   r["metric"].startswith("write_lat"))],
                    list(rows[0]))
         written, warn = quiet(mp.make_plots, run)
-        self.assertEqual(len(written), 2 * len(mp.NAMES), warn)
+        self.assertEqual(len(written), 2 * len(DRAWN), warn)
         _, _, colours = png_pixels(os.path.join(run, "plots", "latency.png"))
         for c in VCOLOURS:
             self.assertIn(c, colours)
@@ -728,10 +849,10 @@ class TestEdgeCases(unittest.TestCase):
         run = copy_fixture(self.tmp)
         keep_points(run, ["p1"])
         written, warn = quiet(mp.make_plots, run)
-        self.assertEqual(len(written), 2 * len(mp.NAMES), warn)
+        self.assertEqual(len(written), 2 * len(DRAWN), warn)
         lay = svg_layout({n: os.path.join(run, "plots", n + ".svg")
-                          for n in mp.NAMES}, self.tmp)
-        for name in mp.NAMES:
+                          for n in DRAWN}, self.tmp)
+        for name in DRAWN:
             self.assertEqual(layout_problems(name, lay[name]), [])
 
     def test_verdicts_shown_whole_and_fitted(self):
@@ -911,6 +1032,36 @@ class TestEdgeCases(unittest.TestCase):
         self.assertTrue(mp.spans_decade(["100", "", "1000.5"]))
         self.assertFalse(mp.spans_decade(["0", "5000"]))     # 0: no log axis
         self.assertFalse(mp.spans_decade([]))
+
+    def test_steal_without_steal_samples_is_skipped(self):
+        """A run from before host-steal.txt: no steal plot, one warning,
+        the others drawn."""
+        run = copy_fixture(self.tmp)
+        path = os.path.join(run, "tidy", "samples.csv")
+        rows = rows_of(path)
+        write_rows(path, [r for r in rows if not r["metric"].startswith("steal")],
+                   list(rows[0]))
+        written, warn = quiet(mp.make_plots, run, ["steal", "throughput"])
+        self.assertEqual([os.path.basename(p) for p in written],
+                         ["throughput.png", "throughput.svg"])
+        self.assertIn("no steal plot: samples.csv has no steal_max_pct", warn)
+
+    def test_steal_no_data_panel(self):
+        """A point and vCPU count whose boots have no steal rows (the other
+        point has them there): its panel says "no data"; nothing cut or
+        overlapping."""
+        run = copy_fixture(self.tmp)
+        path = os.path.join(run, "tidy", "samples.csv")
+        rows = rows_of(path)
+        write_rows(path, [r for r in rows if not (r["metric"].startswith("steal")
+                                                  and (r["cpus"], r["point"]) == ("2", "p1"))],
+                   list(rows[0]))
+        written, warn = quiet(mp.make_plots, run, ["steal"])
+        self.assertEqual(len(written), 2, warn)
+        self.assertEqual(gnuplot_var(run, "steal", "empty"), "p1:2")
+        lay = svg_layout({"s": os.path.join(run, "plots", "steal.svg")}, self.tmp)["s"]
+        self.assertEqual(layout_problems("steal", lay), [])
+        self.assertIn("no data", [t["text"] for t in lay["texts"]])
 
     def test_plot_without_data_is_skipped(self):
         run = copy_fixture(self.tmp)
