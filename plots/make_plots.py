@@ -25,14 +25,14 @@ import sys
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from analysis.metrics import STEAL_FLAG_PCT  # noqa: E402
+from analysis.metrics import STEAL_FLAG_PCT, direction  # noqa: E402
 from plots.common import (EXIT_OK, MissingTool, OneLineParser, PlotsError,  # noqa: E402
                           Run, gp_quote, read_csv, run_cli, to_int)
 
 PROG = "make_plots"
 HERE = os.path.dirname(os.path.abspath(__file__))
-NAMES = ("latency", "throughput", "steal", "lockstat", "starvation", "cdf",
-         "fairness")
+NAMES = ("latency", "throughput", "crossover", "steal", "lockstat", "starvation",
+         "cdf", "fairness")
 GNUPLOT_TIMEOUT_S = 120
 
 
@@ -141,6 +141,25 @@ VERDICT_COLS = ["baseline", "variant", "cpus", "point", "metric", "median_var",
                 "verdict"]
 
 
+def compared_rows(run, cols):
+    """The rows of DIR/summary.csv when `report` wrote one, else of
+    tidy/comparisons.csv ([] when neither is there); PlotsError when the
+    file lacks one of cols."""
+    summary = os.path.join(run.dir, "summary.csv")
+    if os.path.isfile(summary):
+        path, rows = summary, read_csv(summary, cols)
+    elif run.has("comparisons.csv"):
+        path, rows = (os.path.join(run.tidy_dir, "comparisons.csv"),
+                      run.tidy("comparisons.csv", cols))
+    else:
+        return []
+    missing = [c for c in cols if rows and c not in rows[0]]
+    if missing:   # read before with other columns required
+        raise PlotsError(f"{path}: no column {', '.join(missing)} "
+                         "(see analysis/TIDY.md)")
+    return rows
+
+
 def verdict_rows(sel, metrics, cpus, warn):
     """The verdict of each compared pair (baseline, variant) per vCPU count
     and point for these metrics: DIR/summary.csv when `report` wrote one,
@@ -150,15 +169,8 @@ def verdict_rows(sel, metrics, cpus, warn):
     itself booted again, which calibrates the others; a file without the
     role column has all its rows drawn).  The verdict is a display string,
     shown whole."""
-    run = sel.run
-    summary = os.path.join(run.dir, "summary.csv")
     try:
-        if os.path.isfile(summary):
-            rows = read_csv(summary, VERDICT_COLS)
-        elif run.has("comparisons.csv"):
-            rows = run.tidy("comparisons.csv", VERDICT_COLS)
-        else:
-            return []
+        rows = compared_rows(sel.run, VERDICT_COLS)
     except PlotsError as e:
         warn(f"no verdict labels: {e}")
         return []
@@ -374,6 +386,161 @@ def steal(sel, warn):
                 v, [sel.write("steal", rows, STEAL_KEY + STEAL_METRICS)])
 
 
+class NotApplicable(Skip):
+    """This plot does not apply to this campaign: left out without a
+    warning (unless asked for by name)."""
+
+
+GRID_KEYS = ("mailboxes", "read_pct", "think_ns")
+CROSS_COLS = ["baseline", "variant", "cpus", "point", "read_pct", "mailboxes",
+              "metric", "ratio", "ratio_ci_lo", "ratio_ci_hi", "verdict"]
+CB_STEPS = (1.1, 1.25, 1.5, 2, 3, 5, 10, 20, 50, 100)
+
+
+def grid_value(point, key):
+    """A point's mailboxes, read_pct or think_ns (0 when the manifest,
+    from before think_ns, has none)."""
+    v = point.get(key)
+    if key == "think_ns" and v in (None, ""):
+        return 0
+    return to_int(v, f"manifest.json point {point['id']} {key}")
+
+
+def think_text(ns):
+    return ("tight loop (think_ns 0)" if not ns
+            else f"{ns / 1000:g} us pause between ops (think_ns {ns})")
+
+
+def tile_lines(ratio, verdict):
+    """A tile's text: the ratio (3 decimals, as report.html's table), the
+    verdict, and the verdict's detail on a line of its own ('inconclusive',
+    '(n≈23)')."""
+    lines = [f"{float(ratio):.3f}" if ratio != "" else "no ratio"]
+    verdict = verdict.strip() or "no verdict"
+    cut = verdict.find(" (")
+    lines += [verdict] if cut < 0 else [verdict[:cut], verdict[cut + 1:]]
+    return lines
+
+
+def crossover(sel, warn):
+    """The crossover heat map: the primary metric's ratio and verdict of
+    each compared pair (summary.csv or comparisons.csv), a tile per
+    mailboxes x read_pct, a panel per pair x vCPU count x think_ns (x
+    miss_pct when the campaign varies it).  Only for a campaign whose
+    points vary over at least two of mailboxes, read_pct and think_ns."""
+    run = sel.run
+    vary = [k for k in GRID_KEYS if len({grid_value(p, k) for p in run.points}) > 1]
+    if len(vary) < 2:
+        raise NotApplicable("the campaign's points vary over "
+                            f"{' and '.join(vary) or 'none'} of {', '.join(GRID_KEYS)}, "
+                            "not two")
+    metric = run.primary_metric or "throughput_ops_s"
+    rows = [r for r in compared_rows(run, CROSS_COLS)
+            if r["metric"] == metric and sel.known(r) and r["baseline"] in sel.vorder
+            and (r.get("role") or "").strip() != "control"]
+    if not rows:
+        raise Skip(f"no comparison of {metric} (summary.csv, tidy/comparisons.csv)")
+    for r in rows:
+        r["cpus"] = str(to_int(r["cpus"], "comparisons.csv cpus"))
+        if r["ratio"] != "":
+            try:
+                if float(r["ratio"]) <= 0:
+                    raise ValueError
+            except ValueError:
+                raise PlotsError(f"comparisons.csv: ratio {r['ratio']!r} is not a "
+                                 "positive number") from None
+    rows.sort(key=sel.key("variant", "baseline", "cpus", "point"))
+    over = set(run.oversubscribed())
+    pts = {p["id"]: p for p in run.points}
+    misses = sorted({int(pts[r["point"]].get("miss_pct") or 0) for r in rows})
+    pairs = list(dict.fromkeys((r["baseline"], r["variant"]) for r in rows))
+    cpus = sorted({int(r["cpus"]) for r in rows})
+    thinks = sorted({grid_value(pts[r["point"]], "think_ns") for r in rows})
+    mbs = sorted({grid_value(pts[r["point"]], "mailboxes") for r in rows})
+    rps = sorted({grid_value(pts[r["point"]], "read_pct") for r in rows})
+    panels = [(b, v, c, m, t) for b, v in pairs for c in cpus for m in misses
+              for t in thinks]
+    var = {"variants": " ".join(run.variants),
+           "oversub": " ".join(str(c) for c in cpus if c in over),
+           "footer": run.setup_line(set(cpus)),
+           "npan": len(panels), "ncols": len(thinks),
+           "nrows": len(panels) // len(thinks),
+           "mblist": " ".join(map(str, mbs)), "rplist": " ".join(map(str, rps))}
+    where, empty = {}, []
+    for j, (b, v, c, m, t) in enumerate(panels, 1):
+        ids = [p["id"] for p in run.points if grid_value(p, "think_ns") == t
+               and int(p.get("miss_pct") or 0) == m]
+        var[f"pp{j}"], var[f"pc{j}"] = " ".join(ids), str(c)
+        var[f"pb{j}"], var[f"pv{j}"] = b, v
+        title = f"{cpus_text(c, over)}, {think_text(t)}"
+        if len(misses) > 1:
+            title += f", {m}% misses"
+        if len(pairs) > 1:
+            title = f"{v} vs {b}: {title}"
+        var[f"ptitle{j}"] = title
+        have = False
+        for pid in ids:
+            where[(b, v, str(c), pid)] = j
+        for r in rows:
+            have |= where.get((r["baseline"], r["variant"], r["cpus"], r["point"])) == j
+        if not have:
+            empty.append(str(j))
+    var["empty"] = " ".join(empty)
+    # the tiles' text; two points on one tile (the same mailboxes, read_pct,
+    # think_ns and miss_pct) would lie on each other: the first is drawn
+    seen, drawn, tlen = set(), [], 1
+    for r in rows:
+        p = pts[r["point"]]
+        j = where[(r["baseline"], r["variant"], r["cpus"], r["point"])]
+        xi = mbs.index(grid_value(p, "mailboxes")) + 1
+        yi = rps.index(grid_value(p, "read_pct")) + 1
+        if (j, xi, yi) in seen:
+            warn(f"crossover plot: {r['point']} is on the tile of another point "
+                 "(same mailboxes, read_pct, think_ns, miss_pct): left out")
+            continue
+        seen.add((j, xi, yi))
+        drawn.append(r)
+        i = len(drawn)
+        lines = tile_lines(r["ratio"], r["verdict"])
+        var[f"tl{i}"] = f"{j} {xi} {yi}"
+        for k, text in zip("abc", lines):
+            var[f"t{k}{i}"] = text
+        tlen = max([tlen] + [len(x) for x in lines])
+    var["ntl"], var["tlen"] = len(drawn), tlen
+    # the colour scale: symmetric about 1 on a log scale, to the next step
+    # past the largest ratio either way (a choice of axis)
+    far = max([1.0] + [max(float(r["ratio"]), 1 / float(r["ratio"]))
+                       for r in drawn if r["ratio"] != ""])
+    cbmax = next((x for x in CB_STEPS if x >= far), CB_STEPS[-1])
+    steps = [x for x in CB_STEPS if x <= cbmax]
+    steps = steps[-2:] if len(steps) > 2 else steps
+    var["cbmax"] = plain(cbmax)
+    var["cbtics"] = " ".join([f"{1 / x:.3g}" for x in reversed(steps)] + ["1"] +
+                             [f"{x:g}" for x in steps])
+    var["better"] = "lower" if direction(metric) == "lower" else "higher"
+    b0, v0 = pairs[0]
+    var["cblab"] = (f"{v0} / {b0} (log scale)" if len(pairs) == 1
+                    else "variant / baseline (log scale)")
+    pw = max(260, 110 * len(mbs))
+    ph = max(200, 62 * len(rps))
+    who = (f"{v0}/{b0}" if len(pairs) == 1 else "variant/baseline")
+    src = ("summary.csv" if os.path.isfile(os.path.join(run.dir, "summary.csv"))
+           else "tidy/comparisons.csv")
+    return Plot("crossover",
+                (max(1000, len(thinks) * (pw + 100) + 220), 170 + var["nrows"] * (ph + 100)),
+                "Crossover: where each lock pays",
+                f"The ratio {who} of {metric} (the primary metric; "
+                f"{src} ratio and verdict, written in each tile) for each list "
+                "length (mailboxes) and share of reads, a panel per vCPU count "
+                "and pause between operations (think_ns), coloured on a log "
+                "scale centred on 1: teal where the variant is better, brown "
+                "where it is worse, white where they match. Look for the "
+                "border between teal and brown: on one side the spinlock's "
+                "cheaper acquisition pays, on the other the rwlock's readers "
+                "sharing the lock do, and a pause between operations moves it.",
+                var, [sel.write("crossover", drawn, CROSS_COLS)])
+
+
 LOCK_COLS = ["variant", "cpus", "rep", "cell", "point", "class", "kind",
              "contentions", "waittime_avg_us", "waittime_max_us",
              "holdtime_avg_us", "acquisitions"]
@@ -571,8 +738,8 @@ def fairness(sel, warn):
                 v, data)
 
 
-BUILDERS = {"latency": latency, "throughput": throughput, "steal": steal,
-            "lockstat": lockstat,
+BUILDERS = {"latency": latency, "throughput": throughput, "crossover": crossover,
+            "steal": steal, "lockstat": lockstat,
             "starvation": starvation, "cdf": cdf, "fairness": fairness}
 
 
@@ -612,6 +779,10 @@ def make_plots(run_dir, only=None, warn=None):
     for name in only or NAMES:
         try:
             plot = BUILDERS[name](sel, warn)
+        except NotApplicable as e:
+            if only:
+                warn(f"no {name} plot: {e}")
+            continue
         except Skip as e:
             warn(f"no {name} plot: {e}")
             continue

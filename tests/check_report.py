@@ -5,8 +5,9 @@
 Usage: check_report.py DIR [PLOT...]
 
 Every plot named (default: the six of plots/README.md every run has, and
-steal where plots.json lists it: a run from before host-steal.txt has no
-steal plot) exists as PNG and SVG
+steal and crossover where plots.json lists them: a run from before
+host-steal.txt has no steal plot, a campaign that sweeps fewer than two of
+mailboxes, read_pct, think_ns no crossover plot) exists as PNG and SVG
 of the size plots.json records, decodes, and is not blank (more than 20
 colours in the PNG, drawn elements and the setup footer in the SVG), and
 reads at a glance: laid out by headless Chromium, no text of its SVG (laid
@@ -25,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tests.unit import test_plots as tp  # noqa: E402
 
 PLOTS = ("latency", "throughput", "lockstat", "starvation", "cdf", "fairness")
-OPTIONAL = ("steal",)
+OPTIONAL = ("steal", "crossover")
 
 
 def fail(msg):

@@ -44,8 +44,11 @@ from plots import report_html as rh
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "fixtures", "plots", "run")
-# the plots the fixture draws
-DRAWN = list(mp.NAMES)
+# a crossover sweep (make_plots_fixture.py --grid): the heat map's fixture
+CROSSOVER = os.path.join(HERE, "fixtures", "plots", "crossover")
+# the plots the fixture draws: all but the crossover heat map (its points
+# vary in read_pct only)
+DRAWN = [n for n in mp.NAMES if n != "crossover"]
 # (width, height) each plot of the fixture must have
 SIZES = {"latency": (1000, 600), "throughput": (1000, 450),
          "steal": (1000, 670),
@@ -61,7 +64,8 @@ SOURCES = {"latency": "medians.csv", "throughput": "medians.csv",
            "throughput-verdicts": "comparisons.csv",
            "starvation": "medians.csv", "fairness-medians": "medians.csv",
            "lockstat-medians": "medians.csv", "lockstat": "lockstat.csv",
-           "cdf": "hist.csv", "fairness": "samples.csv"}
+           "cdf": "hist.csv", "fairness": "samples.csv",
+           "crossover": "comparisons.csv"}
 # data files that put a tidy file's values side by side: one row per these
 # keys, a column per metric (each its samples.csv row's value)
 PIVOTS = {"steal": ("samples.csv", ("cell", "point"),
@@ -98,6 +102,23 @@ def png_info(path):
 
 def png_pixels(path):
     """(width, height, set of (r, g, b)) of an 8-bit RGB/RGBA PNG."""
+    w, h, bpp, lines = png_lines(path)
+    colours = set()
+    for line in lines:
+        colours.update(zip(line[0::bpp], line[1::bpp], line[2::bpp]))
+    return w, h, colours
+
+
+def png_rgb(path, x, y):
+    """The (r, g, b) of pixel x, y of an 8-bit RGB/RGBA PNG."""
+    _w, _h, bpp, lines = png_lines(path)
+    line = lines[int(y)]
+    return tuple(line[int(x) * bpp:int(x) * bpp + 3])
+
+
+def png_lines(path):
+    """(width, height, bytes per pixel, the unfiltered lines) of an 8-bit
+    RGB/RGBA PNG."""
     w, h, depth, ctype, idat = png_info(path)
     if depth != 8 or ctype not in (2, 6):
         raise AssertionError(f"{path}: depth {depth} colour type {ctype} not handled")
@@ -105,7 +126,7 @@ def png_pixels(path):
     raw = zlib.decompress(idat)
     stride = w * bpp
     prev = bytearray(stride)
-    colours = set()
+    lines = []
     pos = 0
     for _ in range(h):
         ftype = raw[pos]
@@ -131,9 +152,9 @@ def png_pixels(path):
                 line[i] = (line[i] + pred) & 0xFF
         elif ftype != 0:
             raise AssertionError(f"{path}: bad filter type {ftype}")
-        colours.update(zip(line[0::bpp], line[1::bpp], line[2::bpp]))
+        lines.append(line)
         prev = line
-    return w, h, colours
+    return w, h, bpp, lines
 
 
 def svg_info(path):
@@ -506,7 +527,7 @@ class TestPlots(FixtureRun):
                 have = {tuple(r[c] for c in cols) for r in src}
                 for r in got:
                     self.assertIn(tuple(r[c] for c in cols), have, data)
-        self.assertEqual(seen, set(SOURCES) | set(PIVOTS))
+        self.assertEqual(seen, (set(SOURCES) | set(PIVOTS)) - {"crossover"})
 
     def assert_pivot_of_tidy(self, got, source, keys, metrics):
         """Each row's value in each metric column is the value of that
@@ -725,6 +746,232 @@ class TestSteal(FixtureRun):
         lo, hi, ticks = mp.log_ticks([500, 900e3])       # more: decades only
         self.assertEqual((lo, hi), (100, 1e6))
         self.assertEqual(ticks, [100, 1e3, 10e3, 100e3, 1e6])
+
+
+class TestCrossover(unittest.TestCase):
+    """crossover.png on tests/unit/fixtures/plots/crossover, a sweep in
+    small (make_plots_fixture.py --grid): mailboxes 4 and 256 x reads 50
+    and 95% x think_ns 0 and 100000 at 1 and 2 vCPUs, before vs after."""
+
+    PLOTS = ["throughput", "crossover", "steal"]
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="test-plots-")
+        cls.run_dir = os.path.join(cls.tmp, "run")
+        shutil.copytree(CROSSOVER, cls.run_dir)
+        cls.written, cls.warnings = quiet(mp.make_plots, cls.run_dir, cls.PLOTS)
+        cls.html, _ = rh.write_reports(cls.run_dir)
+        cls.layout = svg_layout({n: os.path.join(cls.run_dir, "plots", n + ".svg")
+                                 for n in ("crossover", "steal")}, cls.tmp)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def var(self, name):
+        return gnuplot_var(self.run_dir, "crossover", name)
+
+    def comparisons(self):
+        return [r for r in rows_of(os.path.join(CROSSOVER, "tidy", "comparisons.csv"))
+                if r["metric"] == "throughput_ops_s"]
+
+    def test_written_sized_and_coloured(self):
+        self.assertEqual(sorted(os.path.basename(p) for p in self.written),
+                         sorted(f"{n}.{e}" for n in self.PLOTS for e in ("png", "svg")))
+        self.assertEqual(self.warnings, "")
+        w, h, colours = png_pixels(os.path.join(self.run_dir, "plots", "crossover.png"))
+        self.assertEqual((w, h), (1000, 770))
+        # the key's teal (better) and brown (worse), the scale's white middle
+        for c in ((0x35, 0x97, 0x8f), (0xbf, 0x81, 0x2d)):
+            self.assertIn(c, colours)
+        self.assertGreater(len(colours), 50)
+
+    def test_a_panel_per_vcpu_count_and_think_time(self):
+        self.assertEqual((self.var("npan"), self.var("ncols"), self.var("nrows")),
+                         ("4", "2", "2"))
+        self.assertEqual((self.var("mblist"), self.var("rplist")), ("4 256", "50 95"))
+        texts = [t["text"] for t in self.layout["crossover"]["texts"]]
+        for title in ("1 vCPU, tight loop (think_ns 0)",
+                      "1 vCPU, 100 us pause between ops (think_ns 100000)",
+                      "2 vCPUs, tight loop (think_ns 0)",
+                      "2 vCPUs, 100 us pause between ops (think_ns 100000)"):
+            self.assertIn(title, texts)
+        self.assertEqual(len({tuple(b) for b in self.layout["crossover"]["borders"]}), 4)
+
+    def test_data_is_the_primary_comparisons(self):
+        got = rows_of(os.path.join(self.run_dir, "plots", "data", "crossover.csv"))
+        src = self.comparisons()
+        self.assertEqual(len(got), len(src))
+        self.assertEqual(len(got), 16)
+        have = {tuple(r[c] for c in got[0]) for r in src}
+        for r in got:
+            self.assertIn(tuple(r.values()), have)
+
+    def test_each_tile_shows_its_ratio_and_verdict_in_its_place(self):
+        """Each comparison's ratio (3 decimals) and verdict are written in
+        its tile: in its panel's plot area, left for 4 mailboxes, right for
+        256, low for 50% reads, high for 95%, the verdict under the ratio."""
+        lay = self.layout["crossover"]
+        texts = lay["texts"]
+        borders = sorted({tuple(b) for b in lay["borders"]}, key=lambda b: (b[1], b[0]))
+        titles = {t["text"]: t for t in texts if "think_ns" in t["text"]}
+        with open(os.path.join(CROSSOVER, "manifest.json")) as f:
+            points = {p["id"]: p for p in json.load(f)["campaign"]["points"]}
+
+        def panel_of(r):
+            p = points[r["point"]]
+            c = int(r["cpus"])
+            title = (f"{c} vCPU{'s' if c > 1 else ''}, " +
+                     ("tight loop (think_ns 0)" if not p["think_ns"] else
+                      "100 us pause between ops (think_ns 100000)"))
+            t = titles[title]["box"]
+            # the plot area right under the title
+            return min((b for b in borders if b[1] > t[1]), key=lambda b: b[1] - t[1]
+                       + abs(b[0] + b[2] / 2 - t[0] - t[2] / 2))
+        for r in self.comparisons():
+            with self.subTest(cpus=r["cpus"], point=r["point"]):
+                b = panel_of(r)
+                p = points[r["point"]]
+                xi = 0 if p["mailboxes"] == 4 else 1
+                yi = 1 if p["read_pct"] == 50 else 0     # screen y grows down
+                tile = (b[0] + xi * b[2] / 2, b[1] + yi * b[3] / 2, b[2] / 2, b[3] / 2)
+
+                def inside(t):
+                    x, y, w, h = t["box"]
+                    return (tile[0] <= x and x + w <= tile[0] + tile[2] and
+                            tile[1] <= y and y + h <= tile[1] + tile[3])
+                ratio = [t for t in texts if t["text"] == f"{float(r['ratio']):.3f}"
+                         and inside(t)]
+                self.assertEqual(len(ratio), 1, r["ratio"])
+                verdict = r["verdict"].split(" (")[0]
+                under = [t for t in texts if t["text"] == verdict and inside(t)
+                         and t["box"][1] > ratio[0]["box"][1]]
+                self.assertEqual(len(under), 1, r["verdict"])
+                if " (" in r["verdict"]:
+                    detail = r["verdict"][r["verdict"].index(" (") + 1:]
+                    self.assertTrue([t for t in texts if t["text"] == detail
+                                     and inside(t)], detail)
+                # the tile's colour (the PNG is laid out as the SVG), away
+                # from its text: teal (more green than red) where the ratio
+                # is above 1, brown (more red than blue) below
+                rgb = png_rgb(os.path.join(self.run_dir, "plots", "crossover.png"),
+                              tile[0] + 8, tile[1] + 8)
+                ratio = float(r["ratio"])
+                if ratio > 1.03:
+                    self.assertGreater(rgb[1], rgb[0], (ratio, rgb))
+                elif ratio < 0.97:
+                    self.assertGreater(rgb[0], rgb[2], (ratio, rgb))
+
+    def test_colour_scale_centred_on_one(self):
+        cbmax = float(self.var("cbmax"))
+        ratios = [float(r["ratio"]) for r in self.comparisons()]
+        far = max(max(x, 1 / x) for x in ratios)
+        self.assertGreaterEqual(cbmax, far)
+        ticks = [float(x) for x in self.var("cbtics").split()]
+        self.assertIn(1.0, ticks)
+        self.assertEqual(sorted(ticks), ticks)
+        for a, b in zip(ticks, reversed(ticks)):    # symmetric on a log scale
+            self.assertAlmostEqual(a * b, 1, places=2)
+        self.assertEqual(self.var("better"), "higher")
+        self.assertIn("after / before (log scale)",
+                      [t["text"] for t in self.layout["crossover"]["texts"]])
+
+    def test_layout_key_and_footer(self):
+        for name in ("crossover", "steal"):
+            with self.subTest(plot=name):
+                self.assertEqual(layout_problems(name, self.layout[name]), [])
+        keys = {t["text"] for t in self.layout["crossover"]["texts"] if t["key"]}
+        self.assertEqual(keys, {"better than the baseline", "worse than the baseline",
+                                "no ratio"})
+        text = " ".join(t["text"] for t in self.layout["crossover"]["texts"])
+        self.assertIn("QEMU TCG emulation, 1, 2 vCPUs on 2 host cores, n=6 boots "
+                      "per variant", text)
+        # 16 panels of steal, four a row
+        self.assertEqual(len({tuple(b) for b in self.layout["steal"]["borders"]}), 16)
+        self.assertEqual(gnuplot_var(self.run_dir, "steal", "ncols"), "4")
+
+    def test_in_the_report_after_throughput(self):
+        with open(self.html, encoding="utf-8") as f:
+            page = f.read()
+        self.assertLess(page.index('<figure id="throughput">'),
+                        page.index('<figure id="crossover">'))
+        cap = re.search(r'<figure id="crossover">.*?<figcaption>(.*?)</figcaption>', page, re.S)
+        self.assertIn("Look for the border between teal and brown", cap.group(1))
+        self.assertEqual(broken_images(self.html, self.tmp), [])
+
+
+class TestCrossoverCases(unittest.TestCase):
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="test-plots-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.run = os.path.join(self.tmp, "run")
+        shutil.copytree(CROSSOVER, self.run)
+
+    def test_not_drawn_unless_two_keys_vary(self):
+        """The main fixture varies read_pct only: no heat map, no warning
+        (a warning when asked for by name)."""
+        run = copy_fixture(tempfile.mkdtemp(dir=self.tmp))
+        written, warn = quiet(mp.make_plots, run, None)
+        self.assertNotIn("crossover.png", [os.path.basename(p) for p in written])
+        self.assertNotIn("crossover", warn)
+        written, warn = quiet(mp.make_plots, run, ["crossover"])
+        self.assertEqual(written, [])
+        self.assertIn("no crossover plot: the campaign's points vary over read_pct "
+                      "of mailboxes, read_pct, think_ns, not two", warn)
+
+    def test_two_keys_without_think_time(self):
+        """Mailboxes x reads at one think time (a manifest from before
+        think_ns: none in its points) is enough: a panel per vCPU count."""
+        keep_points(self.run, ["m4-r50-t0", "m4-r95-t0", "m256-r50-t0", "m256-r95-t0"])
+        with open(os.path.join(self.run, "manifest.json")) as f:
+            m = json.load(f)
+        for p in m["campaign"]["points"]:
+            del p["think_ns"]
+        with open(os.path.join(self.run, "manifest.json"), "w") as f:
+            json.dump(m, f)
+        written, warn = quiet(mp.make_plots, self.run, ["crossover"])
+        self.assertEqual(len(written), 2, warn)
+        self.assertEqual((gnuplot_var(self.run, "crossover", "npan"),
+                          gnuplot_var(self.run, "crossover", "ncols")), ("2", "1"))
+        lay = svg_layout({"c": os.path.join(self.run, "plots", "crossover.svg")},
+                         self.tmp)["c"]
+        self.assertEqual(layout_problems("crossover", lay), [])
+
+    def test_control_pair_left_out_and_lower_is_better(self):
+        """The A/A control (role control) draws no panel; a primary metric
+        where lower is better turns the colours round (teal still better)."""
+        path = os.path.join(self.run, "tidy", "comparisons.csv")
+        rows = rows_of(path)
+        extra = [dict(r, variant="before~aa", role="control", verdict="harm")
+                 for r in rows if r["metric"] == "throughput_ops_s"]
+        for r in rows + extra:
+            if r["metric"] == "throughput_ops_s":
+                r["metric"] = "lookup_lat_median_ns"
+        write_rows(path, rows + extra, list(rows[0]))
+        with open(os.path.join(self.run, "manifest.json")) as f:
+            m = json.load(f)
+        m["campaign"]["primary_metric"] = "lookup_lat_median_ns"
+        m["campaign"]["variants"].append("before~aa")
+        m["builds"]["before~aa"] = m["builds"]["before"]
+        with open(os.path.join(self.run, "manifest.json"), "w") as f:
+            json.dump(m, f)
+        written, warn = quiet(mp.make_plots, self.run, ["crossover"])
+        self.assertEqual(len(written), 2, warn)
+        data = rows_of(os.path.join(self.run, "plots", "data", "crossover.csv"))
+        self.assertEqual({r["variant"] for r in data}, {"after"})
+        self.assertEqual(gnuplot_var(self.run, "crossover", "npan"), "4")
+        self.assertEqual(gnuplot_var(self.run, "crossover", "better"), "lower")
+
+    def test_no_comparisons_is_skipped_with_a_warning(self):
+        path = os.path.join(self.run, "tidy", "comparisons.csv")
+        rows = rows_of(path)
+        write_rows(path, [r for r in rows if r["metric"] != "throughput_ops_s"],
+                   list(rows[0]))
+        written, warn = quiet(mp.make_plots, self.run, ["crossover", "steal"])
+        self.assertEqual([os.path.basename(p) for p in written], ["steal.png", "steal.svg"])
+        self.assertIn("no crossover plot: no comparison of throughput_ops_s", warn)
 
 
 class TestReport(FixtureRun):
