@@ -170,14 +170,27 @@ def fmt(s):
     return f"{s // 60}m{s % 60:02d}s"
 
 
-def start_cell(d, man, cell, job_path):
+def pin_for(c, cell, running):
+    """The host cores a cell about to start is pinned to (campaign pin =
+    true): [] when the campaign does not pin, None while its cores are in
+    use by a running cell (guest/run_guest.py cell_cores)."""
+    if not c.get("pin"):
+        return []
+    busy = {k for _p, _t, other in running.values() for k in other.get("pin") or ()}
+    return run_guest.cell_cores(cell["cpus"], cell["rep"], c["variants"].index(cell["variant"]),
+                                os.sched_getaffinity(0), busy)
+
+
+def start_cell(d, man, cell, job_path, pin=()):
     tmp = os.path.join(d, "cells", f".tmp-{cell['id']}")
     if os.path.exists(tmp):
         shutil.rmtree(tmp)
     c = man.data["campaign"]
     cmd = [PY, os.path.join(ROOT, "guest", "run_guest.py"), campaign_file.image(c, cell["variant"]),
            "--cpus", str(cell["cpus"]), "--mem", str(c["mem_mb"]),
-           "--job", job_path, "--out", tmp]
+           "--job", job_path, "--out", tmp] + (["--pin", ",".join(map(str, pin))] if pin else [])
+    if pin:
+        cell["pin"] = list(pin)
     log = open(os.path.join(d, "cells", f".tmp-{cell['id']}.log"), "w")
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, preexec_fn=run_guest.die_with_parent(signal.SIGTERM))
@@ -323,9 +336,13 @@ def run_batch(d, man, jobs, reps, prog, tried):
                 # cell bigger than the host runs alone (and is flagged).
                 if running and used + nxt["cpus"] > cores:
                     break
+                # Pinned, it waits for its own cores (a slow core cancels).
+                pin = pin_for(man.data["campaign"], nxt, running)
+                if pin is None:
+                    break
                 cells.pop(0)
                 tried.add(nxt["id"])
-                running[nxt["id"]] = (*start_cell(d, man, nxt, job_path), nxt)
+                running[nxt["id"]] = (*start_cell(d, man, nxt, job_path, pin), nxt)
                 used += nxt["cpus"]
                 prog.show(done, list(running))
             if stop and not running:
