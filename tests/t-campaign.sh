@@ -6,7 +6,8 @@
 # rendered in headless Chromium); a campaign killed outright
 # (SIGKILL) and one stopped with SIGINT, each resumed: the same set of
 # completed cells, none run twice, finished cells byte-identical; 1-vCPU
-# cells side by side on the 2-core host, 2-vCPU cells alone; a resume
+# cells side by side on the 2-core host on distinct cores, each variant
+# on the other core at the next repetition, 2-vCPU cells alone; a resume
 # refused when the campaign file changed; and every bad campaign file in
 # tests/campaigns/bad/ refused with its own line.
 #
@@ -192,6 +193,24 @@ for c in m["cells"]:
 overlap = any(a[0] < b[1] and b[0] < a[1] for i, a in enumerate(spans) for b in spans[i + 1:])
 assert overlap, "1-vCPU cells never ran side by side on a 2-core host"
 print("ok: sigint: exit 130, cells marked interrupted, resumed to 6 done; 1-vCPU cells ran side by side")
+# Pinned (pin = true, the default): every vCPU thread on the core the
+# manifest names, cells side by side on distinct cores, and each variant
+# on the other core at the next repetition.
+cores = {}
+for c, (t0, t1) in zip(m["cells"], spans):
+    pin = json.load(open(f"{d}/cells/{c['id']}/meta.json"))["pin"]
+    assert pin["applied"] and pin["threads"]["CPU 0/TCG"]["cores"] == c["pin"], (c, pin)
+    cores[c["id"]] = (c["variant"], c["rep"], c["pin"][0], t0, t1)
+for i, (v, r, k, t0, t1) in enumerate(cores.values()):
+    for w, s, j, u0, u1 in list(cores.values())[i + 1:]:
+        assert not (t0 < u1 and u0 < t1 and k == j), f"{v} r{r} and {w} r{s} side by side on core {k}"
+by = {}
+for v, r, k, _t0, _t1 in cores.values():
+    by.setdefault(v, {})[r] = k
+for v, reps in by.items():
+    assert [reps[r] for r in sorted(reps)] in ([0, 1, 0], [1, 0, 1]), f"{v}: cores {reps}"
+print("ok: pinned: side-by-side cells on distinct cores, each variant alternating: "
+      + "; ".join(f"{v} {[reps[r] for r in sorted(reps)]}" for v, reps in sorted(by.items())))
 PY
 
 # 5. A changed campaign file: resume refused.
