@@ -40,6 +40,12 @@ class Skip(Exception):
     """This plot has no data in this run: a warning, not an error."""
 
 
+class NotApplicable(Skip):
+    """This plot does not apply to this run (a campaign that sweeps no
+    grid, a run from before host steal was measured): left out without a
+    warning, unless asked for by name."""
+
+
 class Plot:
     """One gnuplot run: the script, its variables, and what the report says."""
 
@@ -340,8 +346,10 @@ def steal(sel, warn):
     rows = [b for b in boots.values()
             if b.get("steal_max_pct", "") != "" and b.get("throughput_ops_s", "") != ""]
     if not rows:
-        raise Skip("samples.csv has no steal_max_pct beside throughput_ops_s "
-                   "(runs from before host-steal.txt, guest/JOB.md)")
+        # as analyze has it: a run from before host-steal.txt (or a guest
+        # without the point markers) is not a problem
+        raise NotApplicable("samples.csv has no steal_max_pct beside throughput_ops_s "
+                            "(runs from before host-steal.txt, guest/JOB.md)")
     for r in rows:
         r["cpus"] = str(to_int(r["cpus"], "samples.csv cpus"))
         try:
@@ -384,11 +392,6 @@ def steal(sel, warn):
                 "took the vCPUs' time (lock-waiter preemption), left of it "
                 "the collapse is the guest's own.",
                 v, [sel.write("steal", rows, STEAL_KEY + STEAL_METRICS)])
-
-
-class NotApplicable(Skip):
-    """This plot does not apply to this campaign: left out without a
-    warning (unless asked for by name)."""
 
 
 GRID_KEYS = ("mailboxes", "read_pct", "think_ns")
