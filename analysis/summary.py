@@ -121,6 +121,17 @@ def metric_order(names, primary):
     return order
 
 
+def pinned_s(rundir):
+    """How the done cells' vCPU threads sat on the host's cores (campaign
+    pin = true: the manifest names each cell's cores, one per vCPU)."""
+    done = [c for c in rundir.manifest.get("cells", []) if c.get("state") == "done"]
+    pinned = sum(len(c.get("pin") or ()) >= c.get("cpus", 1) for c in done)
+    if not done or not pinned:
+        return "vCPU threads not pinned"
+    return ("vCPU threads pinned, one per host core" if pinned == len(done) else
+            f"vCPU threads pinned, one per host core, in {pinned} of {len(done)} cells")
+
+
 def setup_facts(rundir, cells, samples, baseline, primary):
     """Facts for the headers: a dict of short strings."""
     host = rundir.host
@@ -158,6 +169,7 @@ def setup_facts(rundir, cells, samples, baseline, primary):
         "unneeded": int((cells["state"] == "unneeded").sum())
         if len(cells) else 0,
         "looks": list(rundir.looks),
+        "pinned": pinned_s(rundir),
         "stopped_at": rundir.stopped.get("stopped_at"),
         "think_ns": {p.id: p.think_ns for p in rundir.points},
         "done": len(done),
@@ -251,7 +263,7 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
     vcpus = "/".join(str(c) for c in f["cpus"])
     out.append(f"- **QEMU {f['accel']} emulation** ({f['guests']}): "
                f"{vcpus} vCPU{'' if vcpus == '1' else 's'} on {f['cores']} host cores "
-               f"({f['cpu_model']}), QEMU {f['qemu']}; kernel "
+               f"({f['cpu_model']}; {f['pinned']}), QEMU {f['qemu']}; kernel "
                f"{f['kernels']}.")
     out.append(f"- n = {f['n']} boots per variant, vCPU count and point "
                f"({f['done']} done cells"
