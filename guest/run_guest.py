@@ -267,6 +267,9 @@ def free_bytes(path):
 # meta.json's pin.why; the run goes on unpinned.
 PIN_WAIT_S = 10
 VCPU_INDEX = re.compile(r"CPU (\d+)/TCG")
+# QEMU's vCPU thread names with debug-threads=on: one per vCPU with
+# thread=multi, one for all of them with thread=single.
+VCPU_COMM = re.compile(r"CPU \d+/TCG|ALL CPUs/TCG")
 
 
 def parse_pin(text):
@@ -293,8 +296,9 @@ def pin_plan(cores, cpus, allowed):
     return {i: cores[i] for i in range(cpus)}, None
 
 
-def vcpu_tids(pid):
-    """{vCPU index: tid} of QEMU process pid's "CPU N/TCG" threads now."""
+def vcpu_threads(pid):
+    """{tid: name} of QEMU process pid's vCPU threads now (VCPU_COMM);
+    {} when its task list cannot be read."""
     out = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
@@ -303,12 +307,19 @@ def vcpu_tids(pid):
     for tid in tids:
         try:
             with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                m = VCPU_INDEX.fullmatch(f.read().strip())
+                name = f.read().strip()
         except OSError:
             continue
-        if m:
-            out[int(m.group(1))] = int(tid)
+        if VCPU_COMM.fullmatch(name):
+            out[int(tid)] = name
     return out
+
+
+def vcpu_tids(pid):
+    """{vCPU index: tid} of QEMU process pid's "CPU N/TCG" threads now."""
+    return {int(m.group(1)): tid for tid, name in vcpu_threads(pid).items()
+            if (m := VCPU_INDEX.fullmatch(name))}
+
 
 
 def apply_pin(proc, cpus, cores, wait_s=PIN_WAIT_S):
@@ -403,9 +414,6 @@ STEAL_FILE = "host-steal.txt"
 # Files of a point that the host writes after collect(); the guest's stream
 # may not carry them.
 HOST_FILES = (STEAL_FILE,)
-# QEMU's vCPU thread names with debug-threads=on: one per vCPU with
-# thread=multi, one for all of them with thread=single.
-VCPU_COMM = re.compile(r"CPU \d+/TCG|ALL CPUs/TCG")
 RUN_MARK = re.compile(r"lockbench: point (\S+) run-(begin|end)\s*$")
 
 
@@ -429,18 +437,7 @@ def vcpu_snapshot(pid):
     """{tid: (name, monotonic ns, run_ns, wait_ns, nvcsw)} of every vCPU
     thread of QEMU process pid, now; {} when none can be read."""
     snap = {}
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return snap
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                name = f.read().strip()
-        except OSError:
-            continue
-        if not VCPU_COMM.fullmatch(name):
-            continue
+    for tid, name in vcpu_threads(pid).items():
         # Stamped at the middle of the read: the counters belong there.
         t0 = time.monotonic_ns()
         sched = thread_sched(pid, tid)
