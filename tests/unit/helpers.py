@@ -4,6 +4,7 @@
 import contextlib
 import io
 import os
+import threading
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                         "fixtures")
@@ -24,3 +25,33 @@ def run_main(main, argv):
 def read(name):
     with open(fixture(name)) as f:
         return f.read()
+
+
+class VcpuThread:
+    """Mixin for a TestCase: around each test, a thread of this process
+    named "CPU 0/TCG" (self.tid), as QEMU names its first vCPU thread with
+    debug-threads=on (Linux lets a process rename its own threads). With
+    BUSY it spins, so that it accumulates run time, else it sleeps."""
+    BUSY = False
+
+    def setUp(self):
+        self.stop = threading.Event()
+        self.named = threading.Event()
+        self.tid = None
+        self.thread = threading.Thread(target=self._vcpu)
+        self.thread.start()
+        self.assertTrue(self.named.wait(10))
+
+    def tearDown(self):
+        self.stop.set()
+        self.thread.join()
+
+    def _vcpu(self):
+        self.tid = threading.get_native_id()
+        with open(f"/proc/self/task/{self.tid}/comm", "w") as f:
+            f.write("CPU 0/TCG")
+        self.named.set()
+        if not self.BUSY:
+            self.stop.wait()
+        while not self.stop.is_set():
+            sum(range(1000))

@@ -5,9 +5,10 @@ assignment per cell (guest/run_guest.py cell_cores)."""
 
 import os
 import sys
-import threading
 import unittest
 from unittest import mock
+
+from tests.unit import helpers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -37,7 +38,7 @@ class ParseAndPlan(unittest.TestCase):
         self.assertIn("host core 5 not available to this runner (it may use 0,1)", why)
 
 
-class Apply(unittest.TestCase):
+class Apply(helpers.VcpuThread, unittest.TestCase):
     """apply_pin() on this process: a thread named "CPU 0/TCG" stands in
     for QEMU's vCPU thread."""
 
@@ -47,24 +48,6 @@ class Apply(unittest.TestCase):
         @staticmethod
         def poll():
             return None
-
-    def setUp(self):
-        self.stop = threading.Event()
-        self.named = threading.Event()
-        self.thread = threading.Thread(target=self.vcpu)
-        self.thread.start()
-        self.assertTrue(self.named.wait(10))
-
-    def tearDown(self):
-        self.stop.set()
-        self.thread.join()
-
-    def vcpu(self):
-        self.tid = threading.get_native_id()
-        with open(f"/proc/self/task/{self.tid}/comm", "w") as f:
-            f.write("CPU 0/TCG")
-        self.named.set()
-        self.stop.wait()
 
     def test_pins_the_vcpu_thread_only(self):
         mine = os.sched_getaffinity(0)

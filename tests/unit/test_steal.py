@@ -11,13 +11,12 @@ import shutil
 import sys
 import tarfile
 import tempfile
-import threading
 import time
 import unittest
 
 from analysis import metrics, rundir, tidy
 from analysis.common import ParseError
-from tests.unit import synth
+from tests.unit import helpers, synth
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -52,30 +51,10 @@ def write_steal_file(pdir, wait0_ms, wait1_ms, point_id="p1"):
         f.write(run_guest.steal_text(point_id, marks_for(begin, end), rows))
 
 
-class Sampler(unittest.TestCase):
+class Sampler(helpers.VcpuThread, unittest.TestCase):
     """vcpu_snapshot() finds threads by QEMU's names and reads schedstat."""
 
-    def setUp(self):
-        self.stop = threading.Event()
-        self.named = threading.Event()
-        self.tid = None
-        self.thread = threading.Thread(target=self.vcpu)
-        self.thread.start()
-        self.assertTrue(self.named.wait(10))
-
-    def tearDown(self):
-        self.stop.set()
-        self.thread.join()
-
-    def vcpu(self):
-        # Linux lets a process rename its own threads: this one is what
-        # QEMU's first vCPU thread is called with debug-threads=on.
-        self.tid = threading.get_native_id()
-        with open(f"/proc/self/task/{self.tid}/comm", "w") as f:
-            f.write("CPU 0/TCG")
-        self.named.set()
-        while not self.stop.is_set():
-            sum(range(1000))
+    BUSY = True
 
     def test_finds_only_vcpu_threads(self):
         s = run_guest.vcpu_snapshot(os.getpid())
