@@ -69,8 +69,7 @@ def analyze(path, thresholds=None):
                f"no usable samples in the {done} done cell(s)"
                + (f" (first problem: {t.warnings[-1]})" if t.warnings else ""))
         raise ParseError(path, None, why)
-    thresholds = (thresholds or stats.Thresholds()).with_(
-        margin=rd.margin).for_looks(len(rd.looks))
+    thresholds = run_thresholds(rd, thresholds)
     samples = pd.DataFrame(t.tables["samples"])
     medians = stats.medians_table(samples, thresholds)
     comps = verdicts.comparisons_table(
@@ -92,6 +91,15 @@ def analyze(path, thresholds=None):
     tidy.write_csv(os.path.join(out, STAMP_FILE), verdicts.COMPARISONS_COLUMNS,
                    comps.to_dict("records"))
     return rd, t, medians, comps
+
+
+def run_thresholds(rd, thresholds=None, margin=None):
+    """The thresholds a run is judged by: its campaign's margin (unless
+    `margin` overrides it) at the per-look level of a campaign that may
+    stop early (stats.Thresholds.for_looks)."""
+    return (thresholds or stats.Thresholds()).with_(
+        margin=margin if margin is not None else rd.margin).for_looks(
+            len(rd.looks))
 
 
 def is_stale(path):

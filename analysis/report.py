@@ -122,9 +122,7 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     rd = rundir_mod.load(path)
     explicit_baseline = baseline is not None
     baseline = baseline or rd.baseline
-    th = (thresholds or stats.Thresholds()).with_(
-        margin=margin if margin is not None else rd.margin).for_looks(
-            len(rd.looks))
+    th = analyze_mod.run_thresholds(rd, thresholds, margin)
     samples = _read(path, "samples.csv")
     cells = _read(path, "cells.csv")
     problems = _read(path, "problems.csv")
