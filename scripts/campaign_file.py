@@ -34,9 +34,10 @@ TOP = {
     "baseline": (str, None, "one of the campaign's variants", None),
     "compare": (list, None, "a list of [baseline, variant] pairs of the campaign's variants", None),
     "control": (bool, None, "true or false", False),
-    # Pin each cell's vCPU threads, one per host core (guest/run_guest.py
-    # cell_cores; local cells only, not --hosts; the default by
-    # measurement: README, "Measured").
+    # Pin the vCPU threads of each cell of 2 vCPUs or more, one per host
+    # core (guest/run_guest.py cell_cores; 1-vCPU cells stay unpinned;
+    # local cells only, not --hosts; the default by measurement: README,
+    # "Measured").
     "pin": (bool, None, "true or false", True),
     "arches": (list, None, "a non-empty list of distinct architectures from "
                + ", ".join(variantmod.ARCHES), ["arm"]),

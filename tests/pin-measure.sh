@@ -15,13 +15,17 @@
 # About 45 s of guest time per round and mode; the load average is
 # printed at each campaign's start and end.
 #
-# Usage: tests/pin-measure.sh [ROUNDS (default 8)] [OUT (default results/pin-measure-STAMP)]
+# Usage: tests/pin-measure.sh [ROUNDS (default 8)] [OUT (default results/pin-measure-STAMP)] [CPUS (default 2)]
+#
+# With CPUS = 1 the 1-vCPU cells run side by side (two at a time), each
+# pinned to one core or left to the host scheduler.
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 cd "$LB_ROOT"
 rounds=${1:-8}
 out=${2:-results/pin-measure-$(date -u +%Y%m%dT%H%M%SZ)}
+cpus=${3:-2}
 mkdir -p "$out"
 for k in $(seq "$rounds"); do
 	if [ $((k % 2)) = 1 ]; then modes="pin nopin"; else modes="nopin pin"; fi
@@ -29,7 +33,7 @@ for k in $(seq "$rounds"); do
 		p=true
 		[ "$m" = pin ] || p=false
 		sed -e "s/^pin = true\$/pin = $p/" -e "s/^name = \"pin-aa\"\$/name = \"$m-aa\"/" \
-			-e "s/^repetitions = 8\$/repetitions = 1\norder = \"random\"\nseed = $k/" \
+			-e "s/^cpus = \[2\]\$/cpus = [$cpus]/" -e "s/^repetitions = 8\$/repetitions = 1\norder = \"random\"\nseed = $k/" \
 			tests/campaigns/pin-aa.toml >"$out/$m-$k.toml"
 		echo "round $k $m: load $(cut -d' ' -f1-3 /proc/loadavg)"
 		./run.sh campaign "$out/$m-$k.toml" --out "$out/$m-$k" --no-report | tail -n 1

@@ -193,24 +193,12 @@ for c in m["cells"]:
 overlap = any(a[0] < b[1] and b[0] < a[1] for i, a in enumerate(spans) for b in spans[i + 1:])
 assert overlap, "1-vCPU cells never ran side by side on a 2-core host"
 print("ok: sigint: exit 130, cells marked interrupted, resumed to 6 done; 1-vCPU cells ran side by side")
-# Pinned (pin = true, the default): every vCPU thread on the core the
-# manifest names, cells side by side on distinct cores, and each variant
-# on the other core at the next repetition.
-cores = {}
-for c, (t0, t1) in zip(m["cells"], spans):
+# 1-vCPU cells are left to the host's scheduler even with pin = true (the
+# default): pinning them widened the A/A CI (scripts/campaign.py pin_for).
+for c in m["cells"]:
     pin = json.load(open(f"{d}/cells/{c['id']}/meta.json"))["pin"]
-    assert pin["applied"] and pin["threads"]["CPU 0/TCG"]["cores"] == c["pin"], (c, pin)
-    cores[c["id"]] = (c["variant"], c["rep"], c["pin"][0], t0, t1)
-for i, (v, r, k, t0, t1) in enumerate(cores.values()):
-    for w, s, j, u0, u1 in list(cores.values())[i + 1:]:
-        assert not (t0 < u1 and u0 < t1 and k == j), f"{v} r{r} and {w} r{s} side by side on core {k}"
-by = {}
-for v, r, k, _t0, _t1 in cores.values():
-    by.setdefault(v, {})[r] = k
-for v, reps in by.items():
-    assert [reps[r] for r in sorted(reps)] in ([0, 1, 0], [1, 0, 1]), f"{v}: cores {reps}"
-print("ok: pinned: side-by-side cells on distinct cores, each variant alternating: "
-      + "; ".join(f"{v} {[reps[r] for r in sorted(reps)]}" for v, reps in sorted(by.items())))
+    assert pin is None and not c.get("pin"), (c, pin)
+print("ok: 1-vCPU cells unpinned (pin = true pins cells of 2 vCPUs or more)")
 PY
 
 # 5. A changed campaign file: resume refused.
