@@ -15,8 +15,9 @@ command; its initrd is scratch, in $TMPDIR, removed once the guest talks),
 rerun (OUT/rerun NEWDIR, from the harness root: the same job again),
 job.conf (the job as checked and given to the guest), meta.json (with
 the arch and the QEMU binary, machine and CPU) and points/<id>/ for every
-point
-the guest finished (each checked against the guest's SHA256SUMS).  The run
+point the guest finished (each checked against the guest's SHA256SUMS
+and its run id against the point's before; the guest is not trusted:
+collect() writes its files itself, guest/JOB.md).  The run
 never hangs and never lies: a wall-clock limit and a silence limit kill a
 stuck guest ("hung"), the console is scanned for panics, oopses, lockdep
 reports and warnings, and a run without every point and the guest's end
@@ -44,6 +45,7 @@ import select
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tarfile
@@ -519,6 +521,36 @@ def write_steal(out, done, marks):
     return {"file": STEAL_FILE, "points": written, **({"why_not": "; ".join(why)} if why else {})}
 
 
+# The longest console line scanned whole.  A kernel message is at most
+# 1 KB (printk's PRINTK_MESSAGE_MAX) and ends in a newline on the console,
+# so a longer line is the guest's own output: it is scanned in pieces of
+# LINE_MAX bytes (console.log keeps it whole), and the runner holds at most
+# one piece, however long a line runs without a newline.
+LINE_MAX = 4096
+
+
+def split_lines(pending, data):
+    """The lines that pending (a bytearray, the line so far, at most
+    LINE_MAX bytes) and data complete, a line longer than LINE_MAX cut
+    into pieces of LINE_MAX; pending keeps the rest.  Work linear in
+    len(data)."""
+    lines, pos = [], 0
+    while True:
+        nl = data.find(b"\n", pos)
+        end = len(data) if nl < 0 else nl
+        while end - pos > LINE_MAX - len(pending):
+            cut = pos + LINE_MAX - len(pending)
+            lines.append(bytes(pending) + data[pos:cut])
+            pending.clear()
+            pos = cut
+        pending += data[pos:end]
+        if nl < 0:
+            return lines
+        lines.append(bytes(pending))
+        pending.clear()
+        pos = nl + 1
+
+
 def watch(proc, console_path, limit, silence, results_path, events, problems,
           on_output=None, marks=None):
     """Stream the console to a file, scan it, enforce the limits.
@@ -535,7 +567,8 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
     last = start
     last_size = 0
     full_since = None
-    buf = b""
+    pending = bytearray()
+    counts = {}
     fd = proc.stdout.fileno()
     stopped = None
     rdir = os.path.dirname(os.path.abspath(results_path))
@@ -552,7 +585,10 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
             note_run_mark(line, t, proc.pid, marks)
         for state, pat in CONSOLE_PATTERNS:
             if pat.search(line):
-                problems.append({"state": state, "t": t, "line": line.strip()})
+                note(problems, counts, state, {"state": state, "t": t, "line": line.strip()},
+                     lambda n, state=state, t=t: {
+                         "state": state, "t": t,
+                         "line": f"... and {n:,} more {state} lines (console.log has them)"})
                 break
 
     # Unbuffered: a full disk fails the write that hit it, nothing later.
@@ -602,11 +638,9 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
                     raise
                 stopped = ("nospace", f"cannot write {console_path}: {e.strerror}")
                 break
-            buf += data
-            *lines, buf = buf.split(b"\n")
-            for raw in lines:
+            for raw in split_lines(pending, data):
                 scan(raw)
-    scan(buf)  # an unterminated last line: already in console.log
+    scan(pending)  # an unterminated last line: already in console.log
     return stopped
 
 
@@ -622,6 +656,42 @@ def stop(proc):
 
 # Every point has these; its SHA256SUMS must vouch for them.
 POINT_NEEDS = ("results.txt", "lock_stat.txt")
+# A file name in a point (and in its SHA256SUMS): no ".", "..", hidden
+# names, slashes or spaces.
+POINT_FILE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+# What the guest may send, per file and per point.  The host hashes and
+# parses results.txt, lock_stat.txt and SHA256SUMS: their caps are well
+# over the largest real ones (over the 90 points of results/ and the
+# tests' runs: results.txt 1.2 KB, lock_stat.txt 44 KB, SHA256SUMS 312 B;
+# a 16-thread results.txt with every err_ key is under 10 KB).  Any other
+# file (perf.data of "option perf_lock 1" is the big one) was written in
+# the guest's /tmp, a tmpfs of half its memory, at most 1 GiB at --mem
+# 2048, and so was the whole point: a bigger member is not a guest's file.
+FILE_MAX = {"results.txt": 256 << 10, "lock_stat.txt": 4 << 20, "SHA256SUMS": 64 << 10}
+MEMBER_MAX = 1 << 30
+POINT_MAX = 1 << 30
+# A point holds at most 7 files (guest/JOB.md).
+POINT_FILES_MAX = 32
+COPY_CHUNK = 1 << 20
+# Problems of one kind kept in full (meta.json, collect()'s lines); the
+# rest are counted in one line, so that a guest printing 200,000 warnings
+# or sending 100,000 bad members makes a few lines, not a 20 MB meta.json.
+PROBLEMS_KEPT = 10
+
+
+def note(problems, counts, kind, entry, more):
+    """Append entry to problems, but only the first PROBLEMS_KEPT of its
+    kind: past them one entry more(n) counts the n left out (updated in
+    place, so that the list is whole whenever an interrupt stops it)."""
+    c = counts.setdefault(kind, [0, None])
+    c[0] += 1
+    if c[0] <= PROBLEMS_KEPT:
+        problems.append(entry)
+    elif c[1] is None:
+        c[1] = len(problems)
+        problems.append(more(1))
+    else:
+        problems[c[1]] = more(c[0] - PROBLEMS_KEPT)
 
 
 def point_needs(build):
@@ -633,8 +703,135 @@ def point_needs(build):
 
 
 def sha256_file(path):
+    """SHA-256 of a file, read in chunks (a file may be as big as MEMBER_MAX)."""
+    h = hashlib.sha256()
     with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+        while chunk := f.read(COPY_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def member_problem(m, planned):
+    """Why tar member m may not be unpacked (one line), or None: it may be
+    a directory points/ID of a planned point, or a regular file
+    points/ID/NAME in one, within its size cap."""
+    parts = m.name.split("/")
+    what = f"unexpected member {m.name[:80]!r} in the results stream"
+    if not (len(parts) in (2, 3) and parts[0] == "points" and parts[1] in planned
+            and all(POINT_FILE.fullmatch(x) for x in parts[2:])):
+        return what
+    if len(parts) == 2:
+        return None if m.isdir() else f"{what}: not a directory"
+    if not m.isreg():
+        kind = ("a symbolic link" if m.issym() else "a hard link" if m.islnk()
+                else "a directory" if m.isdir() else "a device or fifo"
+                if m.ischr() or m.isblk() or m.isfifo() else f"of tar type {m.type!r}")
+        return f"{what}: {kind}, not a regular file"
+    if m.issparse():
+        return f"{what}: a sparse file"
+    if parts[2] in HOST_FILES:
+        # Only the host measures the host: never take the guest's word for
+        # it (nor let it block the host's file).
+        return f"the guest sent {m.name!r}, a file only the host writes"
+    cap = FILE_MAX.get(parts[2], MEMBER_MAX)
+    if m.size > cap:
+        return f"{what}: {m.size} bytes, over its cap of {cap}"
+    return None
+
+
+def make_dir(path):
+    """mkdir 0755 (whatever mode the guest's tar has), or accept a
+    directory that is there and no link; OSError otherwise."""
+    try:
+        os.mkdir(path, 0o755)
+    except FileExistsError:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            raise
+    return path
+
+
+def unpack_member(tar, m, out):
+    """Write regular member m (checked by member_problem) under out as a
+    new file of this user, mode 0644 (umask applies), with none of the
+    guest's metadata; return its size.  O_EXCL|O_NOFOLLOW: never over or
+    through anything that is there.  A partial file is removed."""
+    d = make_dir(os.path.join(make_dir(os.path.join(out, "points")), m.name.split("/")[1]))
+    path = os.path.join(d, m.name.split("/")[2])
+    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_WRONLY, 0o644)
+    n = 0
+    try:
+        with os.fdopen(fd, "wb", buffering=0) as f:
+            src = tar.extractfile(m)
+            while chunk := src.read(COPY_CHUNK):
+                n += len(chunk)
+                if n > m.size:  # tarfile reads m.size bytes: never here
+                    raise tarfile.ReadError(f"{m.name}: more data than its size")
+                write_all(f, chunk)
+    except BaseException:
+        os.unlink(path)
+        raise
+    return n
+
+
+def unpack(results_path, out, planned, bad):
+    """Unpack the guest's tar stream into out/points, member by member:
+    a member that may not be unpacked, or cannot be written, is one line
+    in bad and the next member is tried.  Return whether the results disk
+    was full (then unpacking stopped)."""
+    counts, sizes, files = {}, {}, {}
+
+    def reject(line):
+        note(bad, counts, "member", line,
+             lambda n: f"... and {n:,} more members of the results stream refused")
+
+    try:
+        with tarfile.open(results_path, ignore_zeros=True) as tar:
+            # next(), not iteration: tarfile would keep every member read
+            # in tar.members, a list as long as the guest makes it.
+            while (m := tar.next()) is not None:
+                tar.members.clear()
+                why = member_problem(m, planned)
+                pid = m.name.split("/")[1] if why is None else None
+                if why is None and m.isreg():
+                    what = f"unexpected member {m.name!r} in the results stream"
+                    if sizes.get(pid, 0) + m.size > POINT_MAX:
+                        why = f"{what}: point {pid} would be over its cap of {POINT_MAX} bytes"
+                    elif files.get(pid, 0) >= POINT_FILES_MAX:
+                        why = f"{what}: point {pid} has {POINT_FILES_MAX} files already"
+                if why is not None:
+                    reject(why)
+                    continue
+                try:
+                    if m.isdir():
+                        make_dir(os.path.join(make_dir(os.path.join(out, "points")), pid))
+                    else:
+                        sizes[pid] = sizes.get(pid, 0) + unpack_member(tar, m, out)
+                        files[pid] = files.get(pid, 0) + 1
+                except FileExistsError:
+                    reject(f"{m.name!r} in the results stream twice: the second refused")
+                except OSError as e:
+                    if e.errno in NOSPACE:
+                        bad.append(f"cannot write the points into {out}: {e.strerror}")
+                        return True
+                    reject(f"cannot write {m.name!r}: {e.strerror or e}")
+    except (tarfile.TarError, EOFError) as e:
+        bad.append(f"results stream cut or garbled: {e}")
+    except OSError as e:
+        # The stream itself unreadable (the disk under the run directory).
+        bad.append(f"cannot read the results stream {results_path}: {e.strerror or e}")
+    return False
+
+
+# The run line of results.txt (bench-module/FORMAT.md): "run id=N ...".
+RUN_ID = re.compile(r"^run (?:\S+ )*?id=(\d+)(?: |$)", re.M)
+
+
+def run_id(path):
+    """The module's run id in a point's results.txt (capped in size by
+    FILE_MAX), or None when it has none."""
+    with open(path, errors="replace") as f:
+        m = RUN_ID.search(f.read(FILE_MAX["results.txt"]))
+    return int(m.group(1)) if m else None
 
 
 def collect(results_path, out, planned, needs=POINT_NEEDS):
@@ -643,54 +840,54 @@ def collect(results_path, out, planned, needs=POINT_NEEDS):
     done, bad, nowrite = [], [], False
     if not os.path.isfile(results_path) or os.path.getsize(results_path) == 0:
         return done, bad, nowrite
-    try:
-        with tarfile.open(results_path, ignore_zeros=True) as tar:
-            for m in tar:
-                parts = m.name.split("/")
-                ok = (len(parts) in (2, 3) and parts[0] == "points"
-                      and parts[1] in planned and (m.isdir() or m.isfile())
-                      and all(jobmod.ID_RE.match(x) or re.fullmatch(r"[A-Za-z0-9_.-]+", x)
-                              for x in parts[1:]))
-                if ok and parts[-1] in HOST_FILES:
-                    # Only the host measures the host: never take the
-                    # guest's word for it (nor let it block the host's file).
-                    bad.append(f"the guest sent {m.name!r}, a file only the host writes")
-                    continue
-                if not ok:
-                    bad.append(f"unexpected member {m.name!r} in the results stream")
-                    continue
-                tar.extract(m, out, filter="data") if hasattr(tarfile, "data_filter") \
-                    else tar.extract(m, out)
-    except (tarfile.TarError, EOFError) as e:
-        bad.append(f"results stream cut or garbled: {e}")
-    except OSError as e:
-        bad.append(f"cannot write the points into {out}: {e.strerror or e}")
-        nowrite = True
-    for pid in planned:
+    nowrite = unpack(results_path, out, planned, bad)
+    counts = {}
+    last = None  # (index, id, point) of the last point verified
+    for i, pid in enumerate(planned):
         d = os.path.join(out, "points", pid)
         sums = os.path.join(d, "SHA256SUMS")
         if not os.path.isfile(sums):
             continue
+
+        def problem(line, pid=pid):
+            note(bad, counts, pid, f"point {pid}: {line}",
+                 lambda n: f"point {pid}: ... and {n:,} more problems")
         ok, names = True, set()
         with open(sums, errors="replace") as f:
             for line in f:
                 digest, _, name = line.rstrip("\n").partition("  ")
-                if not re.fullmatch(r"[0-9a-f]{64}", digest) or \
-                        not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*", name):
-                    bad.append(f"point {pid}: SHA256SUMS line {line.strip()[:60]!r} is garbled")
+                if not re.fullmatch(r"[0-9a-f]{64}", digest) or not POINT_FILE.fullmatch(name):
+                    problem(f"SHA256SUMS line {line.strip()[:60]!r} is garbled")
                     ok = False
                     continue
                 names.add(name)
                 p = os.path.join(d, name)
                 if not os.path.isfile(p) or sha256_file(p) != digest:
-                    bad.append(f"point {pid}: {name} does not match the guest's SHA-256")
+                    problem(f"{name} does not match the guest's SHA-256")
                     ok = False
         for name in needs:
             if name not in names:
-                bad.append(f"point {pid}: SHA256SUMS does not list {name}")
+                problem(f"SHA256SUMS does not list {name}")
                 ok = False
-        if ok:
-            done.append(pid)
+        if not ok:
+            continue
+        # One write to the module's run file per point, in job order, and
+        # each run that starts takes the next id (a run refused at its
+        # parameter check takes none): a point's id is above the last
+        # verified point's, by at most the points between.  An id that
+        # does not rise is an earlier run's results (a guest whose run
+        # failed and sent what the module still had).
+        rid = run_id(os.path.join(d, "results.txt"))
+        if rid is None:
+            problem("results.txt has no run id (no 'run id=N' line): the module's run did not finish")
+            continue
+        if last is not None and not last[1] < rid <= last[1] + i - last[0]:
+            problem(f"results.txt has run id={rid} after point {last[2]}'s id={last[1]}: "
+                    + ("an earlier run's results, refused" if rid <= last[1]
+                       else "more runs than points, refused"))
+            continue
+        last = (i, rid, pid)
+        done.append(pid)
     return done, bad, nowrite
 
 

@@ -25,6 +25,8 @@ pkgs=(
 	u-boot-tools
 	# checkpatch.pl's SPDX check
 	python3-ply python3-git
+	# ./run.sh convert: an rwlock turned into a spinlock by a semantic patch
+	coccinelle
 	# guests: QEMU (qemu-system-arm and qemu-system-aarch64 both), the
 	# Debian armhf and arm64 root file systems without emulation
 	qemu-system-arm mmdebstrap
