@@ -14,6 +14,7 @@ compared within each arch, never across.
 import hashlib
 import os
 import re
+import stat
 import sys
 import tomllib
 
@@ -21,15 +22,21 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import job as jobmod  # noqa: E402
 import variant as variantmod  # noqa: E402  (scripts/ is on sys.path)
 
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+# Matched whole (fullmatch): "$" would let a name end in a newline.
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+# Text that goes into one-line messages and reports: no control characters.
+CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+# A campaign file is a page of TOML; a manifest a few hundred cells.
+MAX_FILE_BYTES = 1 << 20
 METRICS = ("throughput_ops_s", "lookup_lat_median_ns", "lookup_lat_p99_ns",
            "write_lat_median_ns", "write_lat_p99_ns", "lock_waittime_per_acq_ns",
            "throughput_ref", "lookup_lat_median_ref", "write_lat_median_ref")
 # key: (type, check, what is allowed, default or REQUIRED)
 REQUIRED = object()
 TOP = {
-    "name": (str, NAME_RE.match, "a name of [A-Za-z0-9_-], at most 64, not starting with - or _", REQUIRED),
-    "description": (str, lambda v: len(v) <= 200, "text of at most 200 characters", ""),
+    "name": (str, NAME_RE.fullmatch, "a name of [A-Za-z0-9_-], at most 64, not starting with - or _", REQUIRED),
+    "description": (str, lambda v: len(v) <= 200 and not CONTROL_RE.search(v),
+                    "text of at most 200 characters, without control characters", ""),
     "variants": (list, None, "a non-empty list of distinct built variants", REQUIRED),
     "baseline": (str, None, "one of the campaign's variants", None),
     "compare": (list, None, "a list of [baseline, variant] pairs of the campaign's variants", None),
@@ -68,6 +75,22 @@ def image(campaign, variant):
 
 class CampaignError(Exception):
     pass
+
+
+def read_capped(path, limit=MAX_FILE_BYTES):
+    """The bytes of PATH, a regular file of at most LIMIT bytes; OSError
+    otherwise (a FIFO would block, /dev/zero would never end)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(0, "not a regular file")
+        if st.st_size > limit:
+            raise OSError(0, f"larger than {limit} bytes")
+        raw = f.read(limit + 1)
+    if len(raw) > limit:
+        raise OSError(0, f"larger than {limit} bytes")
+    return raw
 
 
 def _type_ok(val, typ):
@@ -179,13 +202,16 @@ def load(path):
         raise CampaignError(f"{path}: {key}: must be {allowed}")
 
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = read_capped(path)
         data = tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError) as e:
         raise CampaignError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
     except tomllib.TOMLDecodeError as e:
         raise CampaignError(f"{path}: not valid TOML: {e}") from None
+    except ValueError as e:  # an integer of more than 4300 digits
+        raise CampaignError(f"{path}: not valid TOML: {str(e).split(':')[0]}") from None
+    except RecursionError:
+        raise CampaignError(f"{path}: not valid TOML: nested too deeply") from None
     out = {}
     for key in data:
         if key not in TOP:
