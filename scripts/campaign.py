@@ -22,15 +22,21 @@ kept as cells/ID.partial-N) and leaves every finished cell intact; --resume
 runs only what is not done, after checking that neither the campaign file
 nor the kernels changed.
 
+--resume trusts nothing in manifest.json: the saved campaign.toml is
+loaded and checked again and re-planned, and the manifest's cells, builds
+and root fs hashes must be that plan's (else exit 2).
+
 Exit status: 0 every cell done (or unneeded); 1 some cell failed; 2 bad input; 3 not
 built; 130 interrupted.
 """
 import argparse
 import contextlib
 import datetime
+import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -48,6 +54,11 @@ import variant as variantmod  # noqa: E402
 
 PY = "/usr/bin/python3"
 RESULTS = os.path.join(ROOT, "results")
+# A manifest of the biggest campaign (16 vCPU counts x 100 repetitions x
+# a few variants) is a few MB.
+MANIFEST_MAX_BYTES = 64 << 20
+# A cell's state as the runner or a guest's meta.json names it.
+STATE_RE = re.compile(r"[a-z][a-z_-]{0,31}")
 # Build-meta fields that identify a kernel; the others (build time, harness
 # commit) change on a no-op rebuild.
 IDENTITY = ("kernel_version", "debian_package_version", "patches",
@@ -123,12 +134,16 @@ class Manifest:
 
     @classmethod
     def load(cls, d):
+        """The manifest as JSON; what it says is checked by resume()."""
         path = os.path.join(d, "manifest.json")
         try:
-            with open(path) as f:
-                return cls(path, json.load(f))
-        except (OSError, ValueError) as e:
-            raise campaign_file.CampaignError(f"{d}: no readable manifest.json ({e})") from None
+            data = json.loads(campaign_file.read_capped(path, MANIFEST_MAX_BYTES))
+        except (OSError, ValueError, RecursionError) as e:
+            why = (getattr(e, "strerror", None) or str(e)) if str(e) else "nested too deeply"
+            raise campaign_file.CampaignError(f"{d}: no readable manifest.json ({why})") from None
+        if not isinstance(data, dict):
+            raise campaign_file.CampaignError(f"{d}: no readable manifest.json (not a JSON object)")
+        return cls(path, data)
 
     def save(self):
         tmp = self.path + ".tmp"
@@ -214,20 +229,31 @@ def keep_aside(path):
     return f"{path}.partial-{n}"
 
 
-def finish_cell(d, man, cell, tmp, interrupted):
+def read_meta(tmp):
+    """A cell's meta.json, or None: missing, not a regular file, not a
+    JSON object (a remote host's cell is not trusted)."""
+    try:
+        meta = json.loads(campaign_file.read_capped(os.path.join(tmp, "meta.json")))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def finish_cell(d, man, cell, tmp, interrupted, refused=None):
+    """Record how the cell in TMP ended and move it into place; REFUSED
+    (a line) fails it whatever its meta.json says."""
     final = os.path.join(d, "cells", cell["id"])
     log = tmp + ".log"
-    meta = None
-    try:
-        with open(os.path.join(tmp, "meta.json")) as f:
-            meta = json.load(f)
-    except (OSError, ValueError):
-        pass
+    meta = read_meta(tmp)
     if os.path.isdir(tmp) and os.path.exists(log):
         os.replace(log, os.path.join(tmp, "runner.log"))
-    state = meta["state"] if meta else "error"
+    state = meta.get("state") if meta else "error"
+    if not isinstance(state, str) or not STATE_RE.fullmatch(state):
+        state = "error"
     if interrupted and state != "ok":
         state = "interrupted"
+    if refused:
+        state = "failed"
     if state == "ok":
         if os.path.exists(final):
             keep_aside(final)
@@ -240,10 +266,18 @@ def finish_cell(d, man, cell, tmp, interrupted):
                 keep_aside(final)
             os.rename(tmp, final)
             cell["kept"] = os.path.basename(keep_aside(final))
+    problems = []
     if meta:
-        cell["wall_s"] = meta.get("wall_s")
-        cell["boot_to_workload_s"] = meta.get("boot_to_workload_s")
-        cell["problems"] = [f"{p['state']}: {p['line']}" for p in meta.get("problems", [])][:10]
+        number = (lambda v: v if isinstance(v, (int, float)) and not isinstance(v, bool) else None)
+        cell["wall_s"] = number(meta.get("wall_s"))
+        cell["boot_to_workload_s"] = number(meta.get("boot_to_workload_s"))
+        got = meta.get("problems")
+        problems = [f"{p.get('state')}: {p.get('line')}"[:300]
+                    for p in (got if isinstance(got, list) else []) if isinstance(p, dict)]
+    elif state != "interrupted":
+        problems = ["error: no readable meta.json (the runner wrote none, or not a JSON object)"]
+    if meta or refused or problems:
+        cell["problems"] = ([refused] if refused else []) + problems[:10]
     man.save()
     return meta
 
@@ -359,8 +393,8 @@ def run_batch(d, man, jobs, reps, prog, tried):
                 meta = finish_cell(d, man, cell, tmp, bool(stop))
                 if cell["state"] == "done":
                     done += 1
-                    if meta:
-                        prog.walls.append(meta["wall_s"])
+                    if meta and cell.get("wall_s") is not None:
+                        prog.walls.append(cell["wall_s"])
                 else:
                     prog.say(f"campaign: cell {cid}: {cell['state']}"
                              + (f": {cell['problems'][0]}" if cell.get("problems") else ""))
@@ -371,8 +405,8 @@ def run_batch(d, man, jobs, reps, prog, tried):
 def run_on_hosts(d, man, hosts):
     prog = Progress(len(man.data["cells"]))
     with stop_signals() as stop:
-        campaign_hosts.run(d, man, hosts, lambda cell, tmp: finish_cell(d, man, cell, tmp, bool(stop)),
-                           prog, stop)
+        campaign_hosts.run(d, man, hosts, lambda cell, tmp, refused: finish_cell(
+            d, man, cell, tmp, bool(stop), refused), prog, stop)
     if prog.tty:
         print()
     return stop
@@ -423,19 +457,82 @@ def create(args):
     return d, man
 
 
+def checked_manifest(d, man):
+    """Refuse a manifest that is not what this campaign's saved
+    campaign.toml plans, so that nothing in it is trusted: the campaign is
+    loaded (and checked) again from that file, the cells re-planned, and
+    every cell, build and root fs hash must match."""
+    data = man.data
+
+    def refuse(why):
+        raise campaign_file.CampaignError(f"{d}: refusing to resume: {why}")
+
+    old = data.get("campaign")
+    if not isinstance(old, dict):
+        refuse("manifest.json has no campaign")
+    cells_dir = os.path.join(d, "cells")
+    if os.path.islink(cells_dir) or not os.path.isdir(cells_dir):
+        refuse(f"{cells_dir} is not a directory")
+    c = campaign_file.load(os.path.join(d, "campaign.toml"))
+    if c["file_sha256"] != old.get("file_sha256"):
+        refuse(f"{d}/campaign.toml changed since the campaign started")
+    orig = old.get("file")
+    if isinstance(orig, str) and os.path.isfile(orig):
+        try:
+            sha = hashlib.sha256(campaign_file.read_capped(orig)).hexdigest()
+        except OSError:
+            sha = None
+        if sha != c["file_sha256"]:
+            refuse(f"campaign file {orig} changed since the campaign started")
+        c["file"] = orig
+    if {k: v for k, v in old.items() if k != "file"} != {k: v for k, v in c.items() if k != "file"}:
+        diff = sorted(k for k in set(old) | set(c) if k != "file" and old.get(k) != c.get(k))
+        refuse(f"manifest.json's campaign is not campaign.toml's (differs in {', '.join(diff)})")
+    cells = data.get("cells")
+    planned = plan(c)
+    if not isinstance(cells, list) or len(cells) != len(planned):
+        refuse(f"manifest.json's cells are not the {len(planned)} cells campaign.toml plans")
+    for cell, want in zip(cells, planned):
+        if not isinstance(cell, dict) or any(cell.get(k) != want[k] or type(cell.get(k)) is not type(want[k])
+                                             for k in ("id", "variant", "cpus", "rep")):
+            refuse(f"manifest.json's cell {str(cell.get('id') if isinstance(cell, dict) else cell)[:40]!r} "
+                   f"is not the planned cell {want['id']!r}")
+        if not isinstance(cell.get("state"), str) or not STATE_RE.fullmatch(cell["state"]):
+            refuse(f"cell {want['id']}: state {str(cell.get('state'))[:40]!r} is not a state")
+        if not isinstance(cell.get("attempts", 0), int) or cell.get("attempts", 0) < 0:
+            refuse(f"cell {want['id']}: attempts is not a count")
+    builds = data.get("builds")
+    if not isinstance(builds, dict) or set(builds) != set(c["variants"]) \
+            or not all(isinstance(b, dict) for b in builds.values()):
+        refuse("manifest.json's builds do not name every variant's kernel ("
+               + ", ".join(c["variants"]) + ")")
+    want = data.get("rootfs_sha256_by_arch")
+    if want is None and c["arches"] == ["arm"]:
+        want = {"arm": data.get("rootfs_sha256")}
+    if not isinstance(want, dict) or set(want) != set(c["arches"]) \
+            or not all(isinstance(v, str) for v in want.values()):
+        refuse("manifest.json has no root fs hash for each of " + ", ".join(c["arches"]))
+    if not (type(data.get("hosts_seq", 0)) is int and data.get("hosts_seq", 0) >= 0
+            and isinstance(data.get("hosts_remote", []), list)):
+        refuse("manifest.json's hosts_seq or hosts_remote is not what --hosts writes")
+    seq = data.get("sequential")
+    if seq is not None and not (
+            isinstance(seq, dict) and isinstance(seq.get("looks"), list)
+            and all(isinstance(x, dict) and type(x.get("reps")) is int for x in seq["looks"])
+            and (seq.get("stopped_at") is None or type(seq.get("stopped_at")) is int)):
+        refuse("manifest.json's sequential looks are not a list of looks")
+    data["campaign"] = c
+    return c, builds, want
+
+
 def resume(args):
     d = args.resume
     man = Manifest.load(d)
-    c = man.data["campaign"]
-    src = c["file"] if os.path.isfile(c["file"]) else os.path.join(d, "campaign.toml")
-    if variantmod.sha256(src) != c["file_sha256"]:
-        raise campaign_file.CampaignError(
-            f"{d}: refusing to resume: campaign file {src} changed since the campaign started")
-    for v, old in man.data["builds"].items():
+    c, builds, want = checked_manifest(d, man)
+    for v, old in builds.items():
         if not same_kernel(old, build_identity(campaign_file.image(c, v))):
             raise campaign_file.CampaignError(
                 f"{d}: refusing to resume: kernel variant {v!r} was rebuilt differently since")
-    want = man.data.get("rootfs_sha256_by_arch") or {"arm": man.data["rootfs_sha256"]}
     for a, sha in want.items():
         path = run_guest.rootfs_path(a)
         if not os.path.isfile(path) or variantmod.sha256(path) != sha:

@@ -10,11 +10,22 @@ kernels, modules, root file system, runner and job are sent once per host
 this campaign's cells/ before it is renamed into place as any local cell.
 Scheduling is parallel's: per host, as many cells of N vCPUs at a time as
 100/N percent of its cores (-j), so cells never oversubscribe a host.
+
+A host is not trusted: what comes back is regular files and directories
+only (rsync without links, devices or specials, then a walk that removes
+anything else and fails the cell), and nothing from the manifest reaches
+a remote shell unquoted.  Each run uses its own remote folder
+(lockbench-DIR-TOKEN, recorded in the manifest), removed at the end, and
+cell numbers are never reused, so that a run's leftovers cannot collide
+with a later --resume; parallel dies with the harness.
 """
 import os
 import re
+import secrets
+import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tarfile
@@ -25,7 +36,15 @@ ROOT = os.path.dirname(HERE)
 PARALLEL = "parallel"
 sys.path.insert(0, HERE)
 import campaign_file  # noqa: E402
+import run_guest  # noqa: E402  (guest/ is on sys.path: campaign_file)
 import variant as variantmod  # noqa: E402
+
+# GNU parallel's default (-rlDzR) keeps symlinks, devices and FIFOs: a
+# host could plant meta.json -> /etc/shadow or a FIFO that hangs the
+# analysis.  -R (relative paths) is what --return needs.
+RSYNC_OPTS = "-rtzR --no-links --no-devices --no-specials"
+# A cell is points/ID/ a few levels down; deeper is not the runner's.
+MAX_DEPTH = 16
 
 
 class HostsError(Exception):
@@ -33,10 +52,18 @@ class HostsError(Exception):
 
 
 def check_hosts_file(path):
-    if not os.path.isfile(path):
-        raise HostsError(f"--hosts {path}: no such file")
-    with open(path) as f:
-        lines = [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
+    try:
+        text = campaign_file.read_capped(path, 64 << 10).decode("utf-8")
+    except FileNotFoundError:
+        raise HostsError(f"--hosts {path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise HostsError(f"--hosts {path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    for ln in lines:
+        # parallel reads it line by line; a control character (a stray
+        # \r, an escape) would name a host nobody meant.
+        if campaign_file.CONTROL_RE.search(ln.replace("\t", " ")):
+            raise HostsError(f"--hosts {path}: control character in sshlogin {ln!r}")
     if not lines:
         raise HostsError(f"--hosts {path}: no sshlogin in it")
     return lines
@@ -75,23 +102,93 @@ def parse_joblog(path):
     return done
 
 
+def scrub(path):
+    """Remove from PATH (a returned cell directory or file) everything that
+    is not a regular file or a directory, without following a link, and
+    directories nested deeper than MAX_DEPTH; return what was removed
+    (relative names)."""
+    removed = []
+
+    def visit(p, depth):
+        try:
+            st = os.lstat(p)
+        except FileNotFoundError:
+            return
+        if stat.S_ISDIR(st.st_mode) and depth <= MAX_DEPTH:
+            for name in sorted(os.listdir(p)):
+                visit(os.path.join(p, name), depth + 1)
+        elif stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(p)
+            removed.append(os.path.relpath(p, os.path.dirname(path)) + "/ (too deep)")
+        elif not stat.S_ISREG(st.st_mode):
+            os.unlink(p)
+            removed.append(os.path.relpath(p, os.path.dirname(path)))
+    visit(path, 0)
+    return removed
+
+
+def parallel_cmd(hosts, *args):
+    """parallel on the hosts, with the rsync options above."""
+    return [PARALLEL, "--sshloginfile", hosts, "--rsync-opts", RSYNC_OPTS, *args]
+
+
+def popen_parallel(cmd, **kw):
+    """parallel, in its own session (a SIGINT to the harness's group is
+    the harness's to handle), and TERMed if the harness dies even by
+    SIGKILL: a TERMed parallel kills its jobs, ssh, and the remote side
+    kills the runner when its ssh goes (parallel(1), --termseq)."""
+    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True,
+                            preexec_fn=run_guest.die_with_parent(signal.SIGTERM), **kw)
+
+
+def run_parallel(cmd, cwd, timeout):
+    """popen_parallel to its end: (exit status, its output)."""
+    proc = popen_parallel(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        out, _ = proc.communicate()
+        return 124, out.decode(errors="replace") + f" (timed out after {timeout} s)"
+    return proc.returncode, out.decode(errors="replace")
+
+
 def run(d, man, hosts_file, finish_cell, prog, stop):
-    """Run every cell not done on the hosts; finish_cell(cell, tmp) each."""
+    """Run every cell not done on the hosts; finish_cell(cell, tmp, problem)
+    each, problem a line when the host sent what no runner writes."""
     check_hosts_file(hosts_file)
     hosts = os.path.abspath(hosts_file)
+    # This run's own folder on the hosts: a --resume, or another campaign
+    # whose directory has the same name, never shares it.
+    base = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(os.path.abspath(d)))[:64]
+    remote = f"lockbench-{base}-{secrets.token_hex(6)}"
+    man.data.setdefault("hosts_remote", []).append(remote)
+    man.save()
+    try:
+        run_cells(d, man, hosts, remote, finish_cell, prog, stop)
+    finally:
+        rc, out = run_parallel(parallel_cmd(hosts, "--nonall", f"rm -rf {shlex.quote(remote)}"),
+                               d, 300)
+        if rc:
+            why = re.sub(r"\s+", " ", out.strip())[-200:]
+            prog.say(f"campaign: could not remove {remote} on every host: {why}")
+        for f in os.listdir(d):
+            if f.startswith(".hosts-"):
+                os.unlink(os.path.join(d, f))
+
+
+def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
     c = man.data["campaign"]
     build = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
-    remote = f"lockbench-{os.path.basename(os.path.abspath(d))}"
     payload = ".hosts-payload.tar"
     images = list(dict.fromkeys(campaign_file.image(c, v) for v in c["variants"]))
     make_payload(os.path.join(d, payload), build, images, os.path.join(d, "job.conf"))
-    prog.say(f"campaign: copying kernels, modules and root fs to the hosts of {hosts_file}")
-    cp = subprocess.run([PARALLEL, "--nonall", "--sshloginfile", hosts, "--wd", remote,
-                         "--basefile", payload, f"rm -rf payload && tar xf {payload}"],
-                        cwd=d, capture_output=True, text=True, check=False)
+    prog.say(f"campaign: copying kernels, modules and root fs to the hosts of {hosts}")
+    rc, out = run_parallel(parallel_cmd(hosts, "--nonall", "--wd", remote, "--basefile", payload,
+                                        f"rm -rf payload && tar xf {payload}"), d, 1800)
     os.unlink(os.path.join(d, payload))
-    if cp.returncode:
-        raise HostsError(f"copying to the hosts failed: {(cp.stderr or cp.stdout).strip()[-300:]}")
+    if rc:
+        raise HostsError(f"copying to the hosts failed: {out.strip()[-300:]}")
     done_count = sum(x["state"] == "done" for x in man.data["cells"])
     for cpus in sorted({x["cpus"] for x in man.data["cells"]}):
         cells = [x for x in man.data["cells"] if x["state"] not in ("done", "unneeded")
@@ -102,31 +199,34 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
         log = os.path.join(d, f".hosts-c{cpus}.joblog")
         # On the hosts a cell runs in cells/.tmp-cN-SEQ, renamed to
         # cells/.tmp-ID once back: parallel quotes a name with '@' (an arm64
-        # target's), and --return then asks rsync for the quoted name.
-        names = [f"c{cpus}-{i:04d}" for i in range(1, len(cells) + 1)]
+        # target's), and --return then asks rsync for the quoted name.  SEQ
+        # counts on across runs (hosts_seq): a --resume never reuses the
+        # name of a cell that an earlier run may still be running.
+        first = man.data.get("hosts_seq", 0) + 1
+        names = [f"c{cpus}-{i:05d}" for i in range(first, first + len(cells))]
+        man.data["hosts_seq"] = first + len(cells) - 1
         with open(inp, "w") as f:
             for x, name in zip(cells, names):
                 f.write(f"{name} {campaign_file.image(c, x['variant'])}\n")
-        for name in names:  # left by a harness that was killed outright
-            tmp = os.path.join(d, "cells", f".tmp-{name}")
-            if os.path.isdir(tmp):
-                shutil.rmtree(tmp)
-            if os.path.exists(tmp + ".log"):
-                os.unlink(tmp + ".log")
         if os.path.exists(log):
             os.unlink(log)
         # Variant names are checked ([a-z0-9_-], and '@' before an arch)
-        # before they get here; parallel quotes {1} and {2} itself.
-        cmd = [PARALLEL, "--sshloginfile", hosts, "--wd", remote, "--colsep", " ",
-               "-j", f"{max(1, 100 // cpus)}%", "--joblog", log, "-a", inp,
-               "--return", "cells/.tmp-{1}", "--return", "cells/.tmp-{1}.log",
-               f"rm -rf cells/.tmp-{{1}}; mkdir -p cells && /usr/bin/python3 "
-               f"payload/guest/run_guest.py {{2}} --cpus {cpus} --mem {c['mem_mb']} "
-               f"--job payload/job.conf --out cells/.tmp-{{1}} >cells/.tmp-{{1}}.log 2>&1"]
+        # before they get here; parallel quotes {1} and {2} itself, the
+        # rest is quoted here.
+        q = shlex.quote
+        cmd = parallel_cmd(
+            hosts, "--wd", remote, "--colsep", " ",
+            "-j", f"{max(1, 100 // cpus)}%", "--joblog", log, "-a", inp,
+            "--return", "cells/.tmp-{1}", "--return", "cells/.tmp-{1}.log",
+            f"rm -rf cells/.tmp-{{1}}; mkdir -p cells && /usr/bin/python3 "
+            f"payload/guest/run_guest.py {{2}} --cpus {q(str(cpus))} --mem {q(str(c['mem_mb']))} "
+            f"--job payload/job.conf --out cells/.tmp-{{1}} >cells/.tmp-{{1}}.log 2>&1")
         # The runner finds its build/ beside its guest/: payload/build.
-        proc = subprocess.Popen(cmd, cwd=d, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                start_new_session=True)
+        # Its messages to a file: a pipe read only at the end would fill
+        # and stall parallel (a host can make rsync say a lot).
+        errpath = os.path.join(d, f".hosts-c{cpus}.err")
+        with open(errpath, "wb") as errf:
+            proc = popen_parallel(cmd, cwd=d, stdout=subprocess.DEVNULL, stderr=errf)
         for x in cells:
             x["state"] = "running"
             x["attempts"] = x.get("attempts", 0) + 1
@@ -135,7 +235,8 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
         termed = 0
         while True:
             if stop and termed < 2 and proc.poll() is None:
-                # parallel: the first TERM stops new jobs, the second kills them.
+                # parallel: a TERM kills its jobs (older ones: the first
+                # TERM stops new jobs, the second kills them).
                 proc.send_signal(signal.SIGTERM)
                 termed += 1
             for seq, (host, _rc) in parse_joblog(log).items():
@@ -146,27 +247,34 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
                 x["host"] = host
                 came = os.path.join(d, "cells", f".tmp-{names[seq - 1]}")
                 tmp = os.path.join(d, "cells", f".tmp-{x['id']}")
+                # Before anything reads it: regular files and directories only.
+                removed = scrub(came) + scrub(came + ".log")
+                problem = None
+                if removed:
+                    problem = (f"refused: the host sent {len(removed)} file(s) that are not regular "
+                               f"files or directories: {', '.join(removed[:3])}"
+                               + (", ..." if len(removed) > 3 else ""))
                 if os.path.isdir(came) and os.path.isdir(tmp):
                     shutil.rmtree(tmp)
                 for suffix in ("", ".log"):
                     if os.path.exists(came + suffix):
                         os.replace(came + suffix, tmp + suffix)
-                finish_cell(x, tmp)
+                finish_cell(x, tmp, problem)
                 if x["state"] == "done":
                     done_count += 1
                     prog.walls.append(x.get("wall_s") or 0)
                 else:
-                    prog.say(f"campaign: cell {x['id']} on {host}: {x['state']}")
+                    prog.say(f"campaign: cell {x['id']} on {host}: {x['state']}"
+                             + (f": {x['problems'][0]}" if x.get("problems") else ""))
                 prog.show(done_count, [y["id"] for y in cells if y["state"] == "running"])
             if proc.poll() is not None and len(finished) >= len(parse_joblog(log)):
                 break
             time.sleep(0.5)
-        err = proc.stderr.read().decode(errors="replace").strip()
+        with open(errpath, "rb") as errf:
+            errf.seek(max(0, os.path.getsize(errpath) - 4096))
+            err = errf.read().decode(errors="replace").strip()
         for x in cells:
             if x["state"] == "running":
                 x["state"] = "interrupted" if stop else "error"
                 x["problems"] = [re.sub(r"\s+", " ", err)[-300:]] if err else []
         man.save()
-    for f in os.listdir(d):
-        if f.startswith(".hosts-"):
-            os.unlink(os.path.join(d, f))
