@@ -11,7 +11,8 @@
  *
  * Loading the module starts nothing.  Each write of "1" to
  * /sys/kernel/debug/mbox_bench/run does one run with the current module
- * parameters; "results" holds the outcome of the last run in the
+ * parameters; "results" holds the outcome of the last run (empty while
+ * a run is under way, and after a run that did not complete) in the
  * "mbox_bench-results v1" format described in FORMAT.md.  Every registry
  * call that takes mboxes_lock is counted, so that the counts can be
  * checked against /proc/lock_stat.
@@ -71,7 +72,9 @@
  * 2^27 ns, for what needs a precise median: the op latencies (the log2
  * histogram of FORMAT.md is a factor of 2 per bucket) and the probe times
  * (an interrupt inside one probe must not move the host speed a run
- * reports, see bench_ref_sum()).
+ * reports, see bench_ref_sum()).  Their counts are u64 like the ops they
+ * count: a 600 s run of ~100 ns ops gives one thread 6e9 ops, and the
+ * sum over 16 threads overflows u32 sooner.
  */
 #define BENCH_FINE_SUB_BITS	4
 #define BENCH_FINE_SUB		BIT(BENCH_FINE_SUB_BITS)
@@ -162,7 +165,7 @@ struct bench_lat {
 	u64 max_ns;
 	u64 sum_ns;
 	u64 hist[BENCH_HIST_BUCKETS];
-	u32 fine[BENCH_FINE_BUCKETS];
+	u64 fine[BENCH_FINE_BUCKETS];
 };
 
 struct bench_err {
@@ -197,7 +200,7 @@ struct bench_thread {
 	u64 ref_loops;
 	u64 ref_ns;
 	u32 ref_buf[BENCH_REF_WORDS];
-	u32 ref_hist[BENCH_FINE_BUCKETS];
+	u64 ref_hist[BENCH_FINE_BUCKETS];
 	struct bench_err err[BENCH_ERR_SLOTS];
 	struct bench_lat lat[BENCH_NR_OPS];
 } ____cacheline_aligned;
@@ -226,7 +229,7 @@ struct bench_total {
 	u64 ref_median_ns;
 	u64 ref_trim_ns;	/* mean of the probes that were not outliers */
 	u64 ref_outliers;
-	u32 ref_hist[BENCH_FINE_BUCKETS];
+	u64 ref_hist[BENCH_FINE_BUCKETS];
 	struct bench_lat lat[BENCH_NR_OPS];
 };
 
@@ -405,7 +408,7 @@ static u64 bench_fine_lo(unsigned int b, u64 *width)
  * The time of rank @rank (1-based) among the @count times of a fine
  * histogram, interpolated linearly inside its bucket; 0 when empty.
  */
-static u64 bench_fine_rank(const u32 *hist, u64 count, u64 rank)
+static u64 bench_fine_rank(const u64 *hist, u64 count, u64 rank)
 {
 	u64 cum = 0, lo, width;
 	unsigned int b;
@@ -424,7 +427,7 @@ static u64 bench_fine_rank(const u32 *hist, u64 count, u64 rank)
 }
 
 /* The @permille quantile of a fine histogram holding @count times. */
-static u64 bench_fine_quantile(const u32 *hist, u64 count, unsigned int permille)
+static u64 bench_fine_quantile(const u64 *hist, u64 count, unsigned int permille)
 {
 	return bench_fine_rank(hist, count,
 			       DIV_ROUND_UP_ULL(count * permille, 1000));
@@ -577,7 +580,7 @@ static void bench_ref_sum(struct bench_total *tot)
 		if (lo > cut)
 			break;
 		n += tot->ref_hist[b];
-		sum += (u64)tot->ref_hist[b] * (lo + width / 2);
+		sum += tot->ref_hist[b] * (lo + width / 2);
 	}
 	tot->ref_outliers = tot->ref_loops - n;
 	tot->ref_trim_ns = n ? div64_u64(sum, n) : 0;
@@ -857,16 +860,34 @@ static void bench_result_free(struct bench_result *res)
 	kvfree(res);
 }
 
-/* One run with the current parameters; called with bench_run_lock held. */
+/* Make @res (NULL: none) what the results file shows; free the old one. */
+static void bench_publish(struct bench_result *res)
+{
+	struct bench_result *old;
+
+	mutex_lock(&bench_results_lock);
+	old = bench_last;
+	bench_last = res;
+	mutex_unlock(&bench_results_lock);
+	bench_result_free(old);
+}
+
+/*
+ * One run with the current parameters; called with bench_run_lock held.
+ * The last run's results go first: a run that is refused or fails to
+ * start leaves the results file empty, never an earlier run's results
+ * that a reader would take for this one's.
+ */
 static int bench_run(void)
 {
-	struct bench_result *res = NULL, *old;
+	struct bench_result *res = NULL;
 	struct bench_mbox *pre = NULL;
 	struct bench_params p;
 	struct bench_ctx ctx = { .p = NULL };
 	unsigned int n;
 	int ret;
 
+	bench_publish(NULL);
 	bench_snapshot(&p);
 	cpus_read_lock();
 	ret = bench_validate(&p, &bench_mask);
@@ -920,12 +941,7 @@ static int bench_run(void)
 		res->total.ops, bench_ops_per_sec(res),
 		res->total.errors, res->lockops_read, res->lockops_write);
 	ret = res->success ? 0 : -EIO;
-
-	mutex_lock(&bench_results_lock);
-	old = bench_last;
-	bench_last = res;
-	mutex_unlock(&bench_results_lock);
-	bench_result_free(old);
+	bench_publish(res);
 	return ret;
 
 out_unlock:
@@ -1164,11 +1180,7 @@ static void mbox_bench_cleanup(void)
 {
 	debugfs_remove_recursive(bench_dir);
 	bench_dir = NULL;
-
-	mutex_lock(&bench_results_lock);
-	bench_result_free(bench_last);
-	bench_last = NULL;
-	mutex_unlock(&bench_results_lock);
+	bench_publish(NULL);
 }
 
 static int __init mbox_bench_init(void)
