@@ -85,7 +85,7 @@ while read -r kind key val; do
 	esac
 done </job/job.conf
 case $inject in
-none | panic | hang | lockdep | warn | garble | truncate) ;;
+none | panic | hang | lockdep | warn | garble | truncate | refuse) ;;
 *) fail "unknown inject $inject" ;;
 esac
 
@@ -120,7 +120,9 @@ fi
 # Faults on request, for the harness's own tests, fired after the first
 # point: a kernel fault through the module or sysrq; "garble" changes
 # results.txt of every later point after it was checksummed, "truncate"
-# streams only the first half of every later point's archive.
+# streams only the first half of every later point's archive, "refuse"
+# has the module refuse the next point's run (an out-of-range mailboxes
+# written behind the host's checks), once.
 inject_fault() {
 	case $inject in
 	panic)
@@ -143,6 +145,11 @@ while read -r kind id rest; do
 	for kv in $rest; do
 		echo "${kv#*=}" >"$params/${kv%%=*}" || fail "point $id: bad parameter $kv"
 	done
+	if [ "$damage" = refuse ]; then
+		log "injecting a refused run: mailboxes=5000"
+		echo 5000 >"$params/mailboxes"
+		damage=refused
+	fi
 	log "point $id start $rest"
 	[ "$lockstat" = 0 ] || echo 0 >/proc/lock_stat
 	# run-begin/run-end right around the module's run (inside perf, so
@@ -161,7 +168,15 @@ rc=\$?; echo 'lockbench: point $id run-end' >/dev/kmsg; exit \$rc"
 	if ! "$@" >"$dir/run.log" 2>&1; then
 		log "point $id run failed: $(tail -n 3 "$dir/run.log" | tr '\n' ' ')"
 	fi
-	cat $bench/results >"$dir/results.txt"
+	# The module empties its results as a run starts: none now means that
+	# this point's run was refused or could not start (a run that ended
+	# with status FAILURE has results, and they go).  Such a point is not
+	# sent, so that the host reports it as not brought back.
+	if ! cat $bench/results >"$dir/results.txt" || [ ! -s "$dir/results.txt" ]; then
+		log "point $id has no results: not sent"
+		rm -rf "$dir"
+		continue
+	fi
 	[ "$lockstat" = 0 ] || cat /proc/lock_stat >"$dir/lock_stat.txt"
 	if [ "$perf_lock" = 1 ]; then
 		perf lock report -i "$dir/perf.data" >"$dir/perf-lock.txt" 2>&1

@@ -23,7 +23,8 @@ POINT_KEYS = {
 OPTIONS = {
     "perf_stat": ("0", "1"),
     "perf_lock": ("0", "1"),
-    "inject": ("none", "panic", "hang", "lockdep", "warn", "garble", "truncate"),
+    "inject": ("none", "panic", "hang", "lockdep", "warn", "garble", "truncate",
+               "refuse"),
     "selftest": ("0", "1"),
 }
 ID_PATTERN = "[A-Za-z0-9][A-Za-z0-9_-]{0,31}"

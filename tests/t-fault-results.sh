@@ -3,9 +3,11 @@
 #
 # Damaged results never pass for good ones.  In the guest, after the first
 # point: "inject garble" changes results.txt of the second point after the
-# guest checksummed it, "inject truncate" streams only half of its archive.
-# Each run exits 15, state "incomplete", names the damage in one line, and
-# keeps the first point intact.  On the host, results.txt and lock_stat.txt
+# guest checksummed it, "inject truncate" streams only half of its archive,
+# "inject refuse" has the module refuse the second point's run (its
+# results must not be the first point's again).  Each run exits 15, state
+# "incomplete", names the damage in one line, and keeps the other points
+# intact.  On the host, results.txt and lock_stat.txt
 # cut short or garbled are refused by the analysis parsers with one line and
 # exit 2 (lock_stat through ./run.sh lockstat), never read as partial data.
 #
@@ -31,6 +33,31 @@ ft_rc_is 15
 ft_verdict "$out/truncate" '^boot: before c2: incomplete: 1/2 points'
 ft_check "$out/truncate" --state incomplete --exit 15 --done p1 --lost p2 \
 	--problem '^results stream cut or garbled'
+
+echo "== a refused run never passes an earlier run's results for its own"
+# p2's run is refused by the module (inject refuse): the module emptied
+# its results as the run started, so the guest sends nothing for p2 (before
+# issue #17: p1's results again, checksummed, taken as p2's); p3 runs on
+# and is kept (run id 2 after p1's 1: the refused run took no id).
+cat >"$out/refuse.job" <<'JOB'
+lockbench-job v1
+option perf_stat 0
+option inject refuse
+point p1 read_pct=50 mailboxes=16 duration_ms=200
+point p2 read_pct=50 mailboxes=16 duration_ms=200
+point p3 read_pct=50 mailboxes=16 duration_ms=200
+JOB
+ft_boot "$out/refuse" "$out/refuse.job" --timeout 120 --silence 30
+ft_rc_is 15
+ft_verdict "$out/refuse" '^boot: before c2: incomplete: 2/3 points'
+ft_check "$out/refuse" --state incomplete --exit 15 --done p1 p3 --lost p2 \
+	--problem '^points not brought back: p2$'
+grep -q 'lockbench: point p2 has no results: not sent' "$out/refuse/console.log" ||
+	fail "the guest did not say that p2 had no results"
+for p in p1 p3; do
+	grep -E '^run id=' "$out/refuse/points/$p/results.txt" | cut -d' ' -f2
+done | tr '\n' ' ' | grep -qx 'id=1 id=2 ' || fail "run ids of p1 and p3 are not 1 and 2"
+ok "p2's refused run sent nothing; p1 and p3 kept with run ids 1 and 2"
 
 echo "== the parsers on damaged copies of a real point"
 p1=$out/garble/points/p1
