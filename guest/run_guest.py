@@ -793,7 +793,7 @@ def unpack(results_path, out, planned, bad):
                 why = member_problem(m, planned)
                 pid = m.name.split("/")[1] if why is None else None
                 if why is None and m.isreg():
-                    what = f"unexpected member {m.name!r} in the results stream"
+                    what = f"unexpected member {m.name[:80]!r} in the results stream"
                     if sizes.get(pid, 0) + m.size > POINT_MAX:
                         why = f"{what}: point {pid} would be over its cap of {POINT_MAX} bytes"
                     elif files.get(pid, 0) >= POINT_FILES_MAX:
@@ -808,12 +808,12 @@ def unpack(results_path, out, planned, bad):
                         sizes[pid] = sizes.get(pid, 0) + unpack_member(tar, m, out)
                         files[pid] = files.get(pid, 0) + 1
                 except FileExistsError:
-                    reject(f"{m.name!r} in the results stream twice: the second refused")
+                    reject(f"{m.name[:80]!r} in the results stream twice: the second refused")
                 except OSError as e:
                     if e.errno in NOSPACE:
                         bad.append(f"cannot write the points into {out}: {e.strerror}")
                         return True
-                    reject(f"cannot write {m.name!r}: {e.strerror or e}")
+                    reject(f"cannot write {m.name[:80]!r}: {e.strerror or e}")
     except (tarfile.TarError, EOFError) as e:
         bad.append(f"results stream cut or garbled: {e}")
     except OSError as e:
