@@ -30,6 +30,9 @@ commands:
   analyze DIR                 raw results -> DIR/tidy/*.csv, cross-checks
   report DIR                  verdict table, summary.md/csv, commit-msg.txt
   lockstat FILE [--class RE]  a /proc/lock_stat dump -> tidy CSV
+  convert [--base V] [--name N] [--out DIR] FILE LOCK
+                              turn the rwlock LOCK of FILE into a spinlock:
+                              a patch (Coccinelle) and a variant to build
   overhead VARIANT [--boots B] [--rounds R]
                               what the module's timing costs (timing=0 vs on)
   test                        the whole test suite (what CI runs)
@@ -90,6 +93,9 @@ report)
 	;;
 lockstat)
 	py -m analysis.lockstat_cli "$@"
+	;;
+convert)
+	exec scripts/convert.sh "$@"
 	;;
 overhead)
 	py scripts/overhead.py "$@"

@@ -15,7 +15,10 @@
 # skipped, and ccache (outside the repository, shared by all targets)
 # makes the other variants cheap.
 #
-# Usage: build-kernel.sh TARGET
+# Usage: build-kernel.sh [--tree-only] TARGET
+#
+# --tree-only stops after step 2: the target's tree, series applied, for
+# scripts/convert.sh, which writes a patch on top of it.
 #
 # Output, in build/TARGET: the kernel (arm: uImage; arm64: Image), config,
 # mbox_bench.ko, build.log and build-meta.json, which is written last: its
@@ -26,7 +29,9 @@ LB_PROG=build
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 1 ] || lb_die 2 "usage: build-kernel.sh TARGET"
+tree_only=
+[ "${1:-}" != --tree-only ] || { tree_only=1 && shift; }
+[ $# -eq 1 ] || lb_die 2 "usage: build-kernel.sh [--tree-only] TARGET"
 lb_need_file "$LB_PY" python3
 spec=$("$LB_PY" "$LB_ROOT/scripts/variant.py" show "$1") || exit 2
 patches=()
@@ -114,6 +119,7 @@ if [ "$(cat "$vdir/series.sha256" 2>/dev/null)" != "$series_id" ]; then
 	done
 	echo "$series_id" >"$vdir/series.sha256"
 fi
+[ -z "$tree_only" ] || exit 0
 
 # 3. The config: tinyconfig + fragments, checked.
 config_id=$({

@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ./run.sh convert, for real, on the "before" tree of linux-source-6.1:
+#   1. mboxes_lock: exactly the ten changed lines of the seed commit
+#      10d1a0028dc4 (as kernel-patches/0002 carries them), a patch that
+#      applies to the tree and is checkpatch --strict clean, and a
+#      variant file that variant.py reads with that patch last;
+#   2. the three live targets of 6.1 (file_systems_lock, binfmt_lock,
+#      proc_subdir_lock): converted whole, no rwlock call left, clean;
+#   3. refused, exit 2 and one line naming the file (and line): a global
+#      lock other files use (tasklist_lock), a use with no spinlock twin
+#      (scsi_debug's atomic_rw, whose address is stored), a name that is
+#      not an rwlock, a path outside the tree, a missing file, a LOCK
+#      that is not an identifier.
+# The tree's checkout is never touched (the commit is made on a
+# throwaway index): its status is the same before and after.
+#
+# Usage: tests/t-convert.sh
+
+set -euo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+. "$LB_ROOT/tests/faults/lib.sh"
+ft_init convert
+# checkpatch.pl, run in the pristine tree as tests/t-checkpatch.sh runs
+# it (its SPDX check needs Debian's python3, python3-ply).
+checkpatch() {
+	(cd "$LB_BUILD/src/linux-source-6.1" || exit
+	PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict "$1" 2>&1) || true
+}
+tree=$LB_BUILD/before/src
+[ -d "$tree" ] || fail "no before tree in $tree: build it first (./run.sh build before)"
+status0=$(git -C "$tree" status --porcelain | sha256sum)
+head0=$(git -C "$tree" rev-parse HEAD)
+
+# 1. The seed's conversion.
+./run.sh convert --out "$out/seed" drivers/mailbox/omap-mbox-registry.c mboxes_lock \
+	>"$out/seed.log" 2>&1 || { cat "$out/seed.log"; fail "convert mboxes_lock failed"; }
+p=$(ls "$out"/seed/0002-*.patch)
+diff <(grep -E '^[-+][^-+]' "$p") \
+	<(grep -E '^[-+][^-+]' kernel-patches/0002-omap-mailbox-convert-rwlocks-to-spinlock.patch) ||
+	fail "the generated patch's changed lines are not the seed's (diff above)"
+[ "$(grep -cE '^-[^-]' "$p").$(grep -cE '^\+[^+]' "$p")" = 10.10 ] || fail "not 10 lines out, 10 in"
+ok "mboxes_lock: the seed's ten changed lines, $(basename "$p")"
+git -C "$tree" apply --check "$p" || fail "$(basename "$p") does not apply to the before tree"
+cpout=$(checkpatch "$p")
+grep -q '^total: 0 errors, 0 warnings, 0 checks' <<<"$cpout" || { echo "$cpout"; fail "checkpatch --strict is not clean"; }
+grep -q '^Signed-off-by: ' "$p" || fail "no Signed-off-by"
+ok "applies to the before tree; checkpatch --strict clean; signed off"
+spec=$(LOCKBENCH_VARIANT_PATH=$out/seed "$LB_PY" scripts/variant.py show spin-mboxes-lock)
+[ "$(grep '^patch ' <<<"$spec" | tail -n 1 | xargs -n1 basename | tail -n 1)" = "$(basename "$p")" ] ||
+	fail "variant spin-mboxes-lock does not end with the new patch: $spec"
+[ "$(grep -c '^patch ' <<<"$spec")" = 2 ] || fail "want before's patch and the new one: $spec"
+ok "variant spin-mboxes-lock: before's series + $(basename "$p")"
+
+# 2. The live targets.
+for t in "fs/filesystems.c file_systems_lock" "fs/exec.c binfmt_lock" "fs/proc/generic.c proc_subdir_lock"; do
+	read -r f l <<<"$t"
+	./run.sh convert --out "$out/live" "$f" "$l" >"$out/live.log" 2>&1 ||
+		{ cat "$out/live.log"; fail "convert $l failed"; }
+	p=$(grep -l "^+++ b/$f\$" "$out"/live/0002-*.patch | head -n 1)
+	[ -n "$p" ] || fail "no patch changes $f"
+	! grep -E '^\+.*(read|write)_(un)?lock' "$p" || fail "$l: an rwlock call left in"
+	n=$(grep -cE '^-[^-]' "$p")
+	if [ "$n" -lt 4 ] || [ "$n" != "$(grep -cE '^\+[^+]' "$p")" ]; then
+		fail "$l: $n lines out, not as many in"
+	fi
+	grep -q "^+static DEFINE_SPINLOCK($l);" "$p" || fail "$l: the definition is not converted"
+	checkpatch "$p" | grep -q '^total: 0 errors, 0 warnings, 0 checks' ||
+		fail "$l: checkpatch --strict is not clean"
+	ok "$l ($f): $n lines converted, clean"
+done
+
+# 3. Refusals.
+refused() { # WANT_RE ARGS...: exit 2, one line, matching WANT_RE
+	local want=$1 rc=0
+	shift
+	./run.sh convert --out "$out/refused" "$@" >"$out/r.out" 2>"$out/r.err" || rc=$?
+	local msg
+	msg=$(grep -v '^build:' "$out/r.err" || true)
+	if [ "$rc" != 2 ] || [ "$(wc -l <<<"$msg")" != 1 ] || ! grep -qE "$want" <<<"$msg"; then
+		fail "convert $*: rc $rc, want 2 and one line matching '$want': $msg"
+	fi
+	[ ! -e "$out/refused" ] || fail "convert $* wrote $(ls "$out/refused")"
+	ok "refused: $msg"
+}
+refused '^convert: kernel/fork\.c: tasklist_lock is shared beyond this file \(' kernel/fork.c tasklist_lock
+refused 'is not an rwlock there' drivers/mailbox/omap-mbox-registry.c mbox_configured
+refused 'not .\.\./' ../kernel/fork.c tasklist_lock
+refused 'no such file' fs/no-such-file.c x_lock
+refused 'must be a C identifier' fs/exec.c 'binfmt_lock;rm'
+# A use with no spinlock twin, in 6.1 as it is: scsi_debug stores the
+# rwlock's address in an array of rwlock_t pointers.
+ln=$(grep -n '= &atomic_rw;' "$tree/drivers/scsi/scsi_debug.c" | head -n 1 | cut -d: -f1)
+refused "^convert: drivers/scsi/scsi_debug\.c:$ln: cannot convert this use of atomic_rw: ramdisk_lck_a\[0\] = &atomic_rw;\$" \
+	drivers/scsi/scsi_debug.c atomic_rw
+
+if [ "$(git -C "$tree" rev-parse HEAD)" != "$head0" ] ||
+	[ "$(git -C "$tree" status --porcelain | sha256sum)" != "$status0" ]; then
+	fail "the before tree changed"
+fi
+ok "the before tree's checkout is as it was"
