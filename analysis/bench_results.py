@@ -23,21 +23,32 @@ are kept in their record's dict: bench-module/FORMAT.md lets v1 add both.
 Latency histograms have 32 log2 buckets: bucket b counts latencies in
 [2^b, 2^(b+1)) ns, bucket 0 also 0 ns, bucket 31 everything >= 2^31 ns.
 hist_quantile() turns one into a percentile (log-interpolated).
+
+Numbers are ASCII (bench-module/FORMAT.md): a value of digits is an int
+and may have at most 20 of them (a u64); the counters the analysis uses
+(COUNTERS) must be such ints; a float has at most 20 digits on each side
+of the '.' and a 3-digit exponent, and must be finite (only "inf" is
+spelled out, for spread).  A line over MAX_LINE_CHARS (analysis/common.py)
+is a ParseError naming it.  Every pattern is anchored, with bounded
+repeats that match a digit one way only: linear on any input.
 """
 
 import math
 import re
 from dataclasses import dataclass, field
 
-from analysis.common import ParseError, read_text
+from analysis.common import (MAX_DIGITS, U64_MAX, ParseError, clip,
+                             parse_uint, read_text, split_lines)
 
 MAGIC = "mbox_bench-results"
 SUPPORTED_VERSIONS = ("v1",)
 NBUCKETS = 32
 
-_KV_RE = re.compile(r"^([A-Za-z0-9_]+)=(\S*)$")
-_INT_RE = re.compile(r"^-?\d+$")
-_FLOAT_RE = re.compile(r"^-?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$")
+_KV_RE = re.compile(r"([A-Za-z0-9_]+)=(\S*)")
+_INT_RE = re.compile(r"-?[0-9]+")
+_FLOAT_RE = re.compile(r"-?(?:[0-9]{1,%d}(?:\.[0-9]{0,%d})?|\.[0-9]{1,%d})"
+                       r"(?:[eE][-+]?[0-9]{1,3})?"
+                       % (MAX_DIGITS, MAX_DIGITS, MAX_DIGITS))
 
 #: Required keys per record word; records marked once may appear only once.
 REQUIRED = {
@@ -50,6 +61,15 @@ REQUIRED = {
     "fairness": ("min_ops", "max_ops", "spread", "flag"),
     "check": (),
     "end": ("status",),
+}
+#: Keys that are u64 counters (FORMAT.md) and that the analysis counts
+#: with: a value that is not an integer of at most 20 digits is an error.
+COUNTERS = {
+    "run": ("threads", "elapsed_ns"),
+    "thread": ("cpu", "ops", "lookups", "writes"),
+    "total": ("ops",),
+    "lockops": ("read", "write"),
+    "fairness": ("min_ops", "max_ops"),
 }
 ONCE = ("param", "run", "total", "lockops", "fairness", "end")
 MANDATORY = ("param", "run", "total", "lockops", "fairness", "end")
@@ -101,13 +121,25 @@ class Results:
         return self.status == "SUCCESS"
 
 
-def _value(text):
-    if _INT_RE.match(text):
+def _value(path, lineno, key, text):
+    """The int or float text spells, else text itself (a word)."""
+    if _INT_RE.fullmatch(text):
+        digits = len(text.lstrip("-"))
+        if digits > MAX_DIGITS:
+            raise ParseError(path, lineno, f"{key}= has {digits} digits, "
+                             f"more than a u64's {MAX_DIGITS}")
+        if abs(int(text)) > U64_MAX:
+            raise ParseError(path, lineno, f"{key}={text} is over a u64's "
+                             f"2^64 - 1")
         return int(text)
     if text in ("inf", "-inf"):  # fairness spread=inf when min_ops=0
         return float(text)
-    if _FLOAT_RE.match(text):
-        return float(text)
+    if _FLOAT_RE.fullmatch(text):
+        value = float(text)
+        if not math.isfinite(value):
+            raise ParseError(path, lineno, f"{key}={clip(text)} is out of "
+                             f"range")
+        return value
     return text
 
 
@@ -156,13 +188,13 @@ def hist_quantile(hist, q, min_ns=None, max_ns=None):
 def _fields(path, lineno, word, rest):
     kv = {}
     for tok in rest:
-        m = _KV_RE.match(tok)
+        m = _KV_RE.fullmatch(tok)
         if not m:
             raise ParseError(path, lineno, f"garbled {word!r} record: "
-                             f"{tok!r} is not key=value")
+                             f"{clip(tok)!r} is not key=value")
         if m.group(1) in kv:
             raise ParseError(path, lineno, f"{word!r} record repeats key "
-                             f"{m.group(1)!r}")
+                             f"{clip(m.group(1))!r}")
         kv[m.group(1)] = m.group(2)
     for key in REQUIRED.get(word, ()):
         if key not in kv:
@@ -170,15 +202,21 @@ def _fields(path, lineno, word, rest):
     out = {}
     for k, v in kv.items():
         out[k] = v if k in ("hist", "op", "flag", "status", "cpus") \
-            else _value(v)
+            else _value(path, lineno, k, v)
+    for k in COUNTERS.get(word, ()):
+        if k in out and (not isinstance(out[k], int) or out[k] < 0):
+            raise ParseError(path, lineno, f"{word} {k}={clip(str(out[k]))} "
+                             f"is not a non-negative integer")
     return out
 
 
 def _lat(path, lineno, kv):
     parts = kv["hist"].split(",")
-    if len(parts) != NBUCKETS or not all(p.isdigit() for p in parts):
+    counts = [parse_uint(p) for p in parts]
+    if len(parts) != NBUCKETS or None in counts:
         raise ParseError(path, lineno, f"lat hist= must be {NBUCKETS} "
-                         f"comma-separated counts, got {len(parts)} fields")
+                         f"comma-separated counts of at most {MAX_DIGITS} "
+                         f"digits, got {len(parts)} fields")
     for k in ("count", "min_ns", "max_ns", "sum_ns"):
         if not isinstance(kv[k], int) or kv[k] < 0:
             raise ParseError(path, lineno, f"lat {k}= must be a non-negative "
@@ -194,18 +232,18 @@ def _lat(path, lineno, kv):
         fine[k] = v
     return Latency(op=kv["op"], count=kv["count"], min_ns=kv["min_ns"],
                    max_ns=kv["max_ns"], sum_ns=kv["sum_ns"],
-                   hist=[int(p) for p in parts], fine=fine)
+                   hist=counts, fine=fine)
 
 
 def _check_numbers(path, lineno, word, kv, keys):
     for k in keys:
         if k in kv and not isinstance(kv[k], (int, float)):
-            raise ParseError(path, lineno, f"{word} {k}={kv[k]} is not a "
-                             f"number")
+            raise ParseError(path, lineno, f"{word} {k}={clip(kv[k])} is not "
+                             f"a number")
 
 
 def parse_text(text, path="<string>"):
-    lines = text.splitlines()
+    lines = split_lines(text, path)
     if not text.strip():
         raise ParseError(path, None, "empty file, not mbox_bench results")
     head = lines[0].split()
@@ -226,8 +264,8 @@ def parse_text(text, path="<string>"):
         if end_line is not None:
             raise ParseError(path, i, "data after the 'end' record")
         word = tokens[0]
-        if not re.match(r"^[a-z][a-z0-9_]*$", word):
-            raise ParseError(path, i, f"garbled line: {line.strip()[:60]!r}")
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", word):
+            raise ParseError(path, i, f"garbled line: {clip(line.strip())!r}")
         kv = _fields(path, i, word, tokens[1:])
         if word in ONCE:
             if word in single:

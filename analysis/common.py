@@ -4,6 +4,8 @@
 
 import argparse
 import os
+import re
+import stat
 import sys
 
 EXIT_OK = 0
@@ -39,18 +41,111 @@ class OneLineParser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def read_text(path):
-    """Read a text file; every failure becomes a ParseError naming it.
+#: The largest file a parser reads, in bytes.  A lock_stat dump of a
+#: debug kernel with every lock class is a few MB; a results directory's
+#: other files are a few KB.  More is not a dump, and reading it whole
+#: would take the host's memory (/dev/zero never ends).
+MAX_FILE_BYTES = 32 << 20
+#: The longest line the line-oriented parsers accept, in characters.  Real
+#: lines are under 300 (a lock_stat row, a results.txt `lat` line with 32
+#: buckets of 20 digits is under 900); a longer one is a ParseError naming
+#: its line, so that no pattern ever runs on a megabyte of one line.
+MAX_LINE_CHARS = 4096
+#: A u64 counter has at most 20 decimal digits (2^64 - 1 =
+#: 18446744073709551615); longer is not a counter.
+MAX_DIGITS = 20
+U64_MAX = 2 ** 64 - 1
 
-    Binary data (NUL bytes, invalid UTF-8) is refused here so that no parser
-    sees it."""
+# ASCII digits only: \d and str.isdigit() also take other scripts'
+# digits and '²', which int() then reads as a number or refuses with a
+# ValueError.  Bounded repeats: no pattern backtracks more than a constant
+# on a long digit run.
+_UINT_RE = re.compile(r"[0-9]{1,%d}" % MAX_DIGITS)
+_DECIMAL_RE = re.compile(r"[0-9]{1,%d}(?:\.[0-9]{1,%d})?"
+                         % (MAX_DIGITS, MAX_DIGITS))
+
+
+def parse_uint(text):
+    """text as an int if it is an unsigned decimal of at most MAX_DIGITS
+    ASCII digits and at most U64_MAX, else None (the caller words the
+    ParseError)."""
+    if not _UINT_RE.fullmatch(text):
+        return None
+    value = int(text)
+    return value if value <= U64_MAX else None
+
+
+def parse_decimal(text):
+    """text as a float if it is ASCII digits with an optional fraction,
+    each part at most MAX_DIGITS long (no sign, exponent, inf or nan),
+    else None."""
+    return float(text) if _DECIMAL_RE.fullmatch(text) else None
+
+
+def clip(text, width=60):
+    """text cut to width characters for an error message."""
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _kind(mode):
+    for test, what in ((stat.S_ISDIR, "is a directory"),
+                       (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def read_bytes(path, limit=MAX_FILE_BYTES):
+    """The bytes of a regular file of at most limit bytes; ParseError if
+    path is anything else.
+
+    Opened non-blocking, so that a FIFO is refused at once instead of
+    waiting for a writer, and checked with fstat (the file opened, not a
+    name that may change); read up to limit + 1 bytes, so that a file that
+    says it is empty (/proc files) or grows while read is still bounded."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except IsADirectoryError:
-        raise ParseError(path, None, "is a directory") from None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY
+                     | os.O_CLOEXEC)
     except OSError as e:
         raise ParseError(path, None, e.strerror or str(e)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            what = _kind(st.st_mode)
+            if what != "is a directory":
+                what = f"not a regular file ({what})"
+            raise ParseError(path, None, what)
+        too_big = ParseError(path, None, f"larger than {limit} bytes "
+                             f"(MAX_FILE_BYTES in analysis/common.py): not "
+                             f"a file this parser reads")
+        if st.st_size > limit:
+            raise too_big
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise too_big
+        return b"".join(chunks)
+    except OSError as e:
+        raise ParseError(path, None, e.strerror or str(e)) from None
+    finally:
+        os.close(fd)
+
+
+def read_text(path, limit=MAX_FILE_BYTES):
+    """Read a text file; every failure becomes a ParseError naming it.
+
+    Only a regular file of at most limit bytes (read_bytes). Binary data
+    (NUL bytes, invalid UTF-8) is refused here so that no parser sees
+    it."""
+    data = read_bytes(path, limit)
     if b"\0" in data:
         raise ParseError(path, None,
                          "binary data (NUL bytes), not a text dump")
@@ -59,6 +154,19 @@ def read_text(path):
     except UnicodeDecodeError as e:
         line = data[:e.start].count(b"\n") + 1
         raise ParseError(path, line, "binary data (not UTF-8 text)") from None
+
+
+def split_lines(text, path, limit=MAX_LINE_CHARS, sep=None):
+    """text's lines (str.splitlines(), or split on sep); ParseError naming
+    the first line longer than limit characters."""
+    lines = text.split(sep) if sep is not None else text.splitlines()
+    for n, line in enumerate(lines, start=1):
+        if len(line) > limit:
+            raise ParseError(path, n, f"line of {len(line)} characters, "
+                             f"longer than {limit} (MAX_LINE_CHARS in "
+                             f"analysis/common.py): not a line this parser "
+                             f"reads")
+    return lines
 
 
 def run_cli(prog, parser, argv, body):

@@ -26,12 +26,20 @@ it (it may contain spaces, ':', parentheses, braces, '#N' and '/N' suffixes,
 and is cut at 37 characters by the kernel). A trailing "-R" or "-W" is the
 kind of an rwlock-style row (a plain row is a class with write acquisitions
 only, e.g. a spinlock). Anything else is a ParseError naming the line.
+
+Hostile input is a ParseError too, found in time linear in the file: a
+file that is not a regular file or is over MAX_FILE_BYTES, a line over
+MAX_LINE_CHARS, a count that is not 1 to 20 ASCII digits (at most 2^64 - 1),
+a time that is not such digits and 2 decimals (analysis/common.py).  Rows
+and contention points are split with string operations, not patterns
+that backtrack.
 """
 
 import re
 from dataclasses import dataclass, field
 
-from analysis.common import ParseError, read_text
+from analysis.common import (MAX_DIGITS, ParseError, clip, parse_uint,
+                             read_text, split_lines)
 
 SUPPORTED_VERSIONS = ("0.3", "0.4")
 
@@ -65,10 +73,8 @@ WARNING_LINE = ("*WARNING* lock debugging disabled!! - possibly due to a "
                 "lockdep warning")
 
 _VERSION_RE = re.compile(r"^lock_stat version (\S+)\s*$")
-_INT_RE = re.compile(r"^\d+$")
-_TIME_RE = re.compile(r"^\d+\.\d\d$")
-_POINT_RE = re.compile(
-    r"^(?P<name>.*\S)\s+(?P<count>\d+)\s+\[<(?P<addr>[^>]*)>\]\s*(?P<sym>.*)$")
+# seq_time(): "%lld.%02d"; the integer part as long as a u64's
+_TIME_RE = re.compile(r"[0-9]{1,%d}\.[0-9]{2}" % MAX_DIGITS)
 _NAME_LIMIT = 37  # char name[39], snprintf(name, 38, ...)
 
 
@@ -97,7 +103,7 @@ class LockStatRow:
         the real class name may be longer."""
         base = self.name
         limit = _NAME_LIMIT
-        for suffix in (r"/\d$", r"#\d$"):
+        for suffix in (r"/[0-9]$", r"#[0-9]$"):
             if re.search(suffix, base):
                 base = base[:-2]
                 limit -= 2
@@ -143,24 +149,30 @@ def _avg(total, count):
 
 
 def _parse_row(path, lineno, version, line):
+    """A class row, or None when the line is not shaped like one: the
+    numeric fields are what follows the last ':' (numbers hold none), each
+    after a space or tab."""
     ncols = len(COLUMNS[version])
-    m = re.match(r"^(.*):((?:[ \t]+\S+){%d})[ \t]*$" % ncols, line)
-    if not m:
+    name, colon, tail = line.rpartition(":")
+    if not colon or tail[:1] not in (" ", "\t"):
         return None
-    name = m.group(1).strip()
-    tokens = m.group(2).split()
+    tokens = tail.split()
+    if len(tokens) != ncols:
+        return None
+    name = name.strip()
     values = {}
     for col, tok in zip(COLUMNS[version], tokens):
         if col in COUNT_FIELDS:
-            if not _INT_RE.match(tok):
-                raise ParseError(path, lineno,
-                                 f"bad {col} value {tok!r} (want an integer)")
-            values[col] = int(tok)
+            values[col] = parse_uint(tok)
+            if values[col] is None:
+                raise ParseError(path, lineno, f"bad {col} value "
+                                 f"{clip(tok)!r} (want an integer of at "
+                                 f"most {MAX_DIGITS} digits)")
         else:
-            if not _TIME_RE.match(tok):
+            if not _TIME_RE.fullmatch(tok):
                 raise ParseError(path, lineno,
-                                 f"bad {col} value {tok!r} (want a time "
-                                 f"like 12.34)")
+                                 f"bad {col} value {clip(tok)!r} (want a "
+                                 f"time like 12.34)")
             values[col] = float(tok)
     if not name:
         raise ParseError(path, lineno, "class row without a class name")
@@ -176,9 +188,32 @@ def _parse_row(path, lineno, version, line):
     return LockStatRow(name=name, kind=kind, line=lineno, **values)
 
 
+def _parse_point(path, lineno, line):
+    """(name, count, addr, symbol) of a contention point line
+    "<name> <count> [<addr>] <symbol>", or None: split at its last "[<"
+    (seq_stats(): "%40s %14lu %29s %pS", the address "[<%p>]")."""
+    start = line.rfind("[<")
+    end = line.find(">", start + 2)
+    if start < 0 or end < 0 or line[end:end + 2] != ">]":
+        return None
+    head = line[:start]
+    words = head.split()
+    if len(words) < 2 or not head[-1:].isspace():
+        return None
+    count = parse_uint(words[-1])
+    if count is None:
+        if words[-1].isascii() and words[-1].isdigit():
+            raise ParseError(path, lineno, f"bad contention count "
+                             f"{clip(words[-1])!r} (want an integer of at "
+                             f"most {MAX_DIGITS} digits)")
+        return None
+    name = head.rstrip()[:-len(words[-1])].strip()
+    return name, count, line[start + 2:end], line[end + 2:].strip()
+
+
 def parse_text(text, path="<string>"):
     """Parse the text of a lock_stat dump; path only names it in errors."""
-    lines = text.splitlines()
+    lines = split_lines(text, path)
     if not lines or not text.strip():
         raise ParseError(path, None, "empty file, not a lock_stat dump")
     m = _VERSION_RE.match(lines[0])
@@ -238,18 +273,17 @@ def parse_text(text, path="<string>"):
             current = row
             dashes = 0
             continue
-        pm = _POINT_RE.match(line)
-        if pm and current is not None and dashes in (1, 2):
+        pm = _parse_point(path, lineno, line) \
+            if current is not None and dashes in (1, 2) else None
+        if pm:
+            name, count, addr, symbol = pm
             result.points.append(ContentionPoint(
-                name=pm.group("name").strip(),
-                role="contention" if dashes == 1 else "contending",
-                count=int(pm.group("count")), addr=pm.group("addr"),
-                symbol=pm.group("sym").strip(), line=lineno))
+                name=name, role="contention" if dashes == 1 else "contending",
+                count=count, addr=addr, symbol=symbol, line=lineno))
             continue
-        shown = s if len(s) <= 60 else s[:57] + "..."
         raise ParseError(path, lineno, f"garbled line (neither a class row "
                          f"with {len(COLUMNS[version])} numeric fields nor a "
-                         f"contention point): {shown!r}")
+                         f"contention point): {clip(s)!r}")
     return result
 
 

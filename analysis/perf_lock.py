@@ -12,12 +12,17 @@ min wait; `-F` may choose others: the header says which, and rows are read
 from the right following it. Lines before the header (perf warnings) are
 skipped; the "=== output for debug===" tail ends the table. Times are
 returned in ns (the printed precision: 2 decimals of the unit shown).
+
+Numbers are ASCII digits, at most 20 before and after the '.'; a line
+over MAX_LINE_CHARS (analysis/common.py) is a ParseError naming it. The
+header and rows are split into words, not matched with patterns that
+backtrack.
 """
 
-import re
 from dataclasses import dataclass
 
-from analysis.common import ParseError, read_text
+from analysis.common import (MAX_DIGITS, ParseError, clip, parse_decimal,
+                             parse_uint, read_text, split_lines)
 
 #: header text -> (field name, kind)
 KEYS = {
@@ -32,11 +37,26 @@ FIELDS = ("acquired", "contended", "avg_wait_ns", "total_wait_ns",
           "max_wait_ns", "min_wait_ns")
 UNIT_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "h": 3600e9}
 
-_HEADER_RE = re.compile(
-    r"^\s*Name((?:\s+(?:acquired|contended|avg wait|total wait|max wait|"
-    r"min wait))+)\s*$")
-_KEY_RE = re.compile(r"acquired|contended|avg wait|total wait|max wait|"
-                     r"min wait")
+
+
+def _header_keys(line):
+    """The keys of a "Name <key> <key> ..." header line, in order, or None
+    when the line is not one."""
+    words = line.split()
+    if len(words) < 2 or words[0] != "Name":
+        return None
+    keys = []
+    i = 1
+    while i < len(words):
+        if words[i] in KEYS:
+            keys.append(words[i])
+            i += 1
+        elif " ".join(words[i:i + 2]) in KEYS:
+            keys.append(" ".join(words[i:i + 2]))
+            i += 2
+        else:
+            return None
+    return keys
 
 
 @dataclass(frozen=True)
@@ -57,17 +77,20 @@ def _parse_row(path, lineno, line, keys):
     for key in reversed(keys):
         name, kind = KEYS[key]
         if kind == "count":
-            if not tokens or not tokens[-1].isdigit():
-                raise ParseError(path, lineno, f"bad {key!r} field in "
-                                 f"{line.strip()[:60]!r}")
-            values[name] = int(tokens.pop())
+            count = parse_uint(tokens[-1]) if tokens else None
+            if count is None:
+                raise ParseError(path, lineno, f"bad {key!r} field (want an "
+                                 f"integer of at most {MAX_DIGITS} digits) "
+                                 f"in {clip(line.strip())!r}")
+            values[name] = count
+            tokens.pop()
         else:
-            if len(tokens) < 2 or tokens[-1] not in UNIT_NS or \
-                    not re.match(r"^\d+(\.\d+)?$", tokens[-2]):
+            time = parse_decimal(tokens[-2]) if len(tokens) >= 2 else None
+            if time is None or tokens[-1] not in UNIT_NS:
                 raise ParseError(path, lineno, f"bad {key!r} time in "
-                                 f"{line.strip()[:60]!r}")
-            unit = tokens.pop()
-            values[name] = int(round(float(tokens.pop()) * UNIT_NS[unit]))
+                                 f"{clip(line.strip())!r}")
+            values[name] = int(round(time * UNIT_NS[tokens.pop()]))
+            tokens.pop()
     if not tokens:
         raise ParseError(path, lineno, "lock row without a name")
     return LockRow(name=" ".join(tokens), line=lineno, **values)
@@ -75,15 +98,13 @@ def _parse_row(path, lineno, line, keys):
 
 def parse_text(text, path="<string>"):
     """Return the list of LockRow in file order."""
-    lines = text.splitlines()
+    lines = split_lines(text, path)
     keys = None
     rows = []
     for lineno, line in enumerate(lines, start=1):
         s = line.strip()
         if keys is None:
-            m = _HEADER_RE.match(line)
-            if m:
-                keys = _KEY_RE.findall(m.group(1))
+            keys = _header_keys(line)
             continue
         if not s:
             continue

@@ -8,6 +8,7 @@ than the raw files.
 Usage: /usr/bin/python3 -m analysis.report DIR [--baseline V] [--margin M]
 """
 
+import io
 import os
 import sys
 
@@ -22,7 +23,8 @@ from analysis import analyze as analyze_mod
 from analysis import rundir as rundir_mod
 from analysis import observer as observer_mod
 from analysis import stats, summary, tidy, verdicts
-from analysis.common import OneLineParser, ParseError, UsageError, run_cli
+from analysis.common import (OneLineParser, ParseError, UsageError,
+                             read_text, run_cli)
 
 PROG = "report"
 
@@ -80,8 +82,10 @@ def make_parser():
 
 def _read(path, name):
     f = os.path.join(path, analyze_mod.TIDY_DIR, name)
+    text = read_text(f)  # a regular file of bounded size, or ParseError
     try:
-        return pd.read_csv(f, keep_default_na=False, na_values=[""],
+        return pd.read_csv(io.StringIO(text), keep_default_na=False,
+                           na_values=[""],
                            dtype={c: str for c in ("campaign", "variant",
                                                    "cell", "point", "state",
                                                    "metric", "unit", "file",

@@ -198,10 +198,9 @@ def _arch(builds, campaign, cell_dir, variant):
     if not arch:
         meta = os.path.join(cell_dir, "meta.json")
         try:
-            with open(meta) as f:
-                arch = json.load(f).get("arch")
-        except (OSError, ValueError, AttributeError):
-            arch = None
+            arch = json.loads(read_text(meta)).get("arch")
+        except (ValueError, AttributeError, RecursionError):
+            arch = None  # ParseError is a ValueError
     return arch or campaign.get("arch") or "unknown"
 
 
@@ -214,6 +213,9 @@ def load(path):
     text = read_text(mpath)
     try:
         manifest = json.loads(text)
+    except RecursionError:  # [[[[... nested deeper than the C stack allows
+        raise ParseError(mpath, None, "invalid JSON: nested too deep") \
+            from None
     except ValueError as e:
         raise ParseError(mpath, getattr(e, "lineno", None),
                          f"invalid JSON: {getattr(e, 'msg', e)}") from None

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from analysis import bench_results, lockstat, perf_lock, perf_stat
 from analysis.metrics import METRICS, STEAL_FLAG_PCT
-from analysis.common import ParseError, read_text
+from analysis.common import (MAX_DIGITS, ParseError, clip, parse_decimal,
+                             parse_uint, read_text, split_lines)
 
 CROSSCHECK_TOLERANCE = 0.01  # relative; more is a disagreement
 
@@ -165,12 +166,14 @@ def _steal_row(path, n, line):
         raise ParseError(path, n, f"{len(f)} fields, want "
                          f"{len(STEAL_COLUMNS)} (tab-separated)")
     row = {"thread": f[0]}
-    try:
-        for c, v in zip(STEAL_COLUMNS[1:-1], f[1:-1]):
-            row[c] = int(v)
-        row["steal_pct"] = float(f[-1])
-    except ValueError:
-        raise ParseError(path, n, f"not a number in {line!r}") from None
+    # ASCII digits only (int() and float() would also take ' 7', '1_0',
+    # other scripts' digits and 'nan')
+    for c, v in zip(STEAL_COLUMNS[1:-1], f[1:-1]):
+        row[c] = parse_uint(v)
+    row["steal_pct"] = parse_decimal(f[-1])
+    if None in row.values():
+        raise ParseError(path, n, f"not a number of at most {MAX_DIGITS} "
+                         f"digits in {clip(line)!r}")
     if row["wall_ns"] <= 0 or min(row[c] for c in STEAL_COLUMNS[3:6]) < 0:
         raise ParseError(path, n, "wall_ns must be > 0, the counts >= 0")
     # The runner writes steal_pct with 3 decimals: a file whose percentage
@@ -184,7 +187,7 @@ def parse_host_steal(path):
     """The rows of a point's host-steal.txt (guest/JOB.md): one dict per
     QEMU vCPU thread, keys STEAL_COLUMNS.  ParseError if malformed or
     without a row (the runner writes none without a vCPU thread)."""
-    lines = read_text(path).split("\n")
+    lines = split_lines(read_text(path), path, sep="\n")
     if lines[0] != STEAL_MAGIC:
         raise ParseError(path, 1, f"not {STEAL_MAGIC!r}")
     body = [(n, ln) for n, ln in enumerate(lines[1:], 2)
@@ -282,6 +285,16 @@ def _parse(tidy, cell, point, pdir, name, parser, optional=False):
         where = f"line {e.line}: " if e.line is not None else ""
         tidy.problem(cell.id, point.id, name, where + e.message)
         return None, f"{name}: {where}{e.message}"
+    except Exception as e:
+        # A bug of a parser on one file must not lose every other point's
+        # tables: the point is recorded as unreadable, naming the bug
+        # (ANALYSIS_DEBUG=1 gives the traceback, as in common.run_cli).
+        if os.environ.get("ANALYSIS_DEBUG"):
+            raise
+        why = f"internal parser error (a bug): {type(e).__name__}: " \
+            f"{clip(str(e), 200)}"
+        tidy.problem(cell.id, point.id, name, why)
+        return None, f"{name}: {why}"
 
 
 def failed_checks(res):
