@@ -5,8 +5,13 @@
 # lines, garbage text, binary data (with and without NUL bytes), version
 # 0.5, a header only, a dump cut before its column header or in mid-row, a
 # row with a field too few or a letter in a count, and a line of dashes
-# outside a class.  Each: exit 2, one line "lockstat: FILE[:LINE]: what",
-# no CSV on stdout, no traceback.  A real dump converts (exit 0).
+# outside a class; and hostile ones (issue #17): a 1 MB line that took the
+# old contention-point pattern minutes, a count of 5000 digits (over the
+# line limit), of 21 digits (over a u64's 20), a '²' as a count (passes
+# str.isdigit()), a FIFO (waits for a writer) and /dev/zero (never ends).
+# Each: exit 2, one line "lockstat: FILE[:LINE]: what", no CSV on stdout,
+# no traceback, within 10 s and 1 GB of memory.  A real dump converts
+# (exit 0).
 #
 # Usage: tests/t-badinput-lockstat.sh
 
@@ -36,14 +41,31 @@ head -c $((n + 40)) "$real" >"$f/cut-mid-row.txt"
 sed '0,/mboxes_lock-W:/s/\(mboxes_lock-W: *[0-9]*\) *[0-9]*/\1/' "$real" >"$f/field-missing.txt"
 sed '0,/mboxes_lock-W:/s/\(mboxes_lock-W: *\)[0-9]/\1x/' "$real" >"$f/letter-in-count.txt"
 { head -n 5 "$real"; echo '----------'; tail -n +6 "$real"; } >"$f/dashes-outside.txt"
-for g in field-missing letter-in-count; do
+{ head -n 6 "$real"; printf x; printf '%*s\n' 210000 '' | sed 's/ / 1 [</g'; } >"$f/long-line.txt"
+[ "$(wc -c <"$f/long-line.txt")" -gt 1048576 ] || fail "long-line.txt is not over 1 MB"
+sed "0,/mboxes_lock-W:/s/\(mboxes_lock-W: *\)[0-9]*/\1$(printf '%05000d' 9)/" "$real" >"$f/count-5000-digits.txt"
+sed '0,/mboxes_lock-W:/s/\(mboxes_lock-W: *\)[0-9]*/\1123456789012345678901/' "$real" >"$f/count-21-digits.txt"
+sed '0,/mboxes_lock-W:/s/\(mboxes_lock-W: *\)[0-9]*/\1\xc2\xb2/' "$real" >"$f/count-superscript.txt"
+mkfifo "$f/fifo.txt"
+ln -s /dev/zero "$f/dev-zero.txt"
+for g in field-missing letter-in-count count-5000-digits count-21-digits count-superscript; do
 	! cmp -s "$real" "$f/$g.txt" || fail "$g.txt is not changed"
 done
+
+# bounded CMD...: CMD in 1 GB of address space for at most 10 s, so that a
+# read that blocks (the FIFO) or never ends (/dev/zero) fails the test
+# (exit 124, or not 2) instead of hanging it or eating the host's memory.
+bounded() {
+	(
+		ulimit -v 1048576
+		exec timeout 10 "$@"
+	)
+}
 
 cnt=0
 for t in "$f"/*.txt; do
 	name=$(basename "$t" .txt)
-	ft_refused "$out/$name.csv" "$out/$name.err" "^lockstat: $t(:[0-9]+)?: " ./run.sh lockstat "$t"
+	ft_refused "$out/$name.csv" "$out/$name.err" "^lockstat: $t(:[0-9]+)?: " bounded ./run.sh lockstat "$t"
 	[ ! -s "$out/$name.csv" ] || fail "$name: CSV on stdout"
 	echo "ok: $name: $(cat "$out/$name.err")"
 	cnt=$((cnt + 1))
