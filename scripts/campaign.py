@@ -512,8 +512,10 @@ def checked_manifest(d, man):
     if not isinstance(want, dict) or set(want) != set(c["arches"]) \
             or not all(isinstance(v, str) for v in want.values()):
         refuse("manifest.json has no root fs hash for each of " + ", ".join(c["arches"]))
+    remotes = data.get("hosts_remote", [])
     if not (type(data.get("hosts_seq", 0)) is int and data.get("hosts_seq", 0) >= 0
-            and isinstance(data.get("hosts_remote", []), list)):
+            and isinstance(remotes, list)
+            and all(isinstance(r, str) and campaign_hosts.REMOTE_RE.fullmatch(r) for r in remotes)):
         refuse("manifest.json's hosts_seq or hosts_remote is not what --hosts writes")
     seq = data.get("sequential")
     if seq is not None and not (

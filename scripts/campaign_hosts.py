@@ -45,6 +45,8 @@ import variant as variantmod  # noqa: E402
 RSYNC_OPTS = "-rtzR --no-links --no-devices --no-specials"
 # A cell is points/ID/ a few levels down; deeper is not the runner's.
 MAX_DEPTH = 16
+# A run's folder on the hosts (manifest: hosts_remote).
+REMOTE_RE = re.compile(r"lockbench-[A-Za-z0-9_.-]{1,64}-[0-9a-f]{12}")
 
 
 class HostsError(Exception):
@@ -167,8 +169,11 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
     try:
         run_cells(d, man, hosts, remote, finish_cell, prog, stop)
     finally:
-        rc, out = run_parallel(parallel_cmd(hosts, "--nonall", f"rm -rf {shlex.quote(remote)}"),
-                               d, 300)
+        # This run's folder, and those of earlier runs killed outright
+        # (their parallel, and so their cells, died with them).
+        gone = [r for r in man.data["hosts_remote"] if REMOTE_RE.fullmatch(r)]
+        rc, out = run_parallel(parallel_cmd(hosts, "--nonall",
+                                            "rm -rf " + " ".join(map(shlex.quote, gone))), d, 300)
         if rc:
             why = re.sub(r"\s+", " ", out.strip())[-200:]
             prog.say(f"campaign: could not remove {remote} on every host: {why}")

@@ -169,6 +169,11 @@ class Hostile(unittest.TestCase):
         shutil.copytree(self.pristine, self.d)
         self.manifest(lambda m: m["cells"][1].update(state=["done"]))
         self.refused("cell r01-after-c1: state")
+        shutil.rmtree(self.d)
+        shutil.copytree(self.pristine, self.d)
+        # It would be removed on every host at the end of the run.
+        self.manifest(lambda m: m.update(hosts_remote=["lockbench-x-0123456789ab", "../.."]))
+        self.refused("hosts_seq or hosts_remote is not what --hosts writes")
 
     def test_mem_mb_shell_on_a_host(self):
         pwned = os.path.join(self.case, "PWNED")
@@ -274,9 +279,8 @@ class Hostile(unittest.TestCase):
         self.assertEqual(len(outs), len(set(outs)), f"a cell name was used twice: {outs}")
         self.assertEqual(sorted(outs[-4:]), [f"cells/.tmp-c1-{i:05d}" for i in range(5, 9)])
         self.assertTrue(all(a[a.index("--mem") + 1] == "512" for a in runs))
-        # This run's folder is gone; the killed run's is left (its harness
-        # died before it could remove it).
-        self.assertEqual(os.listdir(os.path.join(self.home, "liar")), [first[0]])
+        # This run's folder is gone, and the killed run's too.
+        self.assertEqual(os.listdir(os.path.join(self.home, "liar")), [])
 
     def test_scrub(self):
         """The walk over a returned cell (campaign_hosts.scrub), on what a
