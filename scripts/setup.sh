@@ -32,8 +32,9 @@ pkgs=(
 	qemu-system-arm mmdebstrap
 	# analysis and plots
 	python3 python3-pandas python3-scipy gnuplot-nox
-	# campaigns over several hosts
-	parallel openssh-client openssh-server rsync
+	# campaigns over several hosts (no ssh server: tests/t-hosts.sh runs
+	# its "hosts" through tests/hosts/standin-ssh.sh)
+	parallel openssh-client rsync
 	# the report test: headless Chromium renders report.html
 	chromium
 	# the test suite's shell lint
@@ -67,6 +68,7 @@ sudo=()
 [ "$(id -u)" = 0 ] || sudo=(sudo)
 echo "setup: installing ${missing[*]}"
 "${sudo[@]}" apt-get update -q
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q \
+# Through env: sudo drops a variable set in front of it.
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 	--no-install-recommends "${missing[@]}"
 echo "setup: done"
