@@ -16,7 +16,7 @@ except ImportError as e:  # not a traceback: say which package is missing
     sys.exit(3)
 
 from analysis import rundir as rundir_mod
-from analysis import stats, tidy, verdicts
+from analysis import safety, stats, tidy, verdicts
 from analysis.common import OneLineParser, ParseError, run_cli
 
 PROG = "analyze"
@@ -75,7 +75,7 @@ def analyze(path, thresholds=None):
     comps = verdicts.comparisons_table(
         samples, rd.comparisons, thresholds, rd.primary_metric,
         rd.primary_points, pd.DataFrame(t.tables.get("outcomes") or []),
-        rd.controls)
+        rd.controls, safety.lockdep_reports(rd))
     out = os.path.join(path, TIDY_DIR)
     os.makedirs(out, exist_ok=True)
     for name, columns in tidy.COLUMNS.items():

@@ -22,7 +22,7 @@ except ImportError as e:  # not a traceback: say which package is missing
 from analysis import analyze as analyze_mod
 from analysis import rundir as rundir_mod
 from analysis import observer as observer_mod
-from analysis import stats, summary, tidy, verdicts
+from analysis import safety, stats, summary, tidy, verdicts
 from analysis.common import (OneLineParser, ParseError, UsageError,
                              read_text, run_cli)
 
@@ -156,7 +156,8 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
                          "sides")
     primary = rd.primary_metric
     comps = verdicts.comparisons_table(samples, pairs, th, primary,
-                                       rd.primary_points, outcomes, controls)
+                                       rd.primary_points, outcomes, controls,
+                                       safety.lockdep_reports(rd))
     twins = [t for t in rd.observer_pairs() if t[0] in pairs and t[1] in pairs]
     observer = observer_mod.observer_table(comps, samples, twins, primary, th)
     obs_path = os.path.join(path, "observer.csv")

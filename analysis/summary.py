@@ -6,7 +6,7 @@ statistics here (analysis.stats), no file access (analysis.report)."""
 import math
 import textwrap
 
-from analysis import metrics, stats, verdicts
+from analysis import metrics, safety, stats, verdicts
 
 WIDTH = 72  # commit message columns
 
@@ -173,6 +173,7 @@ def setup_facts(rundir, cells, samples, baseline, primary):
         "stopped_at": rundir.stopped.get("stopped_at"),
         "think_ns": {p.id: p.think_ns for p in rundir.points},
         "done": len(done),
+        "unsafe": safety.lockdep_reports(rundir),
     }
 
 
@@ -260,6 +261,12 @@ def render_markdown(rundir, comps, cells, samples, problems, baseline,
     out = [f"# {rundir.name}: {pairs_title(pairs, baseline)}", ""]
     for para in answer_text(comps, f, thresholds, primary):
         out += [f"**{para}**", ""]
+    for v, rep in f["unsafe"].items():
+        out += [f"Lockdep's report in boot {rep['cell']} of {v} "
+                f"({rep['boots']} of its boots had one; the whole console: "
+                f"{rep['log']}):", "", "```"]
+        out += rep["splat"] or [rep["line"]]
+        out += ["```", ""]
     vcpus = "/".join(str(c) for c in f["cpus"])
     out.append(f"- **QEMU {f['accel']} emulation** ({f['guests']}): "
                f"{vcpus} vCPU{'' if vcpus == '1' else 's'} on {f['cores']} host cores "
@@ -471,6 +478,16 @@ def answer_text(comps, f, th, primary):
                 f"{primary} has samples on both sides."]
     over = set(f["over_cpus"])
     for (b, v), rows in prim.groupby(["baseline", "variant"], sort=False):
+        bad = [x for x in (v, b) if x in f["unsafe"]]
+        if bad:
+            rep = f["unsafe"][bad[0]]
+            paras.append(
+                f"Answer for {v} against {b}: {safety.UNSAFE}. {bad[0]} "
+                f"had a lockdep report (\"{rep['line'][:120]}\") in "
+                f"{rep['boots']} boot{'s' if rep['boots'] > 1 else ''}, "
+                f"first in {rep['cell']}: that kernel can deadlock, so no "
+                f"performance verdict is given.")
+            continue
         ns = sorted(set(rows["n_base"]) | set(rows["n_var"]))
         n = f"{ns[0]}" if len(ns) == 1 else f"{ns[0]}-{ns[-1]}"
         clauses = [_cpus_clause(int(c), blk, over) for c, blk in

@@ -13,7 +13,9 @@ honest (analysis/README.md, "Verdicts"):
   that vCPU count, point and metric, else `uncalibrated`;
 - a `_ref` verdict (read against the host-speed probe) stands only where
   the probe itself did not move between the kernels, and a `_ref` verdict
-  that contradicts its raw twin makes both `conflict`.
+  that contradicts its raw twin makes both `conflict`;
+- a variant with a lockdep report in any boot is `unsafe` in every row it
+  takes part in, whatever the numbers (analysis/safety.py).
 
 Pure functions of data frames; never prints.
 """
@@ -22,7 +24,7 @@ import math
 
 import pandas as pd
 
-from analysis import metrics, paired, stats
+from analysis import metrics, paired, safety, stats
 
 #: a raw metric and the same read against the host's speed (TIDY.md)
 REF_TWIN = {"throughput_ops_s": "throughput_ref",
@@ -80,10 +82,11 @@ def _failures(outcomes):
 
 def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
                       primary="throughput_ops_s", primary_points=None,
-                      outcomes=None, controls=()):
+                      outcomes=None, controls=(), unsafe=()):
     """One row per (baseline, variant) pair x cpus x point x metric
     (COMPARISONS_COLUMNS), in samples order; `controls`: (baseline,
-    control) A/A pairs, judged alike with role `control`. A metric that
+    control) A/A pairs, judged alike with role `control`; `unsafe`: the
+    variants with a lockdep report (safety.lockdep_reports). A metric that
     one side of a pair never measured gets no row for that pair."""
     th = thresholds
     if samples.empty:
@@ -123,6 +126,7 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
     _calibrate(rows, controls)
     _probe_and_conflicts(rows, samples, th)
     _flag_steal(rows, samples)
+    safety.mark(rows, unsafe)
     return pd.DataFrame(rows, columns=COMPARISONS_COLUMNS)
 
 

@@ -55,6 +55,7 @@ figcaption{font-size:.92em;color:#444;max-width:75em}small,.note{color:#666}
 details summary{cursor:pointer;color:#0072B2}
 """
 VCLASS = {"better": "better", "harm": "harm", "worse": "harm", "conflict": "harm",
+          "unsafe": "harm",
           "no harm": "nh", "inconclusive": "inc", "withheld": "inc"}
 
 
