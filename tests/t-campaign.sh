@@ -97,6 +97,12 @@ for x in cells:
     if x["variant"] == "before~aa":
         meta = json.load(open(f"{d}/cells/{x['id']}/meta.json"))
         assert meta["variant"] == "before", meta["variant"]
+# Pinned (pin = true, the default, for cells of 2 vCPUs or more): each
+# cell's vCPU threads on the two host cores the manifest names, one each.
+for x in cells:
+    pin = json.load(open(f"{d}/cells/{x['id']}/meta.json"))["pin"]
+    got = sorted(t["cores"][0] for t in pin["threads"].values()) if pin and pin["applied"] else None
+    assert got == sorted(x["pin"]) == sorted(pin["requested"]) and len(got) == 2, (x, pin)
 # It looked at 2 repetitions, found the primary cells undecided (n<6)
 # and ran to the end.
 seq = m["sequential"]
