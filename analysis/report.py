@@ -133,10 +133,13 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     outcomes = (_read(path, "outcomes.csv") if os.path.exists(
         os.path.join(path, analyze_mod.TIDY_DIR, "outcomes.csv")) else None)
     variants = [v for v in rd.variants if v in set(samples["variant"])]
-    if baseline not in variants:
+    # A kernel that deadlocked in every boot has no samples, and its
+    # answer is still known: unsafe (analysis/safety.py).
+    unsafe = safety.lockdep_reports(rd)
+    if baseline not in variants and baseline not in unsafe:
         raise ParseError(path, None, f"baseline {baseline!r} has no samples "
                          f"(variants: {', '.join(variants) or 'none'})")
-    if len(variants) < 2:
+    if len(variants) < 2 and not unsafe:
         raise ParseError(path, None, "only one variant has samples: nothing "
                          "to compare")
     # --baseline: every variant against it; else the campaign's pairs.
@@ -149,15 +152,17 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
         lost = [x for x in (b, v) if x not in variants]
         if lost:
             warnings.append(f"comparison {v} vs {b} left out: no samples "
-                            f"for {', '.join(lost)}")
+                            f"for {', '.join(lost)}"
+                            + (" (unsafe: a lockdep report)"
+                               if set(lost) & set(unsafe) else ""))
     pairs = [(b, v) for b, v in pairs if b in variants and v in variants]
-    if not pairs:
+    if not pairs and not unsafe:
         raise ParseError(path, None, "no comparison has samples on both "
                          "sides")
     primary = rd.primary_metric
     comps = verdicts.comparisons_table(samples, pairs, th, primary,
                                        rd.primary_points, outcomes, controls,
-                                       safety.lockdep_reports(rd))
+                                       unsafe)
     twins = [t for t in rd.observer_pairs() if t[0] in pairs and t[1] in pairs]
     observer = observer_mod.observer_table(comps, samples, twins, primary, th)
     obs_path = os.path.join(path, "observer.csv")

@@ -174,6 +174,7 @@ def setup_facts(rundir, cells, samples, baseline, primary):
         "think_ns": {p.id: p.think_ns for p in rundir.points},
         "done": len(done),
         "unsafe": safety.lockdep_reports(rundir),
+        "pairs": list(rundir.comparisons),
     }
 
 
@@ -257,7 +258,7 @@ def render_observer(obs, metric, pct):
 def render_markdown(rundir, comps, cells, samples, problems, baseline,
                     thresholds, primary, notes=(), observer=None):
     f = setup_facts(rundir, cells, samples, baseline, primary)
-    pairs = comparison_pairs(comps)
+    pairs = comparison_pairs(comps) or f["pairs"]
     out = [f"# {rundir.name}: {pairs_title(pairs, baseline)}", ""]
     for para in answer_text(comps, f, thresholds, primary):
         out += [f"**{para}**", ""]
@@ -400,7 +401,8 @@ def legend(th, primary, comps):
         f"(the raw metric and its `_ref` twin point opposite ways), "
         f"`uncalibrated` (the campaign's A/A control, its baseline booted "
         f"twice, claims a difference at that vCPU count and point: the "
-        f"host alone makes differences there).",
+        f"host alone makes differences there), `unsafe` (lockdep reported "
+        f"a locking bug in a boot of either side: no number is judged).",
         f"`paired`: the same ratio from the boots matched by repetition "
         f"(Hodges-Lehmann of the pairs' log ratios, signed-rank CI): "
         f"narrower where the two boots of a pair shared a slow host, wider "
@@ -473,11 +475,10 @@ def answer_text(comps, f, th, primary):
     setup. One paragraph per pair, ready to paste."""
     prim = comps[comps["role"] == "primary"] if len(comps) else comps
     paras = []
-    if prim.empty:
-        return [f"No answer: no comparison of the primary metric "
-                f"{primary} has samples on both sides."]
-    over = set(f["over_cpus"])
-    for (b, v), rows in prim.groupby(["baseline", "variant"], sort=False):
+    # Unsafe first, whether or not the unsafe side has any samples (a
+    # kernel that deadlocked in every boot has none).
+    rowpairs = comparison_pairs(prim) if len(prim) else []
+    for b, v in dict.fromkeys(list(f["pairs"]) + rowpairs):
         bad = [x for x in (v, b) if x in f["unsafe"]]
         if bad:
             rep = f["unsafe"][bad[0]]
@@ -487,6 +488,12 @@ def answer_text(comps, f, th, primary):
                 f"{rep['boots']} boot{'s' if rep['boots'] > 1 else ''}, "
                 f"first in {rep['cell']}: that kernel can deadlock, so no "
                 f"performance verdict is given.")
+    if prim.empty:
+        return paras or [f"No answer: no comparison of the primary metric "
+                         f"{primary} has samples on both sides."]
+    over = set(f["over_cpus"])
+    for (b, v), rows in prim.groupby(["baseline", "variant"], sort=False):
+        if b in f["unsafe"] or v in f["unsafe"]:
             continue
         ns = sorted(set(rows["n_base"]) | set(rows["n_var"]))
         n = f"{ns[0]}" if len(ns) == 1 else f"{ns[0]}-{ns[-1]}"

@@ -167,6 +167,13 @@ vdir=${out:-$LB_ROOT/kernel-patches/variants}
 mkdir -p "$pdir" "$vdir"
 patch=$(git -C "$tree" format-patch --start-number $((${#patches[@]} + 1)) \
 	-o "$(cd "$pdir" && pwd)" -1 "$commit")
+# With --out, the variant is self-contained: a base patch that is not in
+# kernel-patches/ (a test variant's own) is copied beside it.
+if [ -n "$out" ]; then
+	for p in "${patches[@]}"; do
+		[ -f "$LB_ROOT/kernel-patches/$(basename "$p")" ] || cp "$p" "$pdir/"
+	done
+fi
 quoted() {
 	local sep=
 	for f in "$@"; do

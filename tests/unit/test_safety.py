@@ -6,6 +6,7 @@ is a real guest's (tests/t-fault-lockdep.sh's inject lockdep); the
 campaign around it is synthetic (tests/unit/synth.py)."""
 
 import csv
+import json
 import os
 import shutil
 import tempfile
@@ -87,6 +88,41 @@ class Unsafe(unittest.TestCase):
         n, todo = looks.undecided(comps)
         self.assertGreater(n, 0)
         self.assertEqual(todo, [])
+
+
+class NoSamples(unittest.TestCase):
+    """A kernel that deadlocked in every boot has no samples at all: the
+    report still answers, unsafe, instead of "nothing to compare"."""
+
+    def test_report_answers_unsafe(self):
+        with open(CONSOLE) as f:
+            text = f.read()
+        with tempfile.TemporaryDirectory() as tmp:
+            d = os.path.join(tmp, "deadlocked")
+            synth.make_run(d, reps=6)
+            with open(os.path.join(d, "manifest.json")) as f:
+                man = json.load(f)
+            hung = []
+            for c in man["cells"]:
+                if c["variant"] == "after":
+                    shutil.rmtree(os.path.join(d, "cells", c["id"]))
+                    x = lockdep_cell(d, c["id"], "after", text)
+                    hung.append(dict(x, rep=c["rep"], state="hung",
+                                     problems=x["problems"] + ["hung: no output for 60 s"]))
+            man["cells"] = [c for c in man["cells"] if c["variant"] != "after"] + hung
+            with open(os.path.join(d, "manifest.json"), "w") as f:
+                json.dump(man, f)
+            self.assertEqual(run_main(analyze.main, [d])[0], 0)
+            status, _out, err = run_main(report.main, [d])
+            self.assertEqual(status, 0, err)
+            with open(os.path.join(d, "answer.txt")) as f:
+                answer = f.read()
+            self.assertTrue(answer.startswith(
+                "Answer for after against before: unsafe. after had a lockdep "
+                "report"), answer)
+            self.assertIn("in 6 boots", answer)
+            with open(os.path.join(d, "summary.md")) as f:
+                self.assertIn("*** DEADLOCK ***", f.read())
 
 
 class Safe(unittest.TestCase):
