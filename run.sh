@@ -35,7 +35,8 @@ commands:
                               a patch (Coccinelle) and a variant to build
   overhead VARIANT [--boots B] [--rounds R]
                               what the module's timing costs (timing=0 vs on)
-  test                        the whole test suite (what CI runs)
+  test [--fast]               the whole test suite (what CI runs); --fast:
+                              what needs no kernel (unit, lint, CLI), minutes
   help                        this text
 
 Every command takes --help.  Bad input exits 2 with one line.

@@ -8,7 +8,13 @@
 # Each tests/t-*.sh is one test: exit 0 is a pass, anything else a failure
 # (there is no "skip": a test that cannot run has failed).
 #
-# Usage: tests/run-all.sh [TEST...]   (TEST: a t-*.sh name; default: all)
+# Usage: tests/run-all.sh [--fast | TEST...]   (TEST: a t-*.sh name;
+#        default: all)
+#
+# --fast: only what needs no kernel (the unit tests, shellcheck, the
+# command-line refusals), a few minutes: for a change to the analysis,
+# the plots or the scripts' argument checks.  The full run starts with
+# the same tests, so that a lint error shows before the kernels build.
 #
 # Prints one line per test and "N passed, N failed" last; exit 1 if any
 # failed.
@@ -44,7 +50,13 @@ run_test() {
 	fi
 }
 
-if [ $# -gt 0 ]; then
+# The tests that need no kernel built.
+fast_tests=(t-lint-shell.sh t-badinput-cli.sh)
+fast=0
+if [ "${1:-}" = --fast ]; then
+	fast=1
+	tests=()
+elif [ $# -gt 0 ]; then
 	tests=("$@")
 else
 	mapfile -t tests < <(cd tests && ls t-*.sh)
@@ -52,9 +64,16 @@ fi
 
 scripts/setup.sh || exit 1
 run_test unit-python "$LB_PY" -m unittest discover -s tests/unit -t .
-run_test build ./run.sh build before after before-plain after-plain rcu before@arm64 after@arm64
+for t in "${fast_tests[@]}"; do
+	if [ $fast = 1 ] || [[ " ${tests[*]} " == *" $t "* ]]; then
+		run_test "${t%.sh}" "tests/${t%.sh}.sh"
+	fi
+done
+if [ $fast = 0 ]; then
+	run_test build ./run.sh build before after before-plain after-plain rcu before@arm64 after@arm64
+fi
 for t in "${tests[@]}"; do
-	run_test "${t%.sh}" "tests/${t%.sh}.sh"
+	[[ " ${fast_tests[*]} " == *" $t "* ]] || run_test "${t%.sh}" "tests/${t%.sh}.sh"
 done
 
 echo
