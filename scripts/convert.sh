@@ -102,10 +102,10 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/a"
 src=$work/a/$(basename "$file")
 cp "$tree/$file" "$src"
+log=$LB_BUILD/convert-spatch.log
 if ! spatch --sp-file "$cocci" -D lock="$lock" --no-includes --very-quiet \
-	-o "$work/new.c" "$src" >"$work/spatch.log" 2>&1; then
-	tail -n 5 "$work/spatch.log" >&2
-	lb_die 2 "$file: spatch could not convert $lock (see above)"
+	-o "$work/new.c" "$src" >"$log" 2>&1; then
+	lb_die 2 "$file: spatch could not convert $lock: see $log"
 fi
 if [ ! -f "$work/new.c" ] || cmp -s "$src" "$work/new.c"; then
 	lb_die 2 "$file: $lock is not an rwlock there: nothing to convert"
