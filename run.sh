@@ -36,7 +36,7 @@ commands:
   overhead VARIANT [--boots B] [--rounds R]
                               what the module's timing costs (timing=0 vs on)
   test [--fast]               the whole test suite (what CI runs); --fast:
-                              what needs no kernel (unit, lint, CLI), minutes
+                              what needs no kernel (unit tests, lint), minutes
   help                        this text
 
 Every command takes --help.  Bad input exits 2 with one line.
