@@ -63,7 +63,9 @@ cell=$(cd "$out/run/cells" && ls -d r01-before-c2)
 for v in before-plain after-plain; do
 	grep -qF "analyze: note: $v: no lock_stat (kernel built without CONFIG_LOCK_STAT)" "$out/analyze.log"
 done
-if grep -q 'warning' "$out/analyze.log"; then
+# A host-steal warning is about this host, not the analysis (a CI run
+# saw one at 1 of 12 points): it is allowed, any other warning is not.
+if grep 'warning' "$out/analyze.log" | grep -qv 'warning: host steal above'; then
 	echo "FAIL: analyze warned:"
 	cat "$out/analyze.log"
 	exit 1

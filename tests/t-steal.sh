@@ -13,8 +13,8 @@
 # with both vCPU threads and a window close to the point's 1000 ms; p2's
 # CPU 1/TCG waited at least 200 ms and p2's steal_max_pct is above the flag
 # threshold (analysis/metrics.py STEAL_FLAG_PCT); p1, undisturbed, is below
-# it, on a quiet host (other work under 0.1 of a core during p1; a busy
-# host steals from every point, so the test fails there, saying so);
+# it (a busy host steals from every point: the failure then names the
+# other work the host did during p1, over 0.1 of a core);
 # and analysis/tidy.py turns the files into steal_pct and steal_max_pct.
 #
 # Usage: tests/t-steal.sh
@@ -141,13 +141,14 @@ print(f"ok: p2: CPU 1/TCG waited {held['wait_ns'] / 1e6:.0f} ms; steal_max_pct "
 m1 = tidy.steal_metrics(list(rows["p1"].values()))
 # Two busy vCPU threads fill both cores, so other work takes its time
 # from them: ~50% steal per core of it (0.19 core gave 8-11%).
-# A busy host steals from every point: then p1 says nothing about the
-# injection, and the test fails rather than pass unchecked.
-if not other < 0.1:
-    fail(f"the host was busy during p1 (other work used {other:.2f} cores; p1 "
-         f"steal_max_pct {m1['steal_max_pct']:.1f}): this test needs a quiet host")
+# A busy host steals from every point: p1 over the threshold then says
+# nothing of the harness, and the test fails, naming the host's load.
+# A p1 under it proves the point either way (a CI run with 0.11 cores
+# of other work, the runner's own sampling included, read 5.7%).
 if not m1["steal_max_pct"] < TH:
-    fail(f"p1 (undisturbed, host quiet): steal_max_pct {m1['steal_max_pct']:.1f}, want < {TH:g}")
+    fail(f"p1 (undisturbed): steal_max_pct {m1['steal_max_pct']:.1f}, want < {TH:g}"
+         + (f"; the host was busy (other work used {other:.2f} cores): this test "
+            f"needs a quiet host" if not other < 0.1 else ""))
 print(f"ok: p1 (undisturbed): steal_max_pct {m1['steal_max_pct']:.1f} < {TH:g}")
 
 # tidy, on a one-cell campaign around the run.
