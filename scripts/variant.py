@@ -41,7 +41,7 @@ VARIANT_DIRS = [os.path.join(PATCH_DIR, "variants")]
 # with LOCKBENCH_VARIANT_PATH=dir1:dir2.
 VARIANT_DIRS += [d for d in os.environ.get("LOCKBENCH_VARIANT_PATH", "").split(":") if d]
 
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 # What each architecture is built and booted with.  The first is the
 # default: its targets are labelled by the bare variant name.
 ARCHES = {
@@ -86,7 +86,7 @@ def parse_target(target):
     """"before" -> ("before", "arm"); "before@arm64" -> ("before", "arm64").
     Checks the syntax only, not that the variant exists."""
     name, sep, arch = target.partition("@")
-    if not NAME_RE.match(name):
+    if not NAME_RE.fullmatch(name):
         raise VariantError(f"variant name {name!r} is not [a-z0-9][a-z0-9_-]{{0,31}}")
     if not sep:
         arch = DEFAULT_ARCH
