@@ -172,12 +172,16 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     elif os.path.exists(obs_path):
         os.remove(obs_path)
     notes = [f"{v}: {text}" for v, text in tidy.variant_notes(rd)]
-    md = summary.render_markdown(rd, comps, cells, samples, problems,
-                                 baseline, th, primary, notes, observer)
+    # one set of facts (and one read of any lockdep report) for every
+    # output
+    facts = summary.setup_facts(rd, cells, samples, baseline, primary,
+                                unsafe)
+    md = summary.render_markdown(rd, comps, facts, problems, baseline, th,
+                                 primary, notes, observer)
     campaign_file = _short_path(rd.campaign.get("file")
                                 or f"campaigns/{rd.name}.toml")
-    msg = summary.render_commit_msg(rd, comps, cells, samples, baseline, th,
-                                    primary, campaign_file, run_dir or path)
+    msg = summary.render_commit_msg(comps, facts, th, primary, campaign_file,
+                                    run_dir or path)
     lines = msg.rstrip("\n").split("\n")
     # a long path is split as a shell continuation, never past 72 columns
     for i, line in enumerate(lines):
@@ -187,7 +191,6 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     msg = "\n".join(lines) + "\n"
     tidy.write_csv(os.path.join(path, "summary.csv"),
                    verdicts.COMPARISONS_COLUMNS, comps.to_dict("records"))
-    facts = summary.setup_facts(rd, cells, samples, baseline, primary)
     answer = "\n\n".join(summary.answer_text(comps, facts, th, primary))
     legend = "\n".join(summary.legend(th, primary, comps))
     # answer.txt and legend.txt: what report.html opens with (plots/ reads

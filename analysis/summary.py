@@ -132,8 +132,9 @@ def pinned_s(rundir):
             f"vCPU threads pinned, one per host core, in {pinned} of {len(done)} cells")
 
 
-def setup_facts(rundir, cells, samples, baseline, primary):
-    """Facts for the headers: a dict of short strings."""
+def setup_facts(rundir, cells, samples, baseline, primary, unsafe):
+    """Facts for the headers: a dict of short strings; unsafe: the run's
+    safety.lockdep_reports()."""
     host = rundir.host
     done = cells[cells["analyzed"] == 1] if len(cells) else cells
     cpus = sorted(set(int(c) for c in done["cpus"])) if len(done) else []
@@ -173,7 +174,7 @@ def setup_facts(rundir, cells, samples, baseline, primary):
         "stopped_at": rundir.stopped.get("stopped_at"),
         "think_ns": {p.id: p.think_ns for p in rundir.points},
         "done": len(done),
-        "unsafe": safety.lockdep_reports(rundir),
+        "unsafe": unsafe,
         "pairs": list(rundir.comparisons),
     }
 
@@ -255,9 +256,9 @@ def render_observer(obs, metric, pct):
     return out
 
 
-def render_markdown(rundir, comps, cells, samples, problems, baseline,
-                    thresholds, primary, notes=(), observer=None):
-    f = setup_facts(rundir, cells, samples, baseline, primary)
+def render_markdown(rundir, comps, f, problems, baseline, thresholds,
+                    primary, notes=(), observer=None):
+    """summary.md; f: setup_facts()."""
     pairs = comparison_pairs(comps) or f["pairs"]
     out = [f"# {rundir.name}: {pairs_title(pairs, baseline)}", ""]
     for para in answer_text(comps, f, thresholds, primary):
@@ -402,7 +403,7 @@ def legend(th, primary, comps):
         f"`uncalibrated` (the campaign's A/A control, its baseline booted "
         f"twice, claims a difference at that vCPU count and point: the "
         f"host alone makes differences there), `unsafe` (lockdep reported "
-        f"a locking bug in a boot of either side: no number is judged).",
+        "a locking bug in a boot of either side: no number is judged).",
         f"`paired`: the same ratio from the boots matched by repetition "
         f"(Hodges-Lehmann of the pairs' log ratios, signed-rank CI): "
         f"narrower where the two boots of a pair shared a slow host, wider "
@@ -522,11 +523,10 @@ def answer_text(comps, f, th, primary):
     return paras
 
 
-def render_commit_msg(rundir, comps, cells, samples, baseline, thresholds,
-                      primary, campaign_file, run_dir):
+def render_commit_msg(comps, f, thresholds, primary, campaign_file,
+                      run_dir):
     """The block for a commit message: lines of at most 72 columns, the
-    answer first."""
-    f = setup_facts(rundir, cells, samples, baseline, primary)
+    answer first; f: setup_facts()."""
     w = textwrap.TextWrapper(width=WIDTH, break_on_hyphens=False)
     out = []
     for para in answer_text(comps, f, thresholds, primary):
