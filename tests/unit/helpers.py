@@ -2,6 +2,7 @@
 """Small helpers shared by the unit tests."""
 
 import contextlib
+import csv
 import io
 import os
 import threading
@@ -55,3 +56,9 @@ class VcpuThread:
             self.stop.wait()
         while not self.stop.is_set():
             sum(range(1000))
+
+
+def read_csv(path):
+    """A CSV file's rows, as dicts of strings."""
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))

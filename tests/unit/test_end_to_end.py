@@ -3,7 +3,6 @@
 2 variants x 1 vCPU count x 2 points x 6 repetitions; "after" is 10%
 slower at p1 and equal at p2."""
 
-import csv
 import math
 import os
 import shutil
@@ -14,15 +13,10 @@ import unittest
 from analysis import analyze, bench_results, metrics, report, tidy
 from analysis.tidy import COLUMNS
 from tests.unit import kernelfmt, synth
-from tests.unit.helpers import run_main
+from tests.unit.helpers import read_csv, run_main
 
 FAILED_CELL = {"id": "r07-after-c2", "variant": "after", "cpus": 2,
                "rep": 7, "state": "failed", "oversubscribed": False}
-
-
-def read_csv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
 
 
 class EndToEnd(unittest.TestCase):

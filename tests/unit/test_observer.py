@@ -6,7 +6,6 @@ lock (lock_stat counts writes only). The campaign's `compare` pairs drive
 the comparisons; the observer-effect section sets after/before beside
 after-plain/before-plain."""
 
-import csv
 import os
 import shutil
 import tempfile
@@ -16,7 +15,7 @@ import numpy as np
 
 from analysis import analyze, observer, report
 from tests.unit import synth
-from tests.unit.helpers import run_main
+from tests.unit.helpers import read_csv, run_main
 
 VARIANTS = [
     {"name": "before", "lock": "rw", "patches": ["0001"], "scale": 0.5},
@@ -32,11 +31,6 @@ VARIANTS = [
 COMPARE = [["before", "after"], ["before-plain", "after-plain"],
            ["after", "rcu"]]
 NOTE = "no lock_stat (kernel built without CONFIG_LOCK_STAT)"
-
-
-def read_csv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
 
 
 class Observer(unittest.TestCase):

@@ -5,7 +5,6 @@ splat in summary.md before any number (analysis/safety.py).  The console
 is a real guest's (tests/t-fault-lockdep.sh's inject lockdep); the
 campaign around it is synthetic (tests/unit/synth.py)."""
 
-import csv
 import json
 import os
 import shutil
@@ -16,7 +15,7 @@ import pandas as pd
 
 from analysis import analyze, looks, report, rundir, safety
 from tests.unit import synth
-from tests.unit.helpers import run_main
+from tests.unit.helpers import read_csv, run_main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONSOLE = os.path.join(HERE, "fixtures", "lockdep-console.log")
@@ -34,11 +33,6 @@ def lockdep_cell(path, cid, variant, console_text):
     return {"id": cid, "variant": variant, "cpus": 2, "rep": 7,
             "state": "lockdep", "oversubscribed": False, "kept": kept,
             "problems": [f"lockdep: {LINE}"]}
-
-
-def read_csv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
 
 
 class Unsafe(unittest.TestCase):
