@@ -34,8 +34,9 @@ def lockdep_reports(rundir):
     "log": the console.log's path in the run, "splat": [lines]}} for every
     variant with a lockdep report in any
     boot; the first such boot (manifest order) gives the cell and splat.
-    The control (BASE~aa) boots the baseline's image: its reports count
-    for the baseline."""
+    An A/A control boots its baseline's image (rundir.controls): its
+    reports count for the baseline."""
+    image = {c: b for b, c in rundir.controls}
     out = {}
     for c in rundir.manifest.get("cells") or []:
         if not isinstance(c, dict):
@@ -44,7 +45,8 @@ def lockdep_reports(rundir):
                  if isinstance(p, str) and p.startswith(PREFIX)]
         if not lines:
             continue
-        variant = str(c.get("variant", "")).split("~")[0]
+        variant = str(c.get("variant", ""))
+        variant = image.get(variant, variant)
         if variant in out:
             out[variant]["boots"] += 1
             continue
@@ -76,10 +78,12 @@ def splat(console, line):
     return []
 
 
-def mark(rows, unsafe):
+def mark(rows, unsafe, controls=()):
     """Every comparison row (a dict) whose baseline or variant is unsafe
-    gets the verdict `unsafe`, whatever its numbers say."""
+    (a control: its baseline's image, from controls' (baseline, control)
+    pairs) gets the verdict `unsafe`, whatever its numbers say."""
+    image = {c: b for b, c in controls}
     for r in rows:
-        if r["baseline"].split("~")[0] in unsafe or \
-                r["variant"].split("~")[0] in unsafe:
+        if image.get(r["baseline"], r["baseline"]) in unsafe or \
+                image.get(r["variant"], r["variant"]) in unsafe:
             r["verdict"] = UNSAFE

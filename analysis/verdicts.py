@@ -126,7 +126,7 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
     _calibrate(rows, controls)
     _probe_and_conflicts(rows, samples, th)
     _flag_steal(rows, samples)
-    safety.mark(rows, unsafe)
+    safety.mark(rows, unsafe, controls)
     return pd.DataFrame(rows, columns=COMPARISONS_COLUMNS)
 
 

@@ -139,6 +139,12 @@ class Safe(unittest.TestCase):
                     + "x" * 500 + "\n")
             synth.make_run(d, reps=2, extra_cells=[
                 lockdep_cell(d, "r03-before~aa-c2", "before~aa", text)])
+            # as campaign_file records a control: its baseline's image
+            with open(os.path.join(d, "manifest.json")) as f:
+                man = json.load(f)
+            man["campaign"]["controls"] = {"before~aa": "before"}
+            with open(os.path.join(d, "manifest.json"), "w") as f:
+                json.dump(man, f)
             got = safety.lockdep_reports(rundir.load(d))
             self.assertEqual(set(got), {"before"})
             splat = got["before"]["splat"]
