@@ -32,20 +32,8 @@ LB_PROG=build
 tree_only=
 [ "${1:-}" != --tree-only ] || { tree_only=1 && shift; }
 [ $# -eq 1 ] || lb_die 2 "usage: build-kernel.sh [--tree-only] TARGET"
-lb_need_file "$LB_PY" python3
-spec=$("$LB_PY" "$LB_ROOT/scripts/variant.py" show "$1") || exit 2
-patches=()
-configs=()
-arch=
-variant=
-while read -r key val; do
-	case $key in
-	arch) arch=$val ;;
-	label) variant=$val ;;
-	patch) patches+=("$val") ;;
-	config) configs+=("$val") ;;
-	esac
-done <<<"$spec"
+lb_variant "$1"
+arch=$lb_arch variant=$lb_label patches=("${lb_patches[@]}") configs=("${lb_configs[@]}")
 
 # arm: the uncompressed Image in a uImage header (step 6); arm64: the raw
 # Image, which QEMU's -kernel boots as it is.

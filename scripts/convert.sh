@@ -72,17 +72,8 @@ lb_need spatch git
 cocci=$LB_ROOT/kernel-patches/cocci/rwlock-to-spinlock.cocci
 
 # The base variant's series, and its tree with that series applied.
-spec=$("$LB_PY" "$LB_ROOT/scripts/variant.py" show "$base") || exit 2
-patches=()
-configs=()
-label=
-while read -r key val; do
-	case $key in
-	label) label=$val ;;
-	patch) patches+=("$val") ;;
-	config) configs+=("$val") ;;
-	esac
-done <<<"$spec"
+lb_variant "$base"
+label=$lb_label patches=("${lb_patches[@]}") configs=("${lb_configs[@]}")
 "$LB_ROOT/scripts/build-kernel.sh" --tree-only "$base" >&2
 tree=$LB_BUILD/$label/src
 [ -f "$tree/$file" ] || lb_die 2 "$file: no such file in the $base tree ($tree)"

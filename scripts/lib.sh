@@ -53,3 +53,22 @@ lb_need_py() {
 	"$LB_PY" -c 'import pandas, scipy' 2>/dev/null ||
 		lb_die 3 "missing python3-pandas or python3-scipy: run ./run.sh setup"
 }
+
+# lb_variant TARGET : read a build target (scripts/variant.py show) into
+# lb_arch, lb_label and the arrays lb_patches and lb_configs; exit 2 (its
+# one line said) for a bad target.
+# shellcheck disable=SC2034 # the lb_* variables are the caller's
+lb_variant() {
+	local spec key val
+	lb_need_file "$LB_PY" python3
+	spec=$("$LB_PY" "$LB_ROOT/scripts/variant.py" show "$1") || exit 2
+	lb_arch='' lb_label='' lb_patches=() lb_configs=()
+	while read -r key val; do
+		case $key in
+		arch) lb_arch=$val ;;
+		label) lb_label=$val ;;
+		patch) lb_patches+=("$val") ;;
+		config) lb_configs+=("$val") ;;
+		esac
+	done <<<"$spec"
+}
