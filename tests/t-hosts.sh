@@ -20,6 +20,8 @@ out=${LB_TEST_OUT:-$(mktemp -d)}/hosts
 rm -rf "$out"
 mkdir -p "$out"
 export LB_STANDIN_HOME=$out/home
+# As in a CI job, no SHELL: the stand-in sets it on the "host" as sshd does.
+unset SHELL
 echo "2/$LB_ROOT/tests/hosts/standin-ssh.sh -p 22 user@remote1" >"$out/hosts"
 
 ./run.sh campaign tests/campaigns/hosts.toml --hosts "$out/hosts" \

@@ -30,6 +30,11 @@ shift
 mkdir -p "$home"
 cd "$home"
 export HOME=$home
+# sshd sets SHELL to the user's login shell, whatever the client's
+# environment: parallel's remote wrapper runs the command in $SHELL, and
+# with none it runs nothing (a CI job may have no SHELL).
+SHELL=$(getent passwd "$(id -u)" | cut -d: -f7)
+export SHELL=${SHELL:-/bin/sh}
 rc=0
 # In a session of its own, as on a remote machine: a signal to this
 # "ssh" (parallel kills a job's process group) does not reach it, and

@@ -106,7 +106,9 @@ class Hostile(unittest.TestCase):
         return m
 
     def host_env(self, mode):
-        return dict(self.env, LB_STANDIN_HOME=self.home, LB_LIAR=mode,
+        # No SHELL, as in a CI job: the stand-in sets it as sshd does.
+        env = {k: v for k, v in self.env.items() if k != "SHELL"}
+        return dict(env, LB_STANDIN_HOME=self.home, LB_LIAR=mode,
                     LB_STANDIN_RUNNER=os.path.join(ROOT, "tests", "hosts", "lying_runner.py"),
                     LB_LIAR_LOG=self.liar_log, LB_LIAR_SECRET=self.secret, LB_LIAR_PIDS=self.pids)
 
