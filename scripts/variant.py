@@ -211,6 +211,8 @@ def make_parser():
     m.add_argument("--build-seconds", type=float, required=True)
     m.add_argument("--tree-commit", required=True)
     m.add_argument("--harness-commit", required=True)
+    m.add_argument("--objects-from", default="",
+                   help="the built target whose objects this build started from")
     return p
 
 
@@ -250,6 +252,7 @@ def main(argv):
         "build_seconds": round(args.build_seconds, 1),
         "tree_commit": args.tree_commit,
         "harness_commit": args.harness_commit,
+        "objects_from": args.objects_from or None,
     }
     if v["label"] != v["name"]:
         meta["variant_file"] = v["name"]
