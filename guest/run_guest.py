@@ -79,6 +79,9 @@ CONSOLE_PATTERNS = [
 # Guest time for booting, and per point beyond its duration (perf, dumps).
 BOOT_S = 90
 POINT_OVERHEAD_S = 30
+# Silence allowed after a lockdep report, beyond twice the longest point:
+# a guest that goes on prints a point marker at least every point.
+LOCKDEP_SILENCE_S = 15
 
 
 class RunError(Exception):
@@ -552,7 +555,7 @@ def split_lines(pending, data):
 
 
 def watch(proc, console_path, limit, silence, results_path, events, problems,
-          on_output=None, marks=None):
+          on_output=None, marks=None, lockdep_silence=None):
     """Stream the console to a file, scan it, enforce the limits.
 
     Fills events (marker name -> seconds since start it was seen) and
@@ -561,7 +564,9 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
     (QEMU blocks the guest's results port while the results disk is full).
     on_output is called once, at the guest's first output.  marks (point
     id -> {}) gets, at each point's run-begin and run-end marker, the time
-    and a snapshot of QEMU's vCPU threads (note_run_mark).
+    and a snapshot of QEMU's vCPU threads (note_run_mark).  Once lockdep
+    has reported, the silence limit drops to lockdep_silence: a lock that
+    deadlocks spins without a word, and the boot is lost either way.
     """
     start = time.monotonic()
     last = start
@@ -572,6 +577,7 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
     fd = proc.stdout.fileno()
     stopped = None
     rdir = os.path.dirname(os.path.abspath(results_path))
+    quiet = [silence, ""]  # the silence limit now, and why it is that
 
     def scan(raw):
         line = raw.decode("utf-8", "replace").rstrip("\r")
@@ -585,6 +591,8 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
             note_run_mark(line, t, proc.pid, marks)
         for state, pat in CONSOLE_PATTERNS:
             if pat.search(line):
+                if state == "lockdep" and lockdep_silence and lockdep_silence < quiet[0]:
+                    quiet[:] = [lockdep_silence, " after lockdep's report (a deadlock)"]
                 note(problems, counts, state, {"state": state, "t": t, "line": line.strip()},
                      lambda n, state=state, t=t: {
                          "state": state, "t": t,
@@ -612,12 +620,13 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
                     break
             else:
                 full_since = None
-            if now - last > silence:
+            if now - last > quiet[0]:
                 if free is not None and free < LOW_SPACE:
-                    stopped = ("nospace", f"results stalled for {silence:.0f} s with "
+                    stopped = ("nospace", f"results stalled for {quiet[0]:.0f} s with "
                                f"{free >> 10} KiB left on the results disk ({rdir})")
                 else:
-                    stopped = ("hung", f"no console output or results for {silence:.0f} s")
+                    stopped = ("hung", f"no console output or results for "
+                               f"{quiet[0]:.0f} s{quiet[1]}")
                 break
             ready, _, _ = select.select([fd], [], [], 0.5)
             if not ready:
@@ -936,6 +945,9 @@ def _run_job(args, art, job, scratch):
     limit = args.timeout or BOOT_S + dur * 2 + extra * len(points)
     longest = max(p.get("duration_ms", 1000) for _, p in points) / 1000
     silence = args.silence or 60 + 2 * longest
+    # After lockdep's report the guest is past its boot: only a point's
+    # own silence (its length, twice) and some slack remain.
+    lockdep_silence = min(silence, LOCKDEP_SILENCE_S + 2 * longest)
     out = args.out
     os.makedirs(out, exist_ok=True)
     if os.listdir(out):
@@ -979,7 +991,7 @@ def _run_job(args, art, job, scratch):
         # so that not even a SIGKILL of this runner leaves it behind.
         stopped = watch(proc, os.path.join(out, "console.log"), limit, silence,
                         results, events, problems, on_output=lambda: os.unlink(initrd),
-                        marks=marks)
+                        marks=marks, lockdep_silence=lockdep_silence)
     except KeyboardInterrupt:
         interrupted = interrupted or ["SIGINT"]
     finally:

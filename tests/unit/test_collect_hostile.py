@@ -345,6 +345,37 @@ class Console(unittest.TestCase):
         # (it was 165 s); the bound leaves room for a slow, busy host.
         self.assertLess(self.cpu_s, 20)
 
+    def test_silent_after_lockdep_is_hung_sooner(self):
+        """A deadlock after lockdep's report: the guest goes quiet, and the
+        silence limit drops from 60 s to the lockdep one (1 s here); the
+        same silence without a report waits the full limit (3 s here)."""
+        proc = subprocess.Popen(["sh", "-c", "echo 'WARNING: possible recursive locking "
+                                 "detected'; sleep 30"], stdout=subprocess.PIPE)
+        events, problems = {}, []
+        t0 = time.monotonic()
+        try:
+            stopped = run_guest.watch(proc, os.path.join(self.tmp, "console.log"), 120, 60,
+                                      os.path.join(self.tmp, ".results.tar"), events, problems,
+                                      lockdep_silence=1)
+        finally:
+            run_guest.stop(proc)
+            proc.stdout.close()
+        self.assertLess(time.monotonic() - t0, 20)
+        self.assertEqual(stopped, ("hung", "no console output or results for 1 s after "
+                                   "lockdep's report (a deadlock)"))
+        self.assertEqual([p["state"] for p in problems], ["lockdep"])
+        proc = subprocess.Popen(["sh", "-c", "echo quiet; sleep 30"], stdout=subprocess.PIPE)
+        t0 = time.monotonic()
+        try:
+            stopped = run_guest.watch(proc, os.path.join(self.tmp, "console2.log"), 120, 3,
+                                      os.path.join(self.tmp, ".results.tar"), {}, [],
+                                      lockdep_silence=1)
+        finally:
+            run_guest.stop(proc)
+            proc.stdout.close()
+        self.assertGreaterEqual(time.monotonic() - t0, 3)
+        self.assertEqual(stopped, ("hung", "no console output or results for 3 s"))
+
     def test_many_warnings_make_a_few_problems(self):
         """200,000 WARNING: lines: the first ten kept, one line counts the
         rest; the end marker after them is still seen."""
