@@ -8,17 +8,21 @@
 # Each tests/t-*.sh is one test: exit 0 is a pass, anything else a failure
 # (there is no "skip": a test that cannot run has failed).
 #
-# Usage: tests/run-all.sh [--fast | TEST...]   (TEST: a t-*.sh name;
-#        default: all)
+# Usage: tests/run-all.sh [--fast | TEST...]   (TEST: a t-*.sh name,
+#        with or without .sh; default: all)
 #
-# --fast: only what needs no kernel (the unit tests and shellcheck), a
-# few minutes: for a change to the analysis, the plots or the scripts.
-# The full run starts with the same tests, so that a lint error shows
-# before the kernels build.  (t-badinput-cli is not among them: one of
-# its refusals comes after the check that the kernel is built.)
+# Each test says in its header which kernels it boots ("# Needs: before
+# after@arm64 ...", "-" for none; without the line: before and after).
+# The run builds those of the tests it runs, once, in one call (in an
+# order where a variant's donor comes first, see build-kernel.sh), after
+# the tests that need none: a lint error shows before the kernels build.
+#
+# --fast: only what needs no kernel (the unit tests and the "Needs: -"
+# tests), a few minutes: for a change to the analysis, the plots or the
+# scripts.
 #
 # Prints one line per test and "N passed, N failed" last; exit 1 if any
-# failed.
+# failed, 2 for a name that is not a test.
 
 set -uo pipefail
 LB_PROG="test"
@@ -26,9 +30,6 @@ LB_PROG="test"
 . "$(dirname "$0")/../scripts/lib.sh"
 cd "$LB_ROOT" || exit 2
 
-export LB_TEST_OUT=${LB_TEST_OUT:-$LB_BUILD/test-out}
-rm -rf "$LB_TEST_OUT"
-mkdir -p "$LB_TEST_OUT"
 passed=0
 failed=0
 failures=()
@@ -51,30 +52,70 @@ run_test() {
 	fi
 }
 
-# The tests that need no kernel built.
-fast_tests=(t-lint-shell.sh)
+usage() {
+	sed -n 's/^# Usage: \(.*\)/usage: \1/p; /^#        /s/^# //p' "$0"
+}
+case ${1:-} in -h | --help)
+	usage
+	exit 0
+	;;
+esac
 fast=0
+tests=()
 if [ "${1:-}" = --fast ]; then
 	fast=1
-	tests=()
+	mapfile -t all < <(cd tests && ls t-*.sh)
 elif [ $# -gt 0 ]; then
-	tests=("$@")
+	for t in "$@"; do
+		t=${t%.sh}.sh
+		if ! [[ $t =~ ^t-[a-z0-9-]+\.sh$ ]] || [ ! -f "tests/$t" ]; then
+			lb_die 2 "no test '${t%.sh}' (tests/t-*.sh lists them; usage: ./run.sh test --help)"
+		fi
+		tests+=("$t")
+	done
+	all=("${tests[@]}")
 else
-	mapfile -t tests < <(cd tests && ls t-*.sh)
+	mapfile -t all < <(cd tests && ls t-*.sh)
+	tests=("${all[@]}")
 fi
 
-scripts/setup.sh || exit 1
-run_test unit-python "$LB_PY" -m unittest discover -s tests/unit -t .
-for t in "${fast_tests[@]}"; do
-	if [ $fast = 1 ] || [[ " ${tests[*]} " == *" $t "* ]]; then
-		run_test "${t%.sh}" "tests/${t%.sh}.sh"
+# needs T: the kernels test T boots, one a line ("-": none).
+needs() {
+	local line
+	line=$(sed -n 's/^# Needs: //p' "tests/$1")
+	tr ' ' '\n' <<<"${line:-before after}" | grep -v '^$'
+}
+# Donors first (build-kernel.sh): before for after, before-plain for
+# after-plain, before@arm64 for after@arm64.
+order=(before after before-plain after-plain rcu before@arm64 after@arm64)
+kernelless=()
+wanted=()
+for t in "${all[@]}"; do
+	if [ "$(needs "$t")" = - ]; then
+		kernelless+=("$t")
+	elif [ $fast = 0 ]; then
+		mapfile -t -O "${#wanted[@]}" wanted < <(needs "$t")
 	fi
 done
-if [ $fast = 0 ]; then
-	run_test build ./run.sh build before after before-plain after-plain rcu before@arm64 after@arm64
+build=()
+for v in "${order[@]}" "${wanted[@]}"; do
+	[[ " ${wanted[*]} " == *" $v "* && " ${build[*]} " != *" $v "* ]] && build+=("$v")
+done
+
+export LB_TEST_OUT=${LB_TEST_OUT:-$LB_BUILD/test-out}
+rm -rf "$LB_TEST_OUT"
+mkdir -p "$LB_TEST_OUT"
+scripts/setup.sh || exit 1
+# Named tests run alone; the whole suite and --fast start with the unit tests.
+if [ $# -eq 0 ] || [ $fast = 1 ]; then
+	run_test unit-python "$LB_PY" -m unittest discover -s tests/unit -t .
 fi
+for t in "${kernelless[@]}"; do
+	run_test "${t%.sh}" "tests/$t"
+done
+[ ${#build[@]} -eq 0 ] || run_test build ./run.sh build "${build[@]}"
 for t in "${tests[@]}"; do
-	[[ " ${fast_tests[*]} " == *" $t "* ]] || run_test "${t%.sh}" "tests/${t%.sh}.sh"
+	[[ " ${kernelless[*]} " == *" $t "* ]] || run_test "${t%.sh}" "tests/$t"
 done
 
 echo

@@ -21,6 +21,7 @@
 # and the point finished before the fault is kept.
 #
 # Usage: tests/t-arm64.sh
+# Needs: before after before@arm64 after@arm64
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

@@ -11,6 +11,7 @@
 # cells: an arm64 target's name has an '@'.
 #
 # Usage: tests/t-hosts.sh
+# Needs: before after before@arm64 after@arm64
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

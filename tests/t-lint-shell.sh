@@ -4,6 +4,7 @@
 # Every shell script is shellcheck clean; the guest's init as POSIX sh.
 #
 # Usage: tests/t-lint-shell.sh
+# Needs: -
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

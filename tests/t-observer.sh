@@ -15,6 +15,7 @@
 # variants (check_report.py).
 #
 # Usage: tests/t-observer.sh
+# Needs: before after before-plain after-plain
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

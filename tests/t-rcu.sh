@@ -15,6 +15,7 @@
 # (check_run.py --lock rcu); analyze's cross-check expects exactly that.
 #
 # Usage: tests/t-rcu.sh
+# Needs: rcu
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
