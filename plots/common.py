@@ -96,6 +96,8 @@ class Run:
             self.baseline = str(camp.get("baseline", self.variants[0]))
             self.points = [dict(p) for p in camp["points"]]
             self.primary_metric = str(camp.get("primary_metric", ""))
+            # Campaigns before lock_class was a key measured mboxes_lock.
+            self.lock_class = str(camp.get("lock_class", "mboxes_lock"))
             self.margin = camp.get("margin")
             self.host = dict(host)
             self.host_cores = host.get("cores")

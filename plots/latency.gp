@@ -43,7 +43,7 @@ axes = sprintf("set xrange [0.5:%g]; ", xmax) . \
 L = yroom(0.08, logpanels ne ""); R = 0.98; SP = yroom(0.06, logpanels ne "")
 klines = keylines(nv, longest(variants))
 eval verdict_fit(panelw(np, L, R, SP), xmax - 0.5)
-maintitle = "mboxes_lock: cost per operation vs vCPUs (" . stat . " latency per op, median of boots, bars: 95% CI)"
+maintitle = lockname . ": cost per operation vs vCPUs (" . stat . " latency per op, median of boots, bars: 95% CI)"
 # a panel's data (o, p), evaluated twice when it has verdict labels
 panelplot = 'plot for [k=1:nv] infile ' . \
 	'using (cpupos(column("cpus")) + shift(k, nv)):(sel(k, p, o) ? column("median") : NaN): ' . \

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# mboxes_lock in /proc/lock_stat: contentions, wait time (avg, max) and
+# The lock under test (lockname) in /proc/lock_stat: contentions, wait time (avg, max) and
 # hold time (avg) vs vCPUs, a row of panels per workload point.  One point
 # per boot and lock_stat row: the rwlock's read (R) and write (W) sides
 # beside the spinlock's single row; no per-row median exists in the tidy
@@ -54,7 +54,7 @@ axes = 'set xrange [0.5:words(cpuslist) + 0.5]; ' . \
 L = 0.06; R = 0.99; SP = 0.055
 nkey = ns + (medfile ne "" ? sum [k=1:nv] (drawn(k) ? 1 : 0) : 0)
 klines = keylines(nkey, longest(variants) + 10)
-maintitle = "mboxes_lock in /proc/lock_stat (points: one per boot and lock_stat row; lines: median of boots, all rows)"
+maintitle = lockname . " in /proc/lock_stat (points: one per boot and lock_stat row; lines: median of boots, all rows)"
 
 do for [fmt in formats] {
 	eval termcmd(fmt)

@@ -97,7 +97,8 @@ class Selector:
              "cpuslist": " ".join(map(str, cpus)),
              "points": " ".join(points),
              "oversub": " ".join(map(str, over)),
-             "footer": self.run.setup_line(set(cpus))}
+             "footer": self.run.setup_line(set(cpus)),
+             "lockname": self.run.lock_class}
         for i, pid in enumerate(points, 1):
             v[f"plabel{i}"] = self.run.point_label(pid)
             p = self.run.point(pid)
@@ -553,11 +554,12 @@ LOCK_MEDS = ["lock_contentions", "lock_waittime_avg_us", "lock_waittime_max_us",
 
 def lockstat(sel, warn):
     run = sel.run
+    cls = run.lock_class
     rows = [r for r in run.tidy("lockstat.csv", LOCK_COLS) if sel.known(r)]
-    if any(r["class"] == "mboxes_lock" for r in rows):
-        rows = [r for r in rows if r["class"] == "mboxes_lock"]
+    if any(r["class"] == cls for r in rows):
+        rows = [r for r in rows if r["class"] == cls]
     if not rows:
-        raise Skip("lockstat.csv has no mboxes_lock rows")
+        raise Skip(f"lockstat.csv has no {cls} rows")
     korder = {"R": 0, "W": 1, "": 2}
     for r in rows:
         if r["kind"] not in korder:
@@ -587,9 +589,9 @@ def lockstat(sel, warn):
                          []).append(r["median"])
     v["logpanels"] = " ".join(k for k, vals in drawn.items() if spans_decade(vals))
     return Plot("lockstat", (1250, max(450, 270 * len(points) + 130)),
-                "mboxes_lock in /proc/lock_stat",
+                f"{cls} in /proc/lock_stat",
                 "Contentions, wait time (average and maximum) and hold time "
-                "(average) of mboxes_lock per workload point (rows). Markers: "
+                f"(average) of {cls} per workload point (rows). Markers: "
                 "one per boot and lock_stat row (lockstat.csv): the rwlock's "
                 "read side (-R, triangle up) and write side (-W, triangle "
                 "down) beside the spinlock's single row (circle); no "
@@ -661,7 +663,7 @@ def most_contended(sel, hist):
                 cont[r["point"]] = float(r["median"])
     if cont:
         pid = max(cont, key=lambda p: (cont[p], -sel.porder[p]))
-        why = (f"the most vCPUs, and the point with the most mboxes_lock "
+        why = (f"the most vCPUs, and the point with the most {run.lock_class} "
                f"contentions there ({run.baseline}: median {cont[pid]:g})")
     else:
         pid = min(have, key=lambda p: (run.point(p).get("read_pct", 100),

@@ -13,6 +13,8 @@
 #   footer    the setup line drawn at the bottom (make_plots.py builds it
 #             from manifest.json)
 #   oversub   vCPU counts that ran oversubscribed, marked '*' on the axis
+#   lockname  the lock under test, in the titles (the campaign's lock_class;
+#             default mboxes_lock)
 
 set datafile separator comma
 set datafile columnheaders
@@ -31,6 +33,7 @@ if (!exists("width")) width = 1000
 if (!exists("height")) height = 600
 if (!exists("footer")) footer = "setup: pass footer='...'"
 if (!exists("oversub")) oversub = ""
+if (!exists("lockname")) lockname = "mboxes_lock"
 # default: NAME.png, NAME.svg in the current directory
 if (!exists("outbase")) outbase = _me[strlen(_d(_me, strlen(_me))) + 1:strlen(_me) - 3]
 

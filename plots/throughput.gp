@@ -37,7 +37,7 @@ axes = sprintf("set xrange [0.5:%g]; ", xmax) . \
 L = yroom(0.09, logpanels ne ""); R = 0.98; SP = yroom(0.06, logpanels ne "")
 klines = keylines(nv, longest(variants))
 eval verdict_fit(panelw(np, L, R, SP), xmax - 0.5)
-maintitle = "mboxes_lock: throughput vs vCPUs (median of boots, bars: 95% CI; higher is better)"
+maintitle = lockname . ": throughput vs vCPUs (median of boots, bars: 95% CI; higher is better)"
 # a panel's data (p), evaluated twice when it has verdict labels
 panelplot = 'plot for [k=1:nv] infile ' . \
 	'using (cpupos(column("cpus")) + shift(k, nv)):(col(k, p, "median")):(col(k, p, "ci_lo")):(col(k, p, "ci_hi")) ' . \

@@ -26,6 +26,8 @@ import variant as variantmod  # noqa: E402  (scripts/ is on sys.path)
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 # Text that goes into one-line messages and reports: no control characters.
 CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+# A lock_stat class: "file_systems_lock", "&sb->s_type->i_lock_key".
+LOCK_CLASS_RE = re.compile(r"[^\s\"'\\]{1,128}")
 # A campaign file is a page of TOML; a manifest a few hundred cells.
 MAX_FILE_BYTES = 1 << 20
 METRICS = ("throughput_ops_s", "lookup_lat_median_ns", "lookup_lat_p99_ns",
@@ -57,6 +59,10 @@ TOP = {
     "margin": (float, lambda v: 0 < v < 1, "a number between 0 and 1 (0.05 = 5%)", 0.05),
     "primary_metric": (str, lambda v: v in METRICS, "one of " + ", ".join(METRICS), "throughput_ops_s"),
     "primary_points": (list, None, "a non-empty list of distinct point ids of the campaign", None),
+    # The lock under test, as /proc/lock_stat names its class: the
+    # cross-check, the lock_stat table and the plots follow it.
+    "lock_class": (str, LOCK_CLASS_RE.fullmatch, "a lock_stat class name (1-128 characters, "
+                   "no spaces, quotes or backslashes)", "mboxes_lock"),
     "perf": (dict, None, "a table with keys stat, lock", {}),
     "points": (list, None, "a non-empty array of [[points]] tables", REQUIRED),
 }

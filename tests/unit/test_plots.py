@@ -1376,3 +1376,35 @@ class TestEdgeCases(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestLockClass(unittest.TestCase):
+    """The lock under test comes from the campaign (lock_class), not from
+    the plots: titles say it, and the lock_stat plot draws its rows only."""
+
+    def test_titles_and_lockstat_rows_follow_lock_class(self):
+        tmp = tempfile.mkdtemp(prefix="test-plots-class-")
+        self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
+        run = copy_fixture(tmp)
+        path = os.path.join(run, "tidy", "lockstat.csv")
+        rows = rows_of(path)
+        theirs = [dict(r, **{"class": "file_systems_lock"}) for r in rows
+                  if r["class"] == "mboxes_lock"]
+        self.assertTrue(theirs)
+        write_rows(path, rows + theirs, list(rows[0]))
+        with open(os.path.join(run, "manifest.json")) as f:
+            m = json.load(f)
+        m["campaign"]["lock_class"] = "file_systems_lock"
+        with open(os.path.join(run, "manifest.json"), "w") as f:
+            json.dump(m, f)
+        quiet(mp.make_plots, run)
+        for plot in ("throughput", "latency", "lockstat"):
+            self.assertEqual(gnuplot_var(run, plot, "lockname"), "file_systems_lock", plot)
+            root = svg_info(os.path.join(run, "plots", plot + ".svg"))[2]
+            title = [t for t in root.itertext() if "file_systems_lock" in t]
+            self.assertTrue(title, f"{plot}.svg has no title naming file_systems_lock")
+            self.assertFalse([t for t in root.itertext() if "mboxes_lock" in t], plot)
+        drawn = rows_of(os.path.join(run, "plots", "data", "lockstat.csv"))
+        self.assertEqual({r["class"] for r in drawn}, {"file_systems_lock"})
+        self.assertEqual(len(drawn), len([r for r in theirs if r["variant"] in
+                                          m["campaign"]["variants"]]))
