@@ -69,8 +69,10 @@ build)
 		mapfile -t vs < <(scripts/variant.py list)
 		set -- "${vs[@]}"
 	fi
+	# Fewer patches first: a variant's donor (build-kernel.sh) before it.
+	targets=$(scripts/variant.py order "$@") || exit 2
 	arches=()
-	for v in "$@"; do
+	for v in $targets; do
 		scripts/build-kernel.sh "$v"
 		a=arm
 		[[ $v != *@* ]] || a=${v#*@}

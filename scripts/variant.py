@@ -200,6 +200,9 @@ def make_parser():
     p = argparse.ArgumentParser(prog="variant.py", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="names of all variants")
+    o = sub.add_parser("order", help="targets in build order: fewer patches first, so that "
+                       "a target's donor (build-kernel.sh) is built before it")
+    o.add_argument("names", metavar="TARGET", nargs="+")
     s = sub.add_parser("show", help="arch, patches and configs of a target")
     s.add_argument("name", metavar="TARGET")
     m = sub.add_parser("meta", help="print build-meta.json")
@@ -221,6 +224,11 @@ def main(argv):
     try:
         if args.cmd == "list":
             print("\n".join(variant_names()))
+            return 0
+        if args.cmd == "order":
+            targets = list(dict.fromkeys(args.names))
+            counts = {t: len(load(t)["patches"]) for t in targets}
+            print("\n".join(sorted(targets, key=counts.get)))
             return 0
         v = load(args.name)
     except VariantError as e:

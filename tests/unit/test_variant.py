@@ -27,6 +27,22 @@ class Targets(unittest.TestCase):
             with self.subTest(bad), self.assertRaises(variant.VariantError):
                 variant.parse_target(bad)
 
+    def test_build_order_puts_donors_first(self):
+        """./run.sh build's order (variant.py order): a variant whose series
+        extends another's comes after it, whatever order it was named in."""
+        import contextlib
+        import io
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = variant.main(["order", "after@arm64", "after", "rcu", "before",
+                               "before@arm64", "after"])
+        self.assertEqual(rc, 0)
+        got = out.getvalue().split()
+        self.assertEqual(sorted(got), ["after", "after@arm64", "before", "before@arm64", "rcu"])
+        for late, early in (("after", "before"), ("after@arm64", "before@arm64"),
+                            ("rcu", "before")):
+            self.assertLess(got.index(early), got.index(late), got)
+
     def test_label_and_dirs(self):
         self.assertEqual(variant.label("before", "arm"), "before")
         self.assertEqual(variant.label("before", "arm64"), "before@arm64")
