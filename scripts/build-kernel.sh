@@ -19,7 +19,8 @@
 # A new target starts from the objects of a built one when it can (a
 # "donor": same arch, same config fragments, a series that is a prefix of
 # its own, e.g. before for after), so that make rebuilds only what its
-# own patches touch: ~20 s instead of ~100 s of ccache hits.
+# own patches touch: after from before in 55 s instead of 126 s of ccache
+# hits, the same Image byte for byte.
 #
 # Usage: build-kernel.sh [--tree-only] TARGET
 #
@@ -65,9 +66,9 @@ start=$(date +%s.%N)
 # share_objects: fill the empty $obj with the objects of the best donor
 # (see the top), the tree being at "base".  Every copied file is stamped
 # with one time, a second before "git am" stamps what the series changes:
-# make
-# rebuilds exactly what differs from the donor's sources, since the
-# donor's series is a prefix of this one.
+# make rebuilds exactly what differs from the donor's sources, since the
+# donor's series is a prefix of this one.  Donors are complete builds
+# (build-meta.json) not building now (their lock).
 share_objects() {
 	local d best='' best_len=-1 theirs
 	for d in "$LB_BUILD"/*/; do
