@@ -79,9 +79,6 @@ CONSOLE_PATTERNS = [
 # Guest time for booting, and per point beyond its duration (perf, dumps).
 BOOT_S = 90
 POINT_OVERHEAD_S = 30
-# Silence allowed after a lockdep report, beyond twice the longest point:
-# a guest that goes on prints a point marker at least every point.
-LOCKDEP_SILENCE_S = 15
 
 
 class RunError(Exception):
@@ -945,9 +942,10 @@ def _run_job(args, art, job, scratch):
     limit = args.timeout or BOOT_S + dur * 2 + extra * len(points)
     longest = max(p.get("duration_ms", 1000) for _, p in points) / 1000
     silence = args.silence or 60 + 2 * longest
-    # After lockdep's report the guest is past its boot: only a point's
-    # own silence (its length, twice) and some slack remain.
-    lockdep_silence = min(silence, LOCKDEP_SILENCE_S + 2 * longest)
+    # After lockdep's report the guest is past its boot: a guest that goes
+    # on is silent at most for a point (twice its length) and the work
+    # around it (perf, lock_stat: the point's overhead allowance).
+    lockdep_silence = min(silence, extra + 2 * longest)
     out = args.out
     os.makedirs(out, exist_ok=True)
     if os.listdir(out):
