@@ -58,6 +58,10 @@ export KBUILD_BUILD_TIMESTAMP="2010-05-05 00:00:00 UTC" KBUILD_BUILD_USER=lockbe
 # The "#N" of uname -v: 1, not a count of the links made in this O= folder
 # (a target that starts from a donor's objects would carry on its count).
 export KBUILD_BUILD_VERSION=1
+# ccache hashes the locale (LANG, LC_ALL, LC_CTYPE, LC_MESSAGES): one for
+# every caller, so that a terminal's builds and CI's (a job with no LANG)
+# hit the same cache.
+unset LANG LC_ALL LC_CTYPE LC_MESSAGES
 export GIT_COMMITTER_NAME=lockbench GIT_COMMITTER_EMAIL=lockbench@localhost
 kmake=(make -s "CC=ccache ${CROSS_COMPILE}gcc" "HOSTCC=ccache gcc" -j"$(($(nproc) + 1))")
 mkdir -p "$LB_BUILD" "$CCACHE_DIR"
