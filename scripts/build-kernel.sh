@@ -136,17 +136,14 @@ mkdir -p "$vdir"
 exec 8>"$vdir/.build.lock"
 flock 8
 rm -rf "$vdir/obj" # the objects' folder before they moved into src/
-series_id=$({
-	echo "$pkgver"
-	sha256sum "${patches[@]}" | cut -d' ' -f1
-} | sha256sum | cut -d' ' -f1)
-# What a donor must share: the arch and the config fragments; and its
-# series (one patch hash a line) must be a prefix of this one's.
+# The series, one patch hash a line: a donor's must be a prefix of it.
+series_list=$(sha256sum "${patches[@]}" | cut -d' ' -f1)
+series_id=$(printf '%s\n%s\n' "$pkgver" "$series_list" | sha256sum | cut -d' ' -f1)
+# What a donor must share besides: the arch and the config fragments.
 group_id=$({
 	echo "$pkgver $arch"
 	sha256sum "${configs[@]}" | cut -d' ' -f1
 } | sha256sum | cut -d' ' -f1)
-series_list=$(sha256sum "${patches[@]}" | cut -d' ' -f1)
 # A tree left from an earlier extraction is not a worktree of this one.
 if ! git -C "$repo" worktree list --porcelain | grep -qxF "worktree $tree"; then
 	# A tree and its objects take ~1.8 GB: say so now rather than with

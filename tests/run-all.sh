@@ -13,9 +13,9 @@
 #
 # Each test says in its header which kernels it boots ("# Needs: before
 # after@arm64 ...", "-" for none; without the line: before and after).
-# The run builds those of the tests it runs, once, in one call (in an
-# order where a variant's donor comes first, see build-kernel.sh), after
-# the tests that need none: a lint error shows before the kernels build.
+# The run builds those of the tests it runs, once, in one call (./run.sh
+# build orders them), after the tests that need none: a lint error shows
+# before the kernels build.
 #
 # --fast: only what needs no kernel (the unit tests and the "Needs: -"
 # tests), a few minutes: for a change to the analysis, the plots or the
@@ -85,9 +85,6 @@ needs() {
 	line=$(sed -n 's/^# Needs: //p' "tests/$1")
 	tr ' ' '\n' <<<"${line:-before after}" | grep -v '^$'
 }
-# Donors first (build-kernel.sh): before for after, before-plain for
-# after-plain, before@arm64 for after@arm64.
-order=(before after before-plain after-plain rcu before@arm64 after@arm64)
 kernelless=()
 wanted=()
 for t in "${all[@]}"; do
@@ -97,9 +94,10 @@ for t in "${all[@]}"; do
 		mapfile -t -O "${#wanted[@]}" wanted < <(needs "$t")
 	fi
 done
+# Each once; ./run.sh build puts every donor before its variants.
 build=()
-for v in "${order[@]}" "${wanted[@]}"; do
-	[[ " ${wanted[*]} " == *" $v "* && " ${build[*]} " != *" $v "* ]] && build+=("$v")
+for v in "${wanted[@]}"; do
+	[[ " ${build[*]} " == *" $v "* ]] || build+=("$v")
 done
 
 export LB_TEST_OUT=${LB_TEST_OUT:-$LB_BUILD/test-out}
