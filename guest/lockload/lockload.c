@@ -1,0 +1,728 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockload: a userspace load generator for kernel locks that userspace
+ * reaches, in the spirit of will-it-scale.  One thread per CPU, pinned with
+ * sched_setaffinity(), waits at a start gate, then loops a named test case
+ * until the stop flag; each thread counts its ops and times one op in N
+ * with clock_gettime(CLOCK_MONOTONIC).  The results are printed on stdout
+ * in the benchmark module's format, "mbox_bench-results v1"
+ * (bench-module/FORMAT.md), with the additive key workload= on the param
+ * line, so that the host's analysis reads them as it reads the module's.
+ *
+ * Usage: lockload CASE [--cpus LIST] [--duration-ms N] [--timing N]
+ *                      [--seed N] [--writer DIR]
+ *
+ * Cases (acquisitions of file_systems_lock per op, fs/filesystems.c of
+ * Linux 6.1):
+ *   proc_filesystems  open + read to EOF + close of /proc/filesystems: one
+ *                     read_lock(&file_systems_lock), in
+ *                     filesystems_proc_show(); the file is a single_open()
+ *                     seq_file whose text fits the first seq buffer, so
+ *                     show runs once per open (the read at EOF does not
+ *                     call it again)
+ *   sysfs_index       sysfs(2) option 1 (fs name -> index) of a registered
+ *                     file system's name: one read_lock in fs_index();
+ *                     only where the arch has __NR_sysfs (arm, not arm64)
+ *                     and the kernel has CONFIG_SYSFS_SYSCALL (without it
+ *                     every op fails with ENOSYS and takes no lock)
+ *
+ * --writer DIR: the fs_writer module's debugfs folder
+ * (/sys/kernel/debug/fs_writer): its writer is started as the gate opens
+ * and stopped with the stop flag, and its register + unregister pairs are
+ * reported as writes=; each pair takes write_lock(&file_systems_lock)
+ * twice.
+ *
+ * Bad arguments: one line on stderr, exit 2.  Exit 1 when the run could
+ * not be made (a thread, an affinity), else 0 (the results' end status
+ * says whether the ops went right).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef unsigned long long u64;
+typedef unsigned int u32;
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define LL_MAX_CPUS		256
+#define LL_MAX_DURATION_MS	600000
+#define LL_MAX_TIMING		1024
+#define LL_HIST_BUCKETS		32
+#define LL_FINE_SUB_BITS	4
+#define LL_FINE_SUB		(1u << (LL_FINE_SUB_BITS))
+#define LL_FINE_BUCKETS		(24 * LL_FINE_SUB)
+#define LL_REF_EVERY		64
+#define LL_REF_WORDS		64
+#define LL_REF_PASSES		4
+#define LL_REF_OUTLIER		4
+#define LL_CAL_READS		10000
+#define LL_CAL_ROUNDS		3
+#define LL_ERR_SLOTS		8
+#define LL_BUF			4096
+#define LL_MAX_NAMES		64
+#define LL_NAME_LEN		32
+
+struct ll_lat {
+	u64 count, sum_ns, min_ns, max_ns;
+	u64 hist[LL_HIST_BUCKETS];
+	u64 fine[LL_FINE_BUCKETS];
+};
+
+struct ll_err {
+	int code;
+	u64 count;
+};
+
+struct ll_thread {
+	pthread_t tid;
+	int cpu;
+	int pinned;		/* 1 pinned, -errno if sched_setaffinity failed */
+	u32 rnd;
+	u64 ops, hits, errors, lockops;
+	u64 ref_loops, ref_ns;
+	struct ll_err err[LL_ERR_SLOTS];
+	struct ll_lat lat;
+	u64 ref_hist[LL_FINE_BUCKETS];
+	u32 ref_buf[LL_REF_WORDS];
+	char buf[LL_BUF];
+};
+
+struct ll_case {
+	const char *name;
+	/* one op: 0 on success, else a positive errno; *locks: acquisitions */
+	int (*op)(struct ll_thread *t, unsigned int *locks);
+	int (*setup)(void);	/* NULL, or 0 / -1 with a message printed */
+};
+
+static int ll_go;		/* the start gate */
+static int ll_stop;		/* the stop flag */
+static int ll_ready;		/* threads at the gate */
+static unsigned int ll_timing = 8;
+static u64 ll_setup_locks;	/* acquisitions outside the threads */
+
+static u64 ll_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static unsigned int ll_fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+/* Fine bucket of a time: exact below 16 ns, then 16 per power of two. */
+static unsigned int ll_fine_bucket(u64 ns)
+{
+	unsigned int oct, b;
+
+	if (ns < LL_FINE_SUB)
+		return ns;
+	oct = ll_fls64(ns) - 1;
+	b = (oct - LL_FINE_SUB_BITS + 1) * LL_FINE_SUB +
+	    ((ns >> (oct - LL_FINE_SUB_BITS)) & (LL_FINE_SUB - 1));
+	return b < LL_FINE_BUCKETS ? b : LL_FINE_BUCKETS - 1;
+}
+
+/* [lo, lo + width) of bucket @b, the inverse of ll_fine_bucket(). */
+static u64 ll_fine_lo(unsigned int b, u64 *width)
+{
+	unsigned int shift;
+
+	if (b < LL_FINE_SUB) {
+		*width = 1;
+		return b;
+	}
+	shift = b / LL_FINE_SUB - 1;
+	*width = 1ull << shift;
+	return (u64)(LL_FINE_SUB + b % LL_FINE_SUB) << shift;
+}
+
+/* The time of rank @rank (1-based) in a fine histogram, interpolated. */
+static u64 ll_fine_rank(const u64 *hist, u64 count, u64 rank)
+{
+	u64 cum = 0, lo, width;
+	unsigned int b;
+
+	if (!count)
+		return 0;
+	if (rank < 1)
+		rank = 1;
+	if (rank > count)
+		rank = count;
+	for (b = 0; b < LL_FINE_BUCKETS; b++) {
+		if (hist[b] && cum + hist[b] >= rank) {
+			lo = ll_fine_lo(b, &width);
+			return lo + width * (rank - cum) / hist[b];
+		}
+		cum += hist[b];
+	}
+	return 0;
+}
+
+static u64 ll_fine_quantile(const u64 *hist, u64 count,
+			    unsigned int permille)
+{
+	return ll_fine_rank(hist, count, (count * permille + 999) / 1000);
+}
+
+static void ll_lat_add(struct ll_lat *l, u64 ns)
+{
+	unsigned int b = ns ? ll_fls64(ns) - 1 : 0;
+
+	if (b >= LL_HIST_BUCKETS)
+		b = LL_HIST_BUCKETS - 1;
+	l->count++;
+	l->sum_ns += ns;
+	if (ns < l->min_ns)
+		l->min_ns = ns;
+	if (ns > l->max_ns)
+		l->max_ns = ns;
+	l->hist[b]++;
+	l->fine[ll_fine_bucket(ns)]++;
+}
+
+static void ll_lat_merge(struct ll_lat *sum, const struct ll_lat *l)
+{
+	unsigned int b;
+
+	sum->count += l->count;
+	sum->sum_ns += l->sum_ns;
+	if (l->min_ns < sum->min_ns)
+		sum->min_ns = l->min_ns;
+	if (l->max_ns > sum->max_ns)
+		sum->max_ns = l->max_ns;
+	for (b = 0; b < LL_HIST_BUCKETS; b++)
+		sum->hist[b] += l->hist[b];
+	for (b = 0; b < LL_FINE_BUCKETS; b++)
+		sum->fine[b] += l->fine[b];
+}
+
+static void ll_err_add(struct ll_thread *t, int code)
+{
+	unsigned int i;
+
+	t->errors++;
+	for (i = 0; i < LL_ERR_SLOTS; i++) {
+		if (t->err[i].code == code || !t->err[i].code) {
+			t->err[i].code = code;
+			t->err[i].count++;
+			return;
+		}
+	}
+	/* More distinct codes than slots: only in the errors total. */
+}
+
+/* The module's reference probe: the host's speed, no lock, no sharing. */
+static void ll_ref_probe(struct ll_thread *t)
+{
+	u32 x = t->ref_buf[LL_REF_WORDS - 1];
+	u64 t0 = ll_now();
+	int pass, i;
+
+	for (pass = 0; pass < LL_REF_PASSES; pass++)
+		for (i = 0; i < LL_REF_WORDS; i++) {
+			x = x * 1664525 + 1013904223 + t->ref_buf[i];
+			__atomic_store_n(&t->ref_buf[i], x, __ATOMIC_RELAXED);
+		}
+	t0 = ll_now() - t0;
+	t->ref_ns += t0;
+	t->ref_loops++;
+	t->ref_hist[ll_fine_bucket(t0)]++;
+}
+
+/* proc_filesystems: open, read to EOF, close. */
+static int ll_op_proc_filesystems(struct ll_thread *t, unsigned int *locks)
+{
+	ssize_t n;
+	int fd, err = 0;
+
+	*locks = 0;
+	fd = open("/proc/filesystems", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	do {
+		n = read(fd, t->buf, sizeof(t->buf));
+		if (n > 0)
+			*locks = 1;	/* filesystems_proc_show() ran */
+	} while (n > 0);
+	if (n < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+#ifdef __NR_sysfs
+static char ll_names[LL_MAX_NAMES][LL_NAME_LEN];
+static unsigned int ll_nr_names;
+
+/* The names sysfs_index looks up: /proc/filesystems, read once. */
+static int ll_read_names(void)
+{
+	char line[128];
+	FILE *f = fopen("/proc/filesystems", "r");
+
+	if (!f) {
+		fprintf(stderr, "lockload: /proc/filesystems: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	while (ll_nr_names < LL_MAX_NAMES && fgets(line, sizeof(line), f)) {
+		char *name = strchr(line, '\t');
+
+		if (!name)
+			continue;
+		name++;
+		name[strcspn(name, "\n")] = '\0';
+		if (!*name || strlen(name) >= LL_NAME_LEN)
+			continue;
+		strcpy(ll_names[ll_nr_names++], name);
+	}
+	fclose(f);
+	ll_setup_locks++;	/* one filesystems_proc_show() */
+	if (!ll_nr_names) {
+		fprintf(stderr, "lockload: no file system names in /proc/filesystems\n");
+		return -1;
+	}
+	return 0;
+}
+
+static u32 ll_rand(struct ll_thread *t)
+{
+	u32 x = t->rnd;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	t->rnd = x;
+	return x;
+}
+
+/* sysfs_index: sysfs(1, name) of a registered name, which must be found. */
+static int ll_op_sysfs_index(struct ll_thread *t, unsigned int *locks)
+{
+	const char *name = ll_names[ll_rand(t) % ll_nr_names];
+	long r = syscall(__NR_sysfs, 1, name);
+
+	*locks = 0;
+	if (r < 0) {
+		/* fs_index() takes the lock once getname() succeeded */
+		if (errno == EINVAL)
+			*locks = 1;
+		return errno;
+	}
+	*locks = 1;
+	return 0;
+}
+#endif
+
+static const struct ll_case ll_cases[] = {
+	{ "proc_filesystems", ll_op_proc_filesystems, NULL },
+#ifdef __NR_sysfs
+	{ "sysfs_index", ll_op_sysfs_index, ll_read_names },
+#else
+	{ "sysfs_index", NULL, NULL },
+#endif
+};
+
+static const struct ll_case *ll_case;
+
+static void *ll_thread_fn(void *arg)
+{
+	struct ll_thread *t = arg;
+	cpu_set_t set;
+	u64 n = 0;
+
+	CPU_ZERO(&set);
+	CPU_SET(t->cpu, &set);
+	t->pinned = sched_setaffinity(0, sizeof(set), &set) ? -errno : 1;
+	__atomic_add_fetch(&ll_ready, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&ll_go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	while (!__atomic_load_n(&ll_stop, __ATOMIC_RELAXED)) {
+		unsigned int locks;
+		u64 t0 = 0;
+		int timed = ll_timing && n % ll_timing == 0;
+		int err;
+
+		if (timed)
+			t0 = ll_now();
+		err = ll_case->op(t, &locks);
+		if (timed)
+			ll_lat_add(&t->lat, ll_now() - t0);
+		t->ops++;
+		t->lockops += locks;
+		if (err)
+			ll_err_add(t, err);
+		else
+			t->hits++;
+		if (n % LL_REF_EVERY == 0)
+			ll_ref_probe(t);
+		n++;
+	}
+	return NULL;
+}
+
+static u64 ll_clock_read_ns(void)
+{
+	u64 best = ULLONG_MAX;
+	int round, i;
+
+	for (round = 0; round < LL_CAL_ROUNDS; round++) {
+		u64 t0 = ll_now();
+
+		for (i = 0; i < LL_CAL_READS; i++)
+			ll_now();
+		t0 = ll_now() - t0;
+		if (t0 < best)
+			best = t0;
+	}
+	return (best + LL_CAL_READS / 2) / LL_CAL_READS;
+}
+
+static void ll_usage_die(const char *what)
+{
+	fprintf(stderr,
+		"lockload: %s (usage: lockload CASE [--cpus LIST] [--duration-ms N] [--timing N] [--seed N] [--writer DIR])\n",
+		what);
+	exit(2);
+}
+
+/* A decimal integer in lo..hi, or exit 2 naming the option. */
+static unsigned long long ll_uint(const char *opt, const char *s,
+				  unsigned long long lo, unsigned long long hi)
+{
+	char msg[160];
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno || v < lo || v > hi) {
+		snprintf(msg, sizeof(msg), "%s '%.40s': want an integer in %llu..%llu",
+			 opt, s, lo, hi);
+		ll_usage_die(msg);
+	}
+	return v;
+}
+
+/* A cpulist ("0-3,6") into @set, or exit 2. */
+static void ll_cpulist(const char *s, cpu_set_t *set)
+{
+	const char *p = s;
+
+	CPU_ZERO(set);
+	while (*p) {
+		unsigned long a, b;
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			goto bad;
+		a = strtoul(p, &end, 10);
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				goto bad;
+			b = strtoul(p, &end, 10);
+		}
+		if (a > b || b >= LL_MAX_CPUS)
+			goto bad;
+		for (; a <= b; a++)
+			CPU_SET(a, set);
+		p = end;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	if (CPU_COUNT(set))
+		return;
+bad:
+	fprintf(stderr, "lockload: --cpus '%.40s': want a cpulist such as 0-3,6 (CPUs below %d)\n",
+		s, LL_MAX_CPUS);
+	exit(2);
+}
+
+/* @set as a normalised cpulist. */
+static void ll_print_cpulist(const cpu_set_t *set)
+{
+	int c = 0, first = 1;
+
+	while (c < LL_MAX_CPUS) {
+		int e;
+
+		if (!CPU_ISSET(c, set)) {
+			c++;
+			continue;
+		}
+		for (e = c; e + 1 < LL_MAX_CPUS && CPU_ISSET(e + 1, set); e++)
+			;
+		printf(e > c ? "%s%d-%d" : "%s%d", first ? "" : ",", c, e);
+		first = 0;
+		c = e + 1;
+	}
+}
+
+/* Write @val to the writer's file @name in @dir; 0 or -1. */
+static int ll_writer_put(const char *dir, const char *name, const char *val)
+{
+	char path[256];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Read the writer's counter @name in @dir; 0 or -1. */
+static int ll_writer_get(const char *dir, const char *name, u64 *v)
+{
+	char path[256];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%llu", v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+static void ll_print_lat(const char *op, const struct ll_lat *l)
+{
+	unsigned int b;
+
+	printf("lat op=%s count=%llu min_ns=%llu max_ns=%llu sum_ns=%llu hist=",
+	       op, l->count, l->count ? l->min_ns : 0, l->max_ns, l->sum_ns);
+	for (b = 0; b < LL_HIST_BUCKETS; b++)
+		printf(b ? ",%llu" : "%llu", l->hist[b]);
+	printf(" p50_ns=%llu p90_ns=%llu p99_ns=%llu\n",
+	       ll_fine_quantile(l->fine, l->count, 500),
+	       ll_fine_quantile(l->fine, l->count, 900),
+	       ll_fine_quantile(l->fine, l->count, 990));
+}
+
+int main(int argc, char **argv)
+{
+	static struct ll_thread th[LL_MAX_CPUS];
+	static struct ll_lat lat, none;
+	static u64 ref_hist[LL_FINE_BUCKETS];
+	unsigned long long duration_ms = 1000, seed = 1;
+	u64 t0, elapsed, clock_ns, ops = 0, hits = 0, errors = 0;
+	u64 lockops = 0, ref_loops = 0, ref_ns = 0, min_ops = ULLONG_MAX;
+	u64 max_ops = 0, ref_median, ref_trim, ref_n = 0, ref_sum = 0;
+	u64 pairs = 0, cost, spread;
+	unsigned int nthreads = 0, i, b, without_ops = 0, unpinned = 0;
+	const char *writer = NULL;
+	int writer_ok = 1, success;
+	struct timespec ts;
+	cpu_set_t cpus;
+	int c;
+
+	if (argc < 2 || argv[1][0] == '-')
+		ll_usage_die("missing CASE (proc_filesystems, sysfs_index)");
+	for (i = 0; i < ARRAY_SIZE(ll_cases); i++)
+		if (!strcmp(argv[1], ll_cases[i].name))
+			ll_case = &ll_cases[i];
+	if (!ll_case) {
+		char msg[120];
+
+		snprintf(msg, sizeof(msg),
+			 "unknown case '%.40s' (cases: proc_filesystems, sysfs_index)",
+			 argv[1]);
+		ll_usage_die(msg);
+	}
+	if (sched_getaffinity(0, sizeof(cpus), &cpus)) {
+		fprintf(stderr, "lockload: sched_getaffinity: %s\n", strerror(errno));
+		return 1;
+	}
+	for (c = 2; c < argc; c += 2) {
+		const char *opt = argv[c], *val = argv[c + 1];
+
+		if (!val) {
+			char msg[80];
+
+			snprintf(msg, sizeof(msg), "%.40s needs a value", opt);
+			ll_usage_die(msg);
+		}
+		if (!strcmp(opt, "--cpus")) {
+			ll_cpulist(val, &cpus);
+		} else if (!strcmp(opt, "--duration-ms")) {
+			duration_ms = ll_uint(opt, val, 1, LL_MAX_DURATION_MS);
+		} else if (!strcmp(opt, "--timing")) {
+			ll_timing = ll_uint(opt, val, 0, LL_MAX_TIMING);
+		} else if (!strcmp(opt, "--seed")) {
+			seed = ll_uint(opt, val, 0, UINT32_MAX);
+		} else if (!strcmp(opt, "--writer")) {
+			writer = val;
+		} else {
+			char msg[80];
+
+			snprintf(msg, sizeof(msg), "unknown option '%.40s'", opt);
+			ll_usage_die(msg);
+		}
+	}
+	if (!ll_case->op) {
+		fprintf(stderr, "lockload: case %s: this arch has no sysfs(2) system call\n",
+			ll_case->name);
+		return 2;
+	}
+	if (ll_case->setup && ll_case->setup())
+		return 1;
+
+	/* A thread per CPU of the set, pinned; the gate closed. */
+	for (c = 0; c < LL_MAX_CPUS; c++) {
+		struct ll_thread *t;
+
+		if (!CPU_ISSET(c, &cpus))
+			continue;
+		t = &th[nthreads++];
+		t->cpu = c;
+		t->lat.min_ns = ULLONG_MAX;
+		/* xorshift32 must not start at 0 */
+		t->rnd = (u32)(seed * 2654435761u + c + 1) | 1;
+		if (pthread_create(&t->tid, NULL, ll_thread_fn, t)) {
+			fprintf(stderr, "lockload: cannot create the thread for CPU %d\n", c);
+			return 1;
+		}
+	}
+	clock_ns = ll_clock_read_ns();
+	while (__atomic_load_n(&ll_ready, __ATOMIC_SEQ_CST) < (int)nthreads)
+		sched_yield();
+
+	if (writer && ll_writer_put(writer, "run", "1")) {
+		fprintf(stderr, "lockload: cannot start the writer in %s\n", writer);
+		writer_ok = 0;
+	}
+	t0 = ll_now();
+	__atomic_store_n(&ll_go, 1, __ATOMIC_RELEASE);
+	ts.tv_sec = duration_ms / 1000;
+	ts.tv_nsec = (duration_ms % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	__atomic_store_n(&ll_stop, 1, __ATOMIC_RELAXED);
+	elapsed = ll_now() - t0;
+	if (writer && writer_ok &&
+	    (ll_writer_put(writer, "run", "0") ||
+	     ll_writer_get(writer, "pairs", &pairs))) {
+		fprintf(stderr, "lockload: cannot stop or read the writer in %s\n", writer);
+		writer_ok = 0;
+	}
+	for (i = 0; i < nthreads; i++)
+		pthread_join(th[i].tid, NULL);
+
+	lat.min_ns = ULLONG_MAX;
+	for (i = 0; i < nthreads; i++) {
+		struct ll_thread *t = &th[i];
+
+		ops += t->ops;
+		hits += t->hits;
+		errors += t->errors;
+		lockops += t->lockops;
+		ref_loops += t->ref_loops;
+		ref_ns += t->ref_ns;
+		if (t->ops < min_ops)
+			min_ops = t->ops;
+		if (t->ops > max_ops)
+			max_ops = t->ops;
+		without_ops += !t->ops;
+		unpinned += t->pinned != 1;
+		ll_lat_merge(&lat, &t->lat);
+		for (b = 0; b < LL_FINE_BUCKETS; b++)
+			ref_hist[b] += t->ref_hist[b];
+	}
+	lockops += ll_setup_locks;
+	ref_median = ll_fine_quantile(ref_hist, ref_loops, 500);
+	for (b = 0; b < LL_FINE_BUCKETS; b++) {
+		u64 lo, width;
+
+		lo = ll_fine_lo(b, &width);
+		if (lo > ref_median * LL_REF_OUTLIER)
+			break;
+		ref_n += ref_hist[b];
+		ref_sum += ref_hist[b] * (lo + width / 2);
+	}
+	ref_trim = ref_n ? ref_sum / ref_n : 0;
+	success = !errors && !without_ops && !unpinned && writer_ok;
+
+	printf("mbox_bench-results v1\n");
+	printf("param read_pct=100 mailboxes=0 miss_pct=0 duration_ms=%llu cpus=",
+	       duration_ms);
+	ll_print_cpulist(&cpus);
+	printf(" seed=%llu timing=%u think_ns=0 workload=%s writer=%d\n", seed,
+	       ll_timing, ll_case->name, writer ? 1 : 0);
+	cost = ll_timing && elapsed ?
+	       20000 * clock_ns * ops / ll_timing / (elapsed * nthreads) : 0;
+	printf("run id=1 threads=%u elapsed_ns=%llu clock_read_ns=%llu",
+	       nthreads, elapsed, clock_ns);
+	printf(" timing_cost_pct=%llu.%02llu\n", cost / 100, cost % 100);
+	for (i = 0; i < nthreads; i++) {
+		struct ll_thread *t = &th[i];
+		unsigned int e;
+
+		printf("thread cpu=%d ops=%llu lookups=%llu hits=%llu misses=0",
+		       t->cpu, t->ops, t->ops, t->hits);
+		printf(" writes=0 errors=%llu ref_loops=%llu ref_ns=%llu",
+		       t->errors, t->ref_loops, t->ref_ns);
+		for (e = 0; e < LL_ERR_SLOTS && t->err[e].code; e++) {
+			const char *name = strerrorname_np(t->err[e].code);
+
+			if (name)
+				printf(" err_%s=%llu", name, t->err[e].count);
+			else
+				printf(" err_%d=%llu", t->err[e].code,
+				       t->err[e].count);
+		}
+		printf(" pinned=%d\n", t->pinned == 1);
+	}
+	if (ll_timing) {
+		ll_print_lat("lookup", &lat);
+		ll_print_lat("write", &none);
+	}
+	printf("total ops=%llu lookups=%llu hits=%llu misses=0", ops, ops,
+	       hits);
+	printf(" writes=%llu errors=%llu ops_per_sec=%llu\n", pairs, errors,
+	       elapsed ? ops * 1000000000ull / elapsed : 0);
+	printf("lockops read=%llu write=%llu lock=file_systems_lock\n",
+	       lockops, 2 * pairs);
+	printf("ref loops=%llu ns=%llu median_ns=%llu trim_mean_ns=%llu",
+	       ref_loops, ref_ns, ref_median, ref_trim);
+	printf(" outliers=%llu every=%d words=%d passes=%d\n",
+	       ref_loops - ref_n, LL_REF_EVERY, LL_REF_WORDS, LL_REF_PASSES);
+	printf("fairness min_ops=%llu max_ops=%llu", min_ops, max_ops);
+	if (!min_ops) {
+		printf(" spread=inf flag=???\n");
+	} else {
+		spread = (max_ops * 100 + min_ops / 2) / min_ops;
+		printf(" spread=%llu.%02llu flag=%s\n", spread / 100,
+		       spread % 100, max_ops / 2 > min_ops ? "???" : "ok");
+	}
+	printf("check progress=%s threads_without_ops=%u\n",
+	       without_ops ? "fail" : "ok", without_ops);
+	printf("check pinned=%s threads_unpinned=%u\n",
+	       unpinned ? "fail" : "ok", unpinned);
+	if (writer)
+		printf("check writer=%s pairs=%llu\n",
+		       writer_ok ? "ok" : "fail", pairs);
+	printf("end status=%s\n", success ? "SUCCESS" : "FAILURE");
+	return 0;
+}
