@@ -21,7 +21,8 @@ default campaign and print its verdict and where the plots are.
 commands:
   setup                       install the Debian packages the harness needs
   build [TARGET...]           build kernels + module (default: every variant,
-                              arm) and the guest root fs of each arch built;
+                              arm), the guest root fs and lockload of each
+                              arch built;
                               TARGET: VARIANT (arm) or VARIANT@arm64
   boot TARGET [--cpus N] [--mem MB] [--job FILE] [--out DIR]
                               boot a variant in QEMU: a shell, or one job
@@ -80,6 +81,7 @@ build)
 	done
 	for a in "${arches[@]}"; do
 		guest/build-rootfs.sh --arch "$a"
+		guest/build-lockload.sh --arch "$a"
 	done
 	;;
 boot)

@@ -162,7 +162,17 @@ def artifacts(name):
                        + ("" if arch == vm.DEFAULT_ARCH else f" {label}"))
     need["rootfs"] = rootfs
     need["arch"] = arch
+    # The userspace load generator (guest/build-lockload.sh) and the file
+    # system writer module: optional, a job that needs them is checked in
+    # make_initrd().
+    need["lockload"] = lockload_path(arch)
+    need["fs_writer.ko"] = os.path.join(vdir, "fs_writer.ko")
     return need
+
+
+def lockload_path(arch):
+    """The static lockload binary for arch's guests."""
+    return os.path.join(BUILD, "lockload", arch, "lockload")
 
 
 def make_initrd(path, art, job_text):
@@ -174,6 +184,18 @@ def make_initrd(path, art, job_text):
         os.chmod(os.path.join(stage, "init"), 0o755)
         shutil.copy(art["mbox_bench.ko"], os.path.join(stage, "mbox_bench.ko"))
         names = ["init", "mbox_bench.ko"]
+        # lockload and fs_writer.ko go in when built: a job whose points
+        # run a workload (guest/JOB.md) needs them.
+        for name in ("lockload", "fs_writer.ko"):
+            src = art.get(name)
+            if src and os.path.isfile(src):
+                shutil.copy(src, os.path.join(stage, name))
+                os.chmod(os.path.join(stage, name), 0o755 if name == "lockload" else 0o644)
+                names.append(name)
+            elif (job_text is not None and name == "lockload"
+                  and re.search(r"\bworkload=(?!module\b)", job_text)):
+                raise RunError(3, f"the job runs lockload but {src} is missing: "
+                               "run ./run.sh build")
         if job_text is not None:
             os.mkdir(os.path.join(stage, "job"))
             with open(os.path.join(stage, "job", "job.conf"), "w") as f:

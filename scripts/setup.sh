@@ -21,6 +21,8 @@ pkgs=(
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
 	gcc libc6-dev make bc bison flex libssl-dev cpio kmod perl git xz-utils
 	ccache
+	# the guests' static load generator (guest/build-lockload.sh)
+	libc6-dev-armhf-cross libc6-dev-arm64-cross
 	# the kernel's Image in a uImage header, for a fast guest boot
 	u-boot-tools
 	# checkpatch.pl's SPDX check

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Cross-build guest/lockload/lockload.c, the userspace load generator, as a
+# static binary for the guests' architecture: arm (Debian armhf,
+# arm-linux-gnueabihf-gcc) or arm64 (aarch64-linux-gnu-gcc).  Static, so
+# that it needs nothing from the guest's root file system; the runner
+# (guest/run_guest.py make_initrd) puts it in every job's initrd as
+# /lockload.
+#
+# Nothing is done when OUTDIR/inputs.sha256 matches the source, this
+# script and the compiler's version.
+#
+# Usage: build-lockload.sh [--arch arm|arm64] [OUTDIR]
+#
+#	OUTDIR defaults to build/lockload/ARCH; it receives lockload and
+#	inputs.sha256 (the cache key, written last).  Exit codes as in
+#	scripts/lib.sh.
+
+set -euo pipefail
+export LC_ALL=C
+LB_PROG=build-lockload
+# shellcheck source=../scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+
+usage="usage: build-lockload.sh [--arch arm|arm64] [OUTDIR]"
+arch=arm
+outdir=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--arch)
+		[ $# -ge 2 ] || lb_die 2 "--arch needs a value ($usage)"
+		arch=$2
+		shift
+		;;
+	-h | --help)
+		sed -n '4,/^$/s/^# \{0,1\}//p' "$0"
+		exit 0
+		;;
+	-*) lb_die 2 "unknown option '$1' ($usage)" ;;
+	*)
+		[ -z "$outdir" ] || lb_die 2 "more than one OUTDIR ($usage)"
+		outdir=$1
+		;;
+	esac
+	shift
+done
+case $arch in
+arm) cc=arm-linux-gnueabihf-gcc libc=/usr/arm-linux-gnueabihf/lib/libc.a pkg=libc6-dev-armhf-cross ;;
+arm64) cc=aarch64-linux-gnu-gcc libc=/usr/aarch64-linux-gnu/lib/libc.a pkg=libc6-dev-arm64-cross ;;
+*) lb_die 2 "unknown arch '$arch' (arm or arm64)" ;;
+esac
+lb_need "$cc" sha256sum
+lb_need_file "$libc" "$pkg"
+outdir=${outdir:-$LB_BUILD/lockload/$arch}
+src=$LB_ROOT/guest/lockload/lockload.c
+
+key=$({
+	cd "$LB_ROOT" && sha256sum guest/lockload/lockload.c guest/build-lockload.sh
+	echo "$arch"
+	"$cc" --version | head -n 1
+} | sha256sum | cut -d' ' -f1)
+if [ -f "$outdir/lockload" ] && [ "$(cat "$outdir/inputs.sha256" 2>/dev/null)" = "$key" ]; then
+	exit 0
+fi
+mkdir -p "$outdir"
+rm -f "$outdir/inputs.sha256"
+if ! "$cc" -O2 -Wall -Wextra -Werror -static -pthread -o "$outdir/lockload.tmp" "$src" \
+	>"$outdir/build.log" 2>&1; then
+	cat "$outdir/build.log" >&2
+	lb_die 5 "lockload for $arch did not build: see $outdir/build.log"
+fi
+mv "$outdir/lockload.tmp" "$outdir/lockload"
+echo "$key" >"$outdir/inputs.sha256"
+echo "build-lockload: $arch: $outdir/lockload"
