@@ -139,12 +139,37 @@ damage=none
 
 # The job's lines, "point ID key=value ...", with values checked by the host.
 grep '^point ' /job/job.conf >/tmp/points
+npoint=0
 while read -r kind id rest; do
 	dir=/tmp/out/points/$id
 	mkdir -p "$dir"
+	npoint=$((npoint + 1))
+	# workload= and writer_hz= are this point's own (not carried over);
+	# the other keys are the module's parameters, also for a lockload
+	# point, which takes its duration_ms, seed and timing from there.
+	workload=module
+	writer_hz=0
 	for kv in $rest; do
-		echo "${kv#*=}" >"$params/${kv%%=*}" || fail "point $id: bad parameter $kv"
+		case ${kv%%=*} in
+		workload) workload=${kv#*=} ;;
+		writer_hz) writer_hz=${kv#*=} ;;
+		*) echo "${kv#*=}" >"$params/${kv%%=*}" || fail "point $id: bad parameter $kv" ;;
+		esac
 	done
+	# The run: the module's, or lockload's (guest/lockload/lockload.c),
+	# whose stdout is the point's results.txt, with the fs_writer module
+	# registering file systems at writer_hz as the writer side.
+	runcmd="echo 1 >$bench/run"
+	if [ "$workload" != module ]; then
+		wopt=
+		if [ "$writer_hz" != 0 ]; then
+			rmmod fs_writer 2>/dev/null
+			insmod /fs_writer.ko rate_hz="$writer_hz" || fail "point $id: insmod fs_writer.ko failed"
+			wopt="--writer /sys/kernel/debug/fs_writer"
+		fi
+		runcmd="/lockload $workload --duration-ms $(cat $params/duration_ms) \
+--timing $(cat $params/timing) --seed $(cat $params/seed) --run-id $npoint $wopt >$dir/results.txt"
+	fi
 	if [ "$damage" = refuse ]; then
 		log "injecting a refused run: mailboxes=5000"
 		echo 5000 >"$params/mailboxes"
@@ -156,7 +181,7 @@ while read -r kind id rest; do
 	# that perf's start and end stay outside): the host samples its vCPU
 	# threads when it reads them on the console (host-steal.txt).  The
 	# run's own exit status is kept.
-	set -- sh -c "echo 'lockbench: point $id run-begin' >/dev/kmsg; echo 1 >$bench/run; \
+	set -- sh -c "echo 'lockbench: point $id run-begin' >/dev/kmsg; $runcmd; \
 rc=\$?; echo 'lockbench: point $id run-end' >/dev/kmsg; exit \$rc"
 	if [ "$perf_stat" = 1 ]; then
 		set -- perf stat -a -x, -o "$dir/perf-stat.csv" \
@@ -172,12 +197,16 @@ rc=\$?; echo 'lockbench: point $id run-end' >/dev/kmsg; exit \$rc"
 	# this point's run was refused or could not start (a run that ended
 	# with status FAILURE has results, and they go).  Such a point is not
 	# sent, so that the host reports it as not brought back.
-	if ! cat $bench/results >"$dir/results.txt" || [ ! -s "$dir/results.txt" ]; then
+	if [ "$workload" = module ] && ! cat $bench/results >"$dir/results.txt"; then
+		: >"$dir/results.txt"
+	fi
+	if [ ! -s "$dir/results.txt" ]; then
 		log "point $id has no results: not sent"
 		rm -rf "$dir"
 		continue
 	fi
 	[ "$lockstat" = 0 ] || cat /proc/lock_stat >"$dir/lock_stat.txt"
+	[ "$writer_hz" = 0 ] || rmmod fs_writer
 	if [ "$perf_lock" = 1 ]; then
 		perf lock report -i "$dir/perf.data" >"$dir/perf-lock.txt" 2>&1
 	fi

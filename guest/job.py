@@ -19,7 +19,15 @@ POINT_KEYS = {
     "seed": (0, 2**32 - 1),
     "timing": (0, 1024),
     "think_ns": (0, 1000000),
+    # The fs_writer module's register + unregister pairs per second during
+    # a lockload point (0: no writer); only with a workload.
+    "writer_hz": (0, 100000),
 }
+# workload=NAME: what runs the point.  "module" (the default) is the
+# benchmark module; the others are guest/lockload's test cases, which take
+# only the keys in WORKLOAD_KEYS.  Not carried to the next point.
+WORKLOADS = ("module", "proc_filesystems", "sysfs_index")
+WORKLOAD_KEYS = ("workload", "duration_ms", "seed", "timing", "writer_hz")
 OPTIONS = {
     "perf_stat": ("0", "1"),
     "perf_lock": ("0", "1"),
@@ -39,7 +47,18 @@ class JobError(Exception):
 def check_point(pid, params):
     if not ID_RE.match(str(pid)):
         raise JobError(f"point id {pid!r} must match {ID_PATTERN}")
+    workload = params.get("workload", "module")
+    if workload not in WORKLOADS:
+        shown = str(workload) if len(str(workload)) <= 40 else str(workload)[:37] + "..."
+        raise JobError(f"point {pid}: workload={shown!r} is not one of {', '.join(WORKLOADS)}")
     for key, val in params.items():
+        if key == "workload":
+            continue
+        if workload != "module" and key not in WORKLOAD_KEYS:
+            raise JobError(f"point {pid}: {key} is a module parameter; workload={workload} "
+                           f"takes only {', '.join(WORKLOAD_KEYS[1:])}")
+        if workload == "module" and key == "writer_hz":
+            raise JobError(f"point {pid}: writer_hz needs a lockload workload (workload=...)")
         if key not in POINT_KEYS:
             raise JobError(f"point {pid}: unknown parameter {key!r} "
                            f"(allowed: {', '.join(POINT_KEYS)})")
@@ -59,6 +78,13 @@ def render(points, options):
         lines.append(f"option {key} {val}")
     if not points:
         raise JobError("a job needs at least one point")
+    kinds = {params.get("workload", "module") == "module" for _, params in points}
+    if len(kinds) > 1:
+        # The host checks that each point's run id rises by one per point
+        # (guest/run_guest.py collect()): the module counts its own runs,
+        # lockload counts the job's points, so the two do not mix.
+        raise JobError("a job's points are all module points or all lockload "
+                       "points (workload=...), not both")
     seen = set()
     for pid, params in points:
         check_point(pid, params)
@@ -88,6 +114,9 @@ def parse(text, name="job"):
             params = {}
             for kv in words[2:]:
                 key, sep, val = kv.partition("=")
+                if key == "workload" and sep and re.fullmatch(r"[a-z_]{1,32}", val):
+                    params[key] = val
+                    continue
                 if not sep or not re.fullmatch(r"[0-9]{1,20}", val):
                     shown = kv if len(kv) <= 40 else kv[:37] + "..."
                     raise JobError(f"{name}: line {n}: {shown!r} is not KEY=INTEGER")

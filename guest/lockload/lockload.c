@@ -10,7 +10,7 @@
  * line, so that the host's analysis reads them as it reads the module's.
  *
  * Usage: lockload CASE [--cpus LIST] [--duration-ms N] [--timing N]
- *                      [--seed N] [--writer DIR]
+ *                      [--seed N] [--writer DIR] [--run-id N]
  *
  * Cases (acquisitions of file_systems_lock per op, fs/filesystems.c of
  * Linux 6.1):
@@ -25,6 +25,9 @@
  *                     only where the arch has __NR_sysfs (arm, not arm64)
  *                     and the kernel has CONFIG_SYSFS_SYSCALL (without it
  *                     every op fails with ENOSYS and takes no lock)
+ *
+ * --run-id N: the id of the run line (default 1): guest/init.sh numbers a
+ * job's points, as the module numbers its runs.
  *
  * --writer DIR: the fs_writer module's debugfs folder
  * (/sys/kernel/debug/fs_writer): its writer is started as the gate opens
@@ -395,7 +398,7 @@ static u64 ll_clock_read_ns(void)
 static void ll_usage_die(const char *what)
 {
 	fprintf(stderr,
-		"lockload: %s (usage: lockload CASE [--cpus LIST] [--duration-ms N] [--timing N] [--seed N] [--writer DIR])\n",
+		"lockload: %s (usage: lockload CASE [--cpus LIST] [--duration-ms N] [--timing N] [--seed N] [--writer DIR] [--run-id N])\n",
 		what);
 	exit(2);
 }
@@ -526,7 +529,7 @@ int main(int argc, char **argv)
 	static struct ll_thread th[LL_MAX_CPUS];
 	static struct ll_lat lat, none;
 	static u64 ref_hist[LL_FINE_BUCKETS];
-	unsigned long long duration_ms = 1000, seed = 1;
+	unsigned long long duration_ms = 1000, seed = 1, run_id = 1;
 	u64 t0, elapsed, clock_ns, ops = 0, hits = 0, errors = 0;
 	u64 lockops = 0, ref_loops = 0, ref_ns = 0, min_ops = ULLONG_MAX;
 	u64 max_ops = 0, ref_median, ref_trim, ref_n = 0, ref_sum = 0;
@@ -572,6 +575,8 @@ int main(int argc, char **argv)
 			ll_timing = ll_uint(opt, val, 0, LL_MAX_TIMING);
 		} else if (!strcmp(opt, "--seed")) {
 			seed = ll_uint(opt, val, 0, UINT32_MAX);
+		} else if (!strcmp(opt, "--run-id")) {
+			run_id = ll_uint(opt, val, 1, UINT32_MAX);
 		} else if (!strcmp(opt, "--writer")) {
 			writer = val;
 		} else {
@@ -672,8 +677,8 @@ int main(int argc, char **argv)
 	       ll_timing, ll_case->name, writer ? 1 : 0);
 	cost = ll_timing && elapsed ?
 	       20000 * clock_ns * ops / ll_timing / (elapsed * nthreads) : 0;
-	printf("run id=1 threads=%u elapsed_ns=%llu clock_read_ns=%llu",
-	       nthreads, elapsed, clock_ns);
+	printf("run id=%llu threads=%u elapsed_ns=%llu clock_read_ns=%llu",
+	       run_id, nthreads, elapsed, clock_ns);
 	printf(" timing_cost_pct=%llu.%02llu\n", cost / 100, cost % 100);
 	for (i = 0; i < nthreads; i++) {
 		struct ll_thread *t = &th[i];

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Lockload points of a job (guest/job.py, guest/JOB.md): workload=NAME
+picks the module (default) or a lockload test case; a lockload point takes
+only workload, duration_ms, seed, timing and writer_hz; writer_hz needs a
+workload; a job does not mix module and lockload points; the rendered job
+the guest gets carries workload= as a name.  And lockload's own output
+(guest/lockload/lockload.c, built here with the host's gcc when there is
+one) parses as module results with workload= on the param line."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "guest"))
+import job  # noqa: E402
+from analysis import bench_results  # noqa: E402
+
+MAGIC = "lockbench-job v1\n"
+
+
+class LockloadJob(unittest.TestCase):
+    def parse(self, lines):
+        return job.parse(MAGIC + "".join(ln + "\n" for ln in lines))
+
+    def bad(self, lines, regex):
+        with self.assertRaisesRegex(job.JobError, regex):
+            self.parse(lines)
+
+    def test_workload_point(self):
+        points, _ = self.parse(["point p1 workload=proc_filesystems duration_ms=300 "
+                                "timing=4 seed=2 writer_hz=100"])
+        self.assertEqual(points, [("p1", {"workload": "proc_filesystems", "duration_ms": 300,
+                                          "timing": 4, "seed": 2, "writer_hz": 100})])
+        text = job.render(points, {})
+        self.assertIn("point p1 workload=proc_filesystems duration_ms=300 timing=4 seed=2 "
+                      "writer_hz=100\n", text)
+        self.assertEqual(job.parse(text), (points, {}))
+
+    def test_module_is_the_default(self):
+        points, _ = self.parse(["point p1 workload=module read_pct=50", "point p2 read_pct=90"])
+        self.assertEqual(points[0][1]["workload"], "module")
+        self.assertNotIn("workload", points[1][1])
+
+    def test_unknown_workload(self):
+        self.bad(["point p1 workload=bogus"], r"workload='bogus' is not one of module, "
+                 r"proc_filesystems, sysfs_index")
+        self.bad(["point p1 workload=7"], r"workload='7' is not one of")
+        self.bad(["point p1 workload=Proc"], r"'workload=Proc' is not KEY=INTEGER")
+        self.bad(["point p1 workload=a;reboot"], r"is not KEY=INTEGER")
+        with self.assertRaisesRegex(job.JobError, r"is not one of"):
+            job.render([("p1", {"workload": "x y"})], {})
+
+    def test_module_keys_refused_with_a_workload(self):
+        self.bad(["point p1 workload=proc_filesystems read_pct=50"],
+                 r"point p1: read_pct is a module parameter; workload=proc_filesystems takes "
+                 r"only duration_ms, seed, timing, writer_hz")
+        self.bad(["point p1 workload=sysfs_index think_ns=10"], r"think_ns is a module parameter")
+
+    def test_writer_hz(self):
+        self.bad(["point p1 writer_hz=10"], r"writer_hz needs a lockload workload")
+        self.bad(["point p1 workload=proc_filesystems writer_hz=100001"],
+                 r"writer_hz=100001 must be an integer in 0\.\.100000")
+        self.parse(["point p1 workload=proc_filesystems writer_hz=0"])
+
+    def test_no_mix(self):
+        self.bad(["point p1 read_pct=50", "point p2 workload=proc_filesystems"],
+                 r"all module points or all lockload points")
+        self.parse(["point p1 workload=proc_filesystems", "point p2 workload=sysfs_index"])
+
+
+@unittest.skipUnless(shutil.which("gcc"), "no host gcc")
+class LockloadOutput(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp()
+        cls.exe = os.path.join(cls.tmp, "lockload")
+        subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-pthread", "-o", cls.exe,
+                        os.path.join(ROOT, "guest", "lockload", "lockload.c")], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def run_ll(self, *args):
+        return subprocess.run([self.exe, *args], capture_output=True, text=True, check=False)
+
+    def test_results_parse(self):
+        r = self.run_ll("proc_filesystems", "--cpus", "0", "--duration-ms", "50",
+                        "--timing", "1", "--run-id", "3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        res = bench_results.parse_text(r.stdout, "lockload")
+        self.assertTrue(res.ok)
+        self.assertEqual(res.param["workload"], "proc_filesystems")
+        self.assertEqual(res.run["id"], 3)
+        self.assertGreater(res.total["ops"], 0)
+        # one read_lock per op: every op succeeded here
+        self.assertEqual(res.lockops["read"], res.total["ops"])
+        self.assertEqual(res.lat["lookup"].count, res.total["ops"])
+
+    def test_bad_arguments(self):
+        for args, msg in ((["nope"], "unknown case 'nope'"),
+                          ([], "missing CASE"),
+                          (["proc_filesystems", "--timing", "2000"], "--timing '2000'"),
+                          (["proc_filesystems", "--cpus", "3-1"], "--cpus '3-1'"),
+                          (["proc_filesystems", "--duration-ms"], "--duration-ms needs a value"),
+                          (["proc_filesystems", "--bogus", "1"], "unknown option '--bogus'")):
+            r = self.run_ll(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertEqual(r.stdout, "")
+            self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+            self.assertIn(msg, r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
