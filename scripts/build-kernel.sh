@@ -28,8 +28,8 @@
 # scripts/convert.sh, which writes a patch on top of it.
 #
 # Output, in build/TARGET: the kernel (arm: uImage; arm64: Image), config,
-# mbox_bench.ko, build.log and build-meta.json, which is written last: its
-# presence means a complete build.  Exit codes as in lib.sh.
+# mbox_bench.ko, fs_writer.ko, build.log and build-meta.json, which is
+# written last: its presence means a complete build.  Exit codes as in lib.sh.
 
 set -euo pipefail
 LB_PROG=build
@@ -223,6 +223,8 @@ else
 fi
 cp "$obj/.config" "$vdir/config"
 cp "$mod/mbox_bench.ko" "$vdir/mbox_bench.ko"
+# The file system writer of guest/lockload (bench-module/fs_writer.c).
+cp "$mod/fs_writer.ko" "$vdir/fs_writer.ko"
 harness=$(git -C "$LB_ROOT" rev-parse -q --verify HEAD 2>/dev/null || echo none)
 [ -z "$(git -C "$LB_ROOT" status --porcelain 2>/dev/null)" ] || harness="$harness-dirty"
 end=$(date +%s.%N)

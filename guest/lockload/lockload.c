@@ -31,8 +31,8 @@
  *
  * --writer DIR: the fs_writer module's debugfs folder
  * (/sys/kernel/debug/fs_writer): its writer is started as the gate opens
- * and stopped with the stop flag, and its register + unregister pairs are
- * reported as writes=; each pair takes write_lock(&file_systems_lock)
+ * and stopped with the stop flag, and its register + unregister pairs of
+ * the run are reported as writes=; each pair takes write_lock(&file_systems_lock)
  * twice.
  *
  * Bad arguments: one line on stderr, exit 2.  Exit 1 when the run could
@@ -533,7 +533,7 @@ int main(int argc, char **argv)
 	u64 t0, elapsed, clock_ns, ops = 0, hits = 0, errors = 0;
 	u64 lockops = 0, ref_loops = 0, ref_ns = 0, min_ops = ULLONG_MAX;
 	u64 max_ops = 0, ref_median, ref_trim, ref_n = 0, ref_sum = 0;
-	u64 pairs = 0, cost, spread;
+	u64 pairs = 0, pairs0 = 0, cost, spread;
 	unsigned int nthreads = 0, i, b, without_ops = 0, unpinned = 0;
 	const char *writer = NULL;
 	int writer_ok = 1, success;
@@ -614,7 +614,8 @@ int main(int argc, char **argv)
 	while (__atomic_load_n(&ll_ready, __ATOMIC_SEQ_CST) < (int)nthreads)
 		sched_yield();
 
-	if (writer && ll_writer_put(writer, "run", "1")) {
+	if (writer && (ll_writer_get(writer, "pairs", &pairs0) ||
+		       ll_writer_put(writer, "run", "1"))) {
 		fprintf(stderr, "lockload: cannot start the writer in %s\n", writer);
 		writer_ok = 0;
 	}
@@ -632,6 +633,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lockload: cannot stop or read the writer in %s\n", writer);
 		writer_ok = 0;
 	}
+	pairs = writer_ok && pairs >= pairs0 ? pairs - pairs0 : 0;
 	for (i = 0; i < nthreads; i++)
 		pthread_join(th[i].tid, NULL);
 
