@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check a run directory of lockload points (guest/JOB.md, workload=) on an
+rwlock kernel: the cross-check of guest/lockload against /proc/lock_stat.
+
+Usage: check_lockload.py DIR [--lock NAME] [--writer-point ID...]
+
+For every point brought back: results.txt parses (bench-module/FORMAT.md)
+with status SUCCESS, every check ok, a workload= on its param line and ops
+on every thread; lock_stat.txt has NAME (default file_systems_lock), and
+its read acquisitions (the -R row, or the one plain row when only reads
+were taken) equal lockload's `lockops read` within 1%, its write
+acquisitions (-W row; none when lockload reports none) `lockops write`
+(twice the fs_writer pairs) within 1%.  lock_stat is cleared right before
+each point, so the boot's own users of the lock are outside it.  A
+--writer-point must have writes > 0.  Every point of the job must be
+back (the runner's meta.json).
+
+Prints one line per check; exit 1 on the first failure.
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from analysis import bench_results, lockstat  # noqa: E402
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def within(got, want):
+    return abs(got - want) <= 0.01 * max(want, 1)
+
+
+def check_point(d, pid, lock, writer):
+    pd = os.path.join(d, "points", pid)
+    res = bench_results.parse_file(os.path.join(pd, "results.txt"))
+    wl = res.param.get("workload")
+    if not wl:
+        fail(f"{pid}: no workload= on the param line: not lockload's results")
+    if res.status != "SUCCESS":
+        fail(f"{pid}: lockload status {res.status}")
+    bad = [c for c in res.checks for v in c.values() if v == "fail"]
+    if bad:
+        fail(f"{pid}: checks failed: {bad}")
+    if any(t["ops"] <= 0 for t in res.threads):
+        fail(f"{pid}: a thread made no progress: {res.threads}")
+    reads, writes = res.lockops["read"], res.lockops["write"]
+    if writer and res.total["writes"] <= 0:
+        fail(f"{pid}: writer point with writes=0")
+    print(f"ok: {pid}: workload={wl}: {res.total['ops']} ops on {len(res.threads)} threads, "
+          f"{res.total['writes']} writer pairs, lockops read={reads} write={writes}")
+
+    ls = lockstat.parse_file(os.path.join(pd, "lock_stat.txt"))
+    rows = {r.kind: r for r in ls.rows if r.name == lock}
+    if not rows:
+        fail(f"{pid}: no {lock} in lock_stat")
+    if "" in rows and ("R" in rows or "W" in rows):
+        fail(f"{pid}: {lock} has a plain row beside -R/-W rows: {sorted(rows)}")
+    got_r = rows["R"].acquisitions if "R" in rows else rows[""].acquisitions if not writes else 0
+    got_w = rows["W"].acquisitions if "W" in rows else 0
+    for what, got, want in (("read", got_r, reads), ("write", got_w, writes)):
+        if not within(got, want):
+            fail(f"{pid}: lock_stat {lock} {what} acquisitions {got} vs lockload's {want}: "
+                 "more than 1% apart")
+        print(f"ok: {pid}: lock_stat {lock} {what} acquisitions {got} == lockload's {want} "
+              f"(within 1%{', exactly' if got == want else ''})")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dir")
+    ap.add_argument("--lock", default="file_systems_lock")
+    ap.add_argument("--writer-point", action="append", default=[])
+    args = ap.parse_args(argv)
+    with open(os.path.join(args.dir, "meta.json")) as f:
+        meta = json.load(f)
+    if meta.get("state") != "ok":
+        fail(f"run state {meta.get('state')!r}, not ok")
+    pids = sorted(os.listdir(os.path.join(args.dir, "points")))
+    if not pids or sorted(meta.get("points_done", [])) != sorted(meta.get("points_planned", [])):
+        fail(f"points back {pids}, planned {meta.get('points_planned')}")
+    for pid in pids:
+        check_point(args.dir, pid, args.lock, pid in args.writer_point)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
