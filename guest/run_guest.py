@@ -175,6 +175,11 @@ def lockload_path(arch):
     return os.path.join(BUILD, "lockload", arch, "lockload")
 
 
+# What a job needs beyond the module: a pattern of its text, and why.
+NEEDS = {"lockload": (r"\bworkload=(?!module\b)", "runs lockload"),
+         "fs_writer.ko": (r"\bwriter_hz=0*[1-9]", "runs the fs_writer module")}
+
+
 def make_initrd(path, art, job_text):
     """The root fs cpio followed by a second cpio with init, module, job."""
     if not shutil.which("cpio"):
@@ -192,10 +197,9 @@ def make_initrd(path, art, job_text):
                 shutil.copy(src, os.path.join(stage, name))
                 os.chmod(os.path.join(stage, name), 0o755 if name == "lockload" else 0o644)
                 names.append(name)
-            elif (job_text is not None and name == "lockload"
-                  and re.search(r"\bworkload=(?!module\b)", job_text)):
-                raise RunError(3, f"the job runs lockload but {src} is missing: "
-                               "run ./run.sh build")
+            elif job_text is not None and re.search(NEEDS[name][0], job_text):
+                raise RunError(3, f"the job {NEEDS[name][1]} but {src} is missing: "
+                               "run ./run.sh build (the target of this boot)")
         if job_text is not None:
             os.mkdir(os.path.join(stage, "job"))
             with open(os.path.join(stage, "job", "job.conf"), "w") as f:
