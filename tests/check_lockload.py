@@ -3,7 +3,8 @@
 """Check a run directory of lockload points (guest/JOB.md, workload=) on an
 rwlock kernel: the cross-check of guest/lockload against /proc/lock_stat.
 
-Usage: check_lockload.py DIR [--lock NAME] [--writer-point ID...]
+Usage: check_lockload.py DIR [--lock NAME] [--lock-type rwlock|spinlock]
+                          [--writer-point ID...]
 
 For every point brought back: results.txt parses (bench-module/FORMAT.md)
 with status SUCCESS, every check ok, a workload= on its param line and ops
@@ -11,7 +12,9 @@ on every thread; lock_stat.txt has NAME (default file_systems_lock), and
 its read acquisitions (the -R row, or the one plain row when only reads
 were taken) equal lockload's `lockops read` within 1%, its write
 acquisitions (-W row; none when lockload reports none) `lockops write`
-(twice the fs_writer pairs) within 1%.  lock_stat is cleared right before
+(twice the fs_writer pairs) within 1%.  --lock-type spinlock (a kernel
+where ./run.sh convert made the lock a spinlock): one plain row, whose
+acquisitions equal read + write within 1%.  lock_stat is cleared right before
 each point, so the boot's own users of the lock are outside it.  A
 --writer-point must have writes > 0.  Every point of the job must be
 back (the runner's meta.json).
@@ -36,7 +39,7 @@ def within(got, want):
     return abs(got - want) <= 0.01 * max(want, 1)
 
 
-def check_point(d, pid, lock, writer):
+def check_point(d, pid, lock, writer, lock_type):
     pd = os.path.join(d, "points", pid)
     res = bench_results.parse_file(os.path.join(pd, "results.txt"))
     wl = res.param.get("workload")
@@ -61,6 +64,16 @@ def check_point(d, pid, lock, writer):
         fail(f"{pid}: no {lock} in lock_stat")
     if "" in rows and ("R" in rows or "W" in rows):
         fail(f"{pid}: {lock} has a plain row beside -R/-W rows: {sorted(rows)}")
+    if lock_type == "spinlock":
+        if set(rows) != {""}:
+            fail(f"{pid}: spinlock kernel shows {lock} rows {sorted(rows)}")
+        got, want = rows[""].acquisitions, reads + writes
+        if not within(got, want):
+            fail(f"{pid}: lock_stat {lock} acquisitions {got} vs lockload's read + write "
+                 f"{want}: more than 1% apart")
+        print(f"ok: {pid}: lock_stat {lock} acquisitions {got} == lockload's read + write "
+              f"{want} (within 1%{', exactly' if got == want else ''})")
+        return
     got_r = rows["R"].acquisitions if "R" in rows else rows[""].acquisitions if not writes else 0
     got_w = rows["W"].acquisitions if "W" in rows else 0
     for what, got, want in (("read", got_r, reads), ("write", got_w, writes)):
@@ -76,16 +89,20 @@ def main(argv):
     ap.add_argument("dir")
     ap.add_argument("--lock", default="file_systems_lock")
     ap.add_argument("--writer-point", action="append", default=[])
+    ap.add_argument("--lock-type", choices=("rwlock", "spinlock"), default="rwlock")
     args = ap.parse_args(argv)
-    with open(os.path.join(args.dir, "meta.json")) as f:
-        meta = json.load(f)
+    try:
+        with open(os.path.join(args.dir, "meta.json")) as f:
+            meta = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"{args.dir}: no run's meta.json: {e}")
     if meta.get("state") != "ok":
         fail(f"run state {meta.get('state')!r}, not ok")
     pids = sorted(os.listdir(os.path.join(args.dir, "points")))
     if not pids or sorted(meta.get("points_done", [])) != sorted(meta.get("points_planned", [])):
         fail(f"points back {pids}, planned {meta.get('points_planned')}")
     for pid in pids:
-        check_point(args.dir, pid, args.lock, pid in args.writer_point)
+        check_point(args.dir, pid, args.lock, pid in args.writer_point, args.lock_type)
 
 
 if __name__ == "__main__":
