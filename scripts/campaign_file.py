@@ -279,9 +279,22 @@ def load(path):
             raise CampaignError(f"{path}: {where}.id: duplicate point id {pid!r}")
         ids.add(pid)
         params = {}
+        # workload = "NAME": a guest/lockload point (guest/JOB.md); its
+        # keys are jobmod.WORKLOAD_KEYS, no read_pct or mailboxes.
+        workload = pt.get("workload", "module")
+        if not isinstance(workload, str) or workload not in jobmod.WORKLOADS:
+            bad(f"{where}.workload", "one of " + ", ".join(jobmod.WORKLOADS))
         for key, val in pt.items():
             if key == "id":
                 continue
+            if key == "workload":
+                if workload != "module":
+                    params[key] = workload
+                continue
+            if workload != "module" and key not in jobmod.WORKLOAD_KEYS:
+                raise CampaignError(f"{path}: {where}: {key!r} is a module parameter; a "
+                                    f"workload point takes only id, "
+                                    f"{', '.join(jobmod.WORKLOAD_KEYS)}")
             if key not in jobmod.POINT_KEYS:
                 raise CampaignError(f"{path}: {where}: unknown key {key!r} "
                                     f"(allowed: id, {', '.join(jobmod.POINT_KEYS)})")
@@ -289,13 +302,21 @@ def load(path):
             if not _type_ok(val, int) or not lo <= val <= hi:
                 bad(f"{where}.{key}", f"an integer {lo}..{hi}")
             params[key] = val
-        for key in ("read_pct", "mailboxes"):
+        for key in ("read_pct", "mailboxes") if workload == "module" else ():
             if key not in params:
                 raise CampaignError(f"{path}: {where}.{key}: missing; must be an integer "
                                     f"{jobmod.POINT_KEYS[key][0]}..{jobmod.POINT_KEYS[key][1]}")
         for key, val in POINT_DEFAULTS.items():
-            params.setdefault(key, val)
+            if workload == "module" or key in jobmod.WORKLOAD_KEYS:
+                params.setdefault(key, val)
+        try:
+            jobmod.check_point(pid, params)
+        except jobmod.JobError as e:
+            raise CampaignError(f"{path}: {where}: {e}") from None
         points.append({"id": pid, **params})
+    if len({"workload" in p for p in points}) > 1:
+        raise CampaignError(f"{path}: points: all module points or all workload points "
+                            "(guest/JOB.md), not both")
     out["points"] = points
     prim = out["primary_points"]
     if prim is not None and (not prim or len(set(map(str, prim))) != len(prim)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Lockload points of a job (guest/job.py, guest/JOB.md): workload=NAME
-picks the module (default) or a lockload test case; a lockload point takes
+picks the module (default) or a lockload test case (also in a campaign's
+points, scripts/campaign_file.py); a lockload point takes
 only workload, duration_ms, seed, timing and writer_hz; writer_hz needs a
 workload; a job does not mix module and lockload points; the rendered job
 the guest gets carries workload= as a name.  And lockload's own output
@@ -70,6 +71,49 @@ class LockloadJob(unittest.TestCase):
         self.bad(["point p1 read_pct=50", "point p2 workload=proc_filesystems"],
                  r"all module points or all lockload points")
         self.parse(["point p1 workload=proc_filesystems", "point p2 workload=sysfs_index"])
+
+
+class LockloadCampaign(unittest.TestCase):
+    """A campaign's workload points (scripts/campaign_file.py)."""
+
+    def load(self, points):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import campaign_file
+        with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+            f.write('name = "t"\nvariants = ["before"]\ncpus = [2]\nrepetitions = 1\n'
+                    'lock_class = "file_systems_lock"\n')
+            for body in points:
+                f.write(f"[[points]]\n{body}\n")
+        self.addCleanup(os.unlink, f.name)
+        return campaign_file.load(f.name), campaign_file
+
+    def test_workload_points(self):
+        camp, cf = self.load(['id = "a"\nworkload = "proc_filesystems"\nduration_ms = 300',
+                              'id = "b"\nworkload = "proc_filesystems"\nwriter_hz = 100'])
+        self.assertEqual(camp["points"][0], {"id": "a", "workload": "proc_filesystems",
+                                             "duration_ms": 300, "seed": 1, "timing": 8})
+        self.assertIn("point b workload=proc_filesystems writer_hz=100 duration_ms=1000 "
+                      "seed=1 timing=8\n", cf.job_text(camp))
+
+    def test_the_shipped_campaign_loads(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import campaign_file
+        camp = campaign_file.load(os.path.join(ROOT, "campaigns", "file-systems.toml"))
+        self.assertEqual(camp["lock_class"], "file_systems_lock")
+        job.parse(campaign_file.job_text(camp))
+
+    def test_refused(self):
+        for bodies, regex in (
+                (['id = "a"\nworkload = "nope"'], r"points\[1\]\.workload: .*one of module"),
+                (['id = "a"\nworkload = "proc_filesystems"\nread_pct = 5'],
+                 r"'read_pct' is a module parameter"),
+                (['id = "a"\nread_pct = 5\nmailboxes = 1\nwriter_hz = 5'],
+                 r"writer_hz needs a lockload workload"),
+                (['id = "a"\nread_pct = 5\nmailboxes = 1',
+                  'id = "b"\nworkload = "proc_filesystems"'], r"not both")):
+            with self.subTest(regex=regex):
+                with self.assertRaisesRegex(Exception, regex):
+                    self.load(bodies)
 
 
 @unittest.skipUnless(shutil.which("gcc"), "no host gcc")
