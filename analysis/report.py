@@ -156,7 +156,7 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
                             + (" (unsafe: a lockdep report)"
                                if set(lost) & set(unsafe) else ""))
     pairs = [(b, v) for b, v in pairs if b in variants and v in variants]
-    if not pairs and not unsafe:
+    if not pairs and not controls and not unsafe:
         raise ParseError(path, None, "no comparison has samples on both "
                          "sides")
     primary = rd.primary_metric

@@ -489,6 +489,13 @@ def answer_text(comps, f, th, primary):
                 f"{rep['boots']} boot{'s' if rep['boots'] > 1 else ''}, "
                 f"first in {rep['cell']}: that kernel can deadlock, so no "
                 f"performance verdict is given.")
+    control_only = False
+    if prim.empty and not paras and len(comps):
+        # A campaign of the baseline and its A/A control alone (a
+        # calibration run): the control's primary rows are its answer.
+        prim = comps[(comps["role"] == "control")
+                     & (comps["metric"] == primary)]
+        control_only = not prim.empty
     if prim.empty:
         return paras or [f"No answer: no comparison of the primary metric "
                          f"{primary} has samples on both sides."]
@@ -511,8 +518,10 @@ def answer_text(comps, f, th, primary):
                            f"in {nh} of {len(cal)} cells and claims a "
                            f"difference in {bad}"
                            + (" (uncalibrated there)" if bad else ""))
+        head = (f"A/A calibration only, {v} ({b} booted a second time) "
+                f"against {b}" if control_only else f"Answer for {v} against {b}")
         paras.append(
-            f"Answer for {v} against {b} ({primary}, ratio "
+            f"{head} ({primary}, ratio "
             f"{v}/{b} [{pct_s(th.confidence)}% CI], margin "
             f"{100 * th.margin:g}%): " + "; ".join(clauses) + ". "
             f"Regime: {regime(pts, f['think_ns'])}. Setup: QEMU "

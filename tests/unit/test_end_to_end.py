@@ -3,6 +3,7 @@
 2 variants x 1 vCPU count x 2 points x 6 repetitions; "after" is 10%
 slower at p1 and equal at p2."""
 
+import json
 import math
 import os
 import shutil
@@ -457,3 +458,36 @@ class Outcomes(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ControlOnly(unittest.TestCase):
+    def test_calibration_campaign_answers_with_its_control(self):
+        """A campaign of the baseline and its A/A control alone
+        (tests/campaigns/aa.toml: `variants = ["before"]`, `control =
+        true`) is a calibration run: the report opens with the control's
+        primary rows, said to be the A/A, instead of refusing the run for
+        having no compared pair."""
+        with tempfile.TemporaryDirectory() as tmp:
+            d = os.path.join(tmp, "run")
+            synth.make_run(d, reps=6, variants=[
+                {"name": "before", "lock": "rw", "patches": ["0001"]},
+                {"name": "before~aa", "lock": "rw", "patches": ["0001"]}])
+            path = os.path.join(d, "manifest.json")
+            with open(path) as f:
+                m = json.load(f)
+            m["campaign"].update(compare=[], control=True,
+                                 controls={"before~aa": "before"})
+            with open(path, "w") as f:
+                json.dump(m, f)
+            status, _out, err = run_main(report.main, [d])
+            self.assertEqual(status, 0, err)
+            comps = read_csv(os.path.join(d, "tidy", "comparisons.csv"))
+            self.assertTrue(comps)
+            self.assertEqual({(r["variant"], r["role"]) for r in comps},
+                             {("before~aa", "control")})
+            with open(os.path.join(d, "summary.md")) as f:
+                answer = f.read().split("\n")[2]
+            self.assertRegex(answer, r"^\*\*A/A calibration only, before~aa "
+                             r"\(before booted a second time\) against before "
+                             r"\(throughput_ops_s.*: 2 vCPUs: (no harm|"
+                             r"inconclusive)")
