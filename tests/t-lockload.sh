@@ -5,8 +5,8 @@
 # rwlock), 2 vCPUs: a job of lockload points (guest/JOB.md, workload=)
 # brings back results in the module's format, and lockload's count of
 # file_systems_lock acquisitions agrees with /proc/lock_stat's within 1%:
-# reads (open + read + close of /proc/filesystems, one read_lock per op)
-# against the -R row, and with the fs_writer module running, writes (two
+# reads (open + read + close of /proc/filesystems, and mount(2) of sysfs
+# where it is mounted already: one read_lock per op) against the -R row, and with the fs_writer module running, writes (two
 # write_lock per register + unregister pair) against the -W row.  The
 # check must fail when the counts disagree: it is run again on a copy
 # whose results.txt claims 2% more reads.
@@ -25,6 +25,7 @@ cat >"$out/fs.job" <<'JOB'
 lockbench-job v1
 point reads workload=proc_filesystems duration_ms=1000 timing=8 seed=1
 point writer workload=proc_filesystems duration_ms=1000 timing=8 writer_hz=1000
+point mounts workload=mount_sysfs duration_ms=500 timing=8
 JOB
 "$LB_PY" guest/run_guest.py before --cpus 2 --job "$out/fs.job" --out "$out/run"
 "$LB_PY" tests/check_lockload.py "$out/run" --writer-point writer

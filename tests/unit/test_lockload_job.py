@@ -48,7 +48,7 @@ class LockloadJob(unittest.TestCase):
 
     def test_unknown_workload(self):
         self.bad(["point p1 workload=bogus"], r"workload='bogus' is not one of module, "
-                 r"proc_filesystems, sysfs_index")
+                 r"proc_filesystems, mount_sysfs, sysfs_index")
         self.bad(["point p1 workload=7"], r"workload='7' is not one of")
         self.bad(["point p1 workload=Proc"], r"'workload=Proc' is not KEY=INTEGER")
         self.bad(["point p1 workload=a;reboot"], r"is not KEY=INTEGER")
@@ -70,7 +70,8 @@ class LockloadJob(unittest.TestCase):
     def test_no_mix(self):
         self.bad(["point p1 read_pct=50", "point p2 workload=proc_filesystems"],
                  r"all module points or all lockload points")
-        self.parse(["point p1 workload=proc_filesystems", "point p2 workload=sysfs_index"])
+        self.parse(["point p1 workload=proc_filesystems", "point p2 workload=sysfs_index",
+                    "point p3 workload=mount_sysfs"])
 
 
 class LockloadCampaign(unittest.TestCase):
