@@ -38,6 +38,9 @@ commands:
                               what the module's timing costs (timing=0 vs on)
   test [--fast]               the whole test suite (what CI runs); --fast:
                               what needs no kernel (unit tests, lint), minutes
+  bench [--rows LIST]         time the first hour (tree, cold and second
+                              build, clone to report, suite) in scratch
+                              directories and print the table
   help                        this text
 
 Every command takes --help.  Bad input exits 2 with one line.
@@ -107,6 +110,9 @@ overhead)
 	;;
 test)
 	exec tests/run-all.sh "$@"
+	;;
+bench)
+	exec scripts/bench-harness.sh "$@"
 	;;
 all)
 	scripts/setup.sh
