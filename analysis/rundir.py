@@ -8,6 +8,7 @@ per-cell raw files. Loading only; no analysis here.
 """
 
 import json
+import math
 import os
 from dataclasses import dataclass
 
@@ -26,6 +27,34 @@ class Point:
     miss_pct: object
     duration_ms: object
     think_ns: int = 0  # the module's pause between ops (0: a tight loop)
+    workload: object = None  # a lockload point's workload (guest/JOB.md)
+
+
+def _unset(v):
+    return v is None or v == "" or (isinstance(v, float) and math.isnan(v))
+
+
+def _whole(v):
+    try:
+        return str(int(v))
+    except (TypeError, ValueError, OverflowError):
+        return str(v)
+
+
+def point_label(pid, read_pct=None, mailboxes=None, miss_pct=None,
+                long=False):
+    """The one label of a workload point: 'p1 (read 95%, 8 mbox, miss
+    10%)', or with long=True (plot titles) 'p1: 95% reads, 8 mailboxes,
+    10% misses'; parameters that are None, '' or NaN are left out, and
+    the id alone is the label when none is set."""
+    words = (("{}% reads", "{} mailboxes", "{}% misses") if long else
+             ("read {}%", "{} mbox", "miss {}%"))
+    bits = [w.format(_whole(v)) for w, v in
+            zip(words, (read_pct, mailboxes, miss_pct)) if not _unset(v)]
+    if not bits:
+        return str(pid)
+    return (f"{pid}: {', '.join(bits)}" if long else
+            f"{pid} ({', '.join(bits)})")
 
 
 @dataclass(frozen=True)
@@ -108,7 +137,27 @@ class RunDir:
 
     @property
     def lock_class(self):
-        return self.campaign.get("lock_class", "mboxes_lock")
+        # Campaigns before lock_class was a key measured mboxes_lock.
+        return str(self.campaign.get("lock_class", "mboxes_lock"))
+
+    @property
+    def accel(self):
+        """How QEMU ran the guests (manifest host.accel, lower case as
+        recorded: "tcg", "kvm"); "tcg" for a manifest without it."""
+        return str(self.host.get("accel", "tcg"))
+
+    @property
+    def host_cores(self):
+        """The host's core count (manifest host.cores); None when not
+        recorded."""
+        return self.host.get("cores")
+
+    def point_label(self, pid, long=False):
+        """point_label() of the campaign point with id pid."""
+        p = next((p for p in self.points if p.id == pid), None)
+        if p is None:
+            return str(pid)
+        return point_label(pid, p.read_pct, p.mailboxes, p.miss_pct, long)
 
     @property
     def comparisons(self):
@@ -230,6 +279,12 @@ def load(path):
         raise ParseError(mpath, None, "manifest: campaign is not an object")
     host = manifest.get("host") or {}
     builds = manifest.get("builds") or {}
+    for key, val in (("host", host), ("builds", builds)):
+        if not isinstance(val, dict):
+            raise ParseError(mpath, None, f"manifest: {key} is not an object")
+    if not isinstance(campaign.get("variants", []), list):
+        raise ParseError(mpath, None, "manifest: campaign.variants is not a "
+                         "list")
     points = []
     for i, p in enumerate(_need(mpath, campaign, "points", list, "campaign")):
         where = f"campaign.points[{i}]"
@@ -238,7 +293,8 @@ def load(path):
                             mailboxes=p.get("mailboxes"),
                             miss_pct=p.get("miss_pct"),
                             duration_ms=p.get("duration_ms"),
-                            think_ns=_int_or_zero(p.get("think_ns"))))
+                            think_ns=_int_or_zero(p.get("think_ns")),
+                            workload=p.get("workload")))
     if not points:
         raise ParseError(mpath, None, "manifest: campaign.points is empty")
     cells = []
@@ -258,7 +314,7 @@ def load(path):
                           arch=_arch(builds, campaign,
                                      os.path.join(path, "cells", cid),
                                      variant)))
-    variants = list(campaign.get("variants") or [])
+    variants = [str(v) for v in campaign.get("variants") or []]
     for c in cells:
         if c.variant not in variants:
             variants.append(c.variant)

@@ -7,6 +7,7 @@ import math
 import textwrap
 
 from analysis import metrics, safety, stats, verdicts
+from analysis.rundir import point_label
 
 WIDTH = 72  # commit message columns
 
@@ -88,16 +89,11 @@ def verdict_s(row):
     return "n/a" if _nan(v) or not v else str(v)
 
 
-def point_label(row):
-    parts = []
-    if not _nan(row.get("read_pct")):
-        parts.append(f"read {int(row['read_pct'])}%")
-    if not _nan(row.get("mailboxes")):
-        parts.append(f"{int(row['mailboxes'])} mbox")
-    if not _nan(row.get("miss_pct")):
-        parts.append(f"miss {int(row['miss_pct'])}%")
-    return f"{row['point']} ({', '.join(parts)})" if parts else \
-        str(row["point"])
+def row_point_label(row):
+    """rundir.point_label() of a table row (point, read_pct, mailboxes,
+    miss_pct columns)."""
+    return point_label(row["point"], row.get("read_pct"),
+                       row.get("mailboxes"), row.get("miss_pct"))
 
 
 def split_warnings(text):
@@ -152,8 +148,8 @@ def setup_facts(rundir, cells, samples, baseline, primary, unsafe):
     # as the campaign recorded it.
     qg = host.get("qemu_guests") or {}
     return {
-        "accel": str(host.get("accel", "tcg")).upper(),
-        "cores": host.get("cores", "?"),
+        "accel": rundir.accel.upper(),
+        "cores": "?" if rundir.host_cores is None else rundir.host_cores,
         "cpu_model": host.get("cpu_model", "unknown CPU"),
         "qemu": host.get("qemu_version", "?"),
         "cpus": cpus,
@@ -223,7 +219,7 @@ def render_observer(obs, metric, pct):
                 "|---:|---|---|---|---|---|---|---|"]
         for _, r in block.iterrows():
             out.append(
-                f"| {int(r['cpus'])} | {point_label(r)} | "
+                f"| {int(r['cpus'])} | {row_point_label(r)} | "
                 f"{ratio_s(r['ratio'], r['ratio_ci_lo'], r['ratio_ci_hi'])}"
                 f" | {r['verdict'] or 'n/a'} | "
                 f"{ratio_s(r['ratio_plain'], r['ratio_plain_ci_lo'], r['ratio_plain_ci_hi'])}"
@@ -365,7 +361,7 @@ def render_markdown(rundir, comps, f, problems, baseline, thresholds,
                 var = pm(row["median_var"], row["ci_lo_var"],
                          row["ci_hi_var"])
                 out.append(
-                    f"| {cpus} | {point_label(row)} | {base} | {var} | "
+                    f"| {cpus} | {row_point_label(row)} | {base} | {var} | "
                     f"{row_ratio(row)} | {delta_s(row)} | "
                     f"{p_s(row['p_value'])} |{cols} "
                     f"{verdict_s(row)}{(' ' + marks) if marks else ''} |")
@@ -507,7 +503,7 @@ def answer_text(comps, f, th, primary):
         n = f"{ns[0]}" if len(ns) == 1 else f"{ns[0]}-{ns[-1]}"
         clauses = [_cpus_clause(int(c), blk, over) for c, blk in
                    rows.groupby("cpus", sort=True)]
-        pts = {r["point"]: point_label(r) for _, r in rows.iterrows()}
+        pts = {r["point"]: row_point_label(r) for _, r in rows.iterrows()}
         cal = rows[rows["calibration"].fillna("") != ""]
         if len(cal):
             claims = {f"A/A {v}" for v in (stats.BETTER, stats.WORSE,
