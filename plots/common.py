@@ -1,15 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the plot driver and the report share: reading one run directory
-(manifest.json + tidy/*.csv, see analysis/TIDY.md), the setup line, and
-one-line errors.  Only the standard library: selecting rows needs no pandas.
+"""What the plot driver and the report share: one run directory (its
+manifest as analysis.rundir reads it, tidy/*.csv, see analysis/TIDY.md),
+the setup line, and one-line errors.  Only the standard library (and
+analysis modules that use nothing else): selecting rows needs no pandas.
 """
 
 import argparse
 import csv
-import json
+import dataclasses
 import os
 import re
 import sys
+
+from analysis import rundir
+from analysis.common import ParseError
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -61,6 +65,13 @@ def gp_quote(text):
     return "'" + str(text).replace("'", "''") + "'"
 
 
+def point_dict(point):
+    """A rundir.Point as the dict the plot code indexes: its set fields
+    only, so that `"read_pct" in p` says whether the campaign set it."""
+    return {k: v for k, v in dataclasses.asdict(point).items()
+            if v is not None}
+
+
 def span(values):
     """[5, 6, 6] -> '5-6', [6, 6] -> '6'."""
     lo, hi = min(values), max(values)
@@ -68,7 +79,9 @@ def span(values):
 
 
 class Run:
-    """One results directory: its manifest and its tidy files."""
+    """One results directory for the plots and the report: the campaign as
+    analysis.rundir reads it (the one reader of manifest.json), with the
+    variants baseline first and the points as dicts, and the tidy files."""
 
     def __init__(self, path):
         self.dir = os.path.abspath(path)
@@ -78,52 +91,41 @@ class Run:
         if not os.path.isdir(self.tidy_dir):
             raise PlotsError(f"{path}: no tidy/ (run ./run.sh analyze {path} first)")
         self._cache = {}
-        self._load_manifest()
+        try:
+            self.rundir = rundir.load(self.dir)
+        except ParseError as e:
+            raise PlotsError(str(e)) from None
+        self._from_rundir(self.rundir)
 
-    def _load_manifest(self):
+    def _from_rundir(self, rd):
         path = os.path.join(self.dir, "manifest.json")
-        try:
-            with open(path, encoding="utf-8") as f:
-                m = json.load(f)
-        except FileNotFoundError:
-            raise PlotsError(f"{path}: missing") from None
-        except (OSError, UnicodeDecodeError, ValueError) as e:
-            raise PlotsError(f"{path}: not valid JSON: {e}") from None
-        try:
-            camp, host = m["campaign"], m.get("host", {})
-            self.name = str(camp.get("name", os.path.basename(self.dir)))
-            self.variants = [str(v) for v in camp["variants"]]
-            self.baseline = str(camp.get("baseline", self.variants[0]))
-            self.points = [dict(p) for p in camp["points"]]
-            self.primary_metric = str(camp.get("primary_metric", ""))
-            # Campaigns before lock_class was a key measured mboxes_lock.
-            self.lock_class = str(camp.get("lock_class", "mboxes_lock"))
-            self.margin = camp.get("margin")
-            self.host = dict(host)
-            self.host_cores = host.get("cores")
-            self.accel = str(host.get("accel", "tcg"))
-            self.builds = m.get("builds", {}) or {}
-            self.cells = list(m.get("cells", []))
-        except (KeyError, TypeError, AttributeError, IndexError) as e:
-            raise PlotsError(f"{path}: campaign.variants/points missing or "
-                             f"malformed ({e.__class__.__name__}: {e})") from None
-        if not self.variants or self.baseline not in self.variants:
+        self.name = str(rd.name)
+        self.baseline = str(rd.baseline)
+        self.variants = list(rd.variants)
+        self.points = [point_dict(p) for p in rd.points]
+        self.primary_metric = rd.primary_metric
+        self.lock_class = rd.lock_class
+        self.margin = rd.margin
+        self.host = rd.host
+        self.host_cores = rd.host_cores
+        self.accel = rd.accel
+        self.builds = rd.builds
+        self.cells = rd.cells
+        if self.baseline not in self.variants:
             raise PlotsError(f"{path}: baseline {self.baseline!r} is not one "
                              "of campaign.variants")
         # baseline first, the others in manifest order
         self.variants.remove(self.baseline)
         self.variants.insert(0, self.baseline)
+        # what gnuplot is given as words
         for v in self.variants:
             if not TOKEN.match(v):
                 raise PlotsError(f"{path}: variant name {v!r}: use letters, "
                                  "digits and _.+:@~- only")
         for p in self.points:
-            if not TOKEN.match(str(p.get("id", ""))):
-                raise PlotsError(f"{path}: point id {p.get('id')!r}: use "
-                                 "letters, digits and _.+:- only")
-            p["id"] = str(p["id"])
-        if not self.points:
-            raise PlotsError(f"{path}: campaign.points is empty")
+            if not TOKEN.match(p["id"]):
+                raise PlotsError(f"{path}: point id {p['id']!r}: use "
+                                 "letters, digits and _.+:@~- only")
 
     def tidy(self, name, required=()):
         """Rows of tidy/NAME (cached)."""
@@ -139,16 +141,9 @@ class Run:
         return next(p for p in self.points if p["id"] == pid)
 
     def point_label(self, pid):
-        """'p1: 95% reads, 8 mailboxes, 10% misses'"""
-        p = self.point(pid)
-        bits = []
-        if "read_pct" in p:
-            bits.append(f"{p['read_pct']}% reads")
-        if "mailboxes" in p:
-            bits.append(f"{p['mailboxes']} mailboxes")
-        if "miss_pct" in p:
-            bits.append(f"{p['miss_pct']}% misses")
-        return f"{pid}: " + ", ".join(bits) if bits else pid
+        """'p1: 95% reads, 8 mailboxes, 10% misses' (rundir.point_label,
+        its long form: a plot title has room for words)."""
+        return self.rundir.point_label(pid, long=True)
 
     def done_cells(self):
         """(variant, cpus, oversubscribed) of each boot that was analysed:
@@ -161,9 +156,8 @@ class Run:
                                 r.get("oversubscribed") == "1"))
         else:
             for c in self.cells:
-                if c.get("state") == "done":
-                    out.append((str(c.get("variant")), int(c.get("cpus", 0)),
-                                bool(c.get("oversubscribed"))))
+                if c.state == "done":
+                    out.append((c.variant, c.cpus, c.oversubscribed))
         return out
 
     def cpus(self):

@@ -215,14 +215,14 @@ OBS_NOTE = ("Ratio of ratios = the ratio without lock statistics / the ratio "
 
 
 def setup_paragraph(run):
-    m, host, extra = run, run.host, []
+    host, extra = run.host, []
     if host.get("cpu_model"):
         extra.append(f"host CPU {host['cpu_model']}")
     if host.get("qemu_version"):
         extra.append(f"QEMU {host['qemu_version']}")
     if run.guests():
         extra.append("guests: " + "; ".join(run.guests()))
-    margin = f"; non-inferiority margin {float(m.margin):.0%}" if m.margin not in (None, "") else ""
+    margin = f"; non-inferiority margin {run.margin:.0%}"
     return (f"{run.setup_line()}. Campaign {run.name}: baseline {run.baseline}, "
             f"variants {', '.join(run.variants[1:]) or '(none)'}{margin}"
             f"{'; ' + ', '.join(extra) if extra else ''}. Absolute times are "
