@@ -11,6 +11,8 @@
  *
  * Usage: lockload CASE [--cpus LIST] [--duration-ms N] [--timing N]
  *                      [--seed N] [--writer DIR] [--run-id N]
+ *                      [--outside-execs N]
+ *        lockload --exit0          (exit 0 at once: execve's helper)
  *
  * Cases (acquisitions of file_systems_lock per op, fs/filesystems.c of
  * Linux 6.1):
@@ -28,14 +30,33 @@
  *                     and the kernel has CONFIG_SYSFS_SYSCALL (without it
  *                     every op fails with ENOSYS and takes no lock)
  *
+ * and of binfmt_lock (fs/exec.c):
+ *   execve            vfork + execve of lockload itself with the one
+ *                     argument --exit0 (it exits 0 at once) + waitpid:
+ *                     three read_lock(&binfmt_lock) per exec of a static
+ *                     ELF binary.  search_binary_handler() takes the lock
+ *                     once, then once more after each handler it tried;
+ *                     our kernels register binfmt_script then binfmt_elf
+ *                     (both core_initcall, in fs/Makefile's link order, at
+ *                     the list's tail), so an ELF exec tries script
+ *                     (-ENOEXEC) and elf: 1 + 2.  The lock is read by
+ *                     every exec of the guest, not only the workload's:
+ *                     lockload's own exec is counted (3), and
+ *                     --outside-execs N adds 3 per other exec between
+ *                     lock_stat's clearing and its reading (guest/init.sh
+ *                     gives them: its sh -c wrapper, the cat of
+ *                     /proc/lock_stat, perf), so that the count is the
+ *                     whole of lock_stat's.
+ *
  * --run-id N: the id of the run line (default 1): guest/init.sh numbers a
  * job's points, as the module numbers its runs.
  *
  * --writer DIR: the fs_writer module's debugfs folder
  * (/sys/kernel/debug/fs_writer): its writer is started as the gate opens
  * and stopped with the stop flag, and its register + unregister pairs of
- * the run are reported as writes=; each pair takes write_lock(&file_systems_lock)
- * twice.
+ * the run are reported as writes=; each pair takes the write lock twice
+ * (write_lock(&file_systems_lock), or of binfmt_lock when the module was
+ * loaded with lock=binfmt_lock, as guest/init.sh does for execve).
  *
  * Bad arguments: one line on stderr, exit 2.  Exit 1 when the run could
  * not be made (a thread, an affinity), else 0 (the results' end status
@@ -53,6 +74,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,6 +100,9 @@ typedef unsigned int u32;
 #define LL_MAX_NAMES		64
 #define LL_NAME_LEN		32
 #define LL_ERR_MOUNTED		(-1)	/* mount_sysfs mounted: err_mounted */
+#define LL_ERR_CHILD		(-2)	/* execve's child failed: err_child */
+#define LL_EXEC_LOCKS		3	/* read_lock(&binfmt_lock) per ELF exec */
+#define LL_MAX_OUTSIDE		1000
 
 struct ll_lat {
 	u64 count, sum_ns, min_ns, max_ns;
@@ -109,6 +134,8 @@ struct ll_case {
 	/* one op: 0 on success, else a positive errno; *locks: acquisitions */
 	int (*op)(struct ll_thread *t, unsigned int *locks);
 	int (*setup)(void);	/* NULL, or 0 / -1 with a message printed */
+	const char *lock;	/* the lock counted, lock_stat's class name */
+	unsigned int exec_locks;	/* its acquisitions per exec */
 };
 
 static int ll_go;		/* the start gate */
@@ -358,14 +385,63 @@ static int ll_op_mount_sysfs(struct ll_thread *t, unsigned int *locks)
 	return 0;
 }
 
+static char ll_self[PATH_MAX];	/* lockload's own path, for execve */
+
+static int ll_find_self(void)
+{
+	ssize_t n = readlink("/proc/self/exe", ll_self, sizeof(ll_self) - 1);
+
+	if (n <= 0 || n >= (ssize_t)sizeof(ll_self) - 1) {
+		fprintf(stderr, "lockload: /proc/self/exe: %s\n",
+			n < 0 ? strerror(errno) : "bad length");
+		return -1;
+	}
+	ll_self[n] = '\0';
+	return 0;
+}
+
+/*
+ * execve: vfork + execve of lockload --exit0 + waitpid.  An exec that
+ * failed before the binary was looked at (the child's exit 127) takes no
+ * binfmt_lock; a child that exited otherwise than 0 is the error
+ * err_child, its exec counted as done.
+ */
+static int ll_op_execve(struct ll_thread *t, unsigned int *locks)
+{
+	static char *const argv[] = { ll_self, "--exit0", NULL };
+	static char *const envp[] = { NULL };
+	int status;
+	pid_t pid;
+
+	(void)t;
+	*locks = 0;
+	pid = vfork();
+	if (pid < 0)
+		return errno;
+	if (!pid) {
+		execve(ll_self, argv, envp);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return errno;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return LL_ERR_CHILD;
+	*locks = LL_EXEC_LOCKS;
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return LL_ERR_CHILD;
+	return 0;
+}
+
 static const struct ll_case ll_cases[] = {
-	{ "proc_filesystems", ll_op_proc_filesystems, NULL },
-	{ "mount_sysfs", ll_op_mount_sysfs, NULL },
+	{ "proc_filesystems", ll_op_proc_filesystems, NULL, "file_systems_lock", 0 },
+	{ "mount_sysfs", ll_op_mount_sysfs, NULL, "file_systems_lock", 0 },
 #ifdef __NR_sysfs
-	{ "sysfs_index", ll_op_sysfs_index, ll_read_names },
+	{ "sysfs_index", ll_op_sysfs_index, ll_read_names, "file_systems_lock", 0 },
 #else
-	{ "sysfs_index", NULL, NULL },
+	{ "sysfs_index", NULL, NULL, "file_systems_lock", 0 },
 #endif
+	{ "execve", ll_op_execve, ll_find_self, "binfmt_lock", LL_EXEC_LOCKS },
 };
 
 static const struct ll_case *ll_case;
@@ -426,7 +502,7 @@ static u64 ll_clock_read_ns(void)
 static void ll_usage_die(const char *what)
 {
 	fprintf(stderr,
-		"lockload: %s (usage: lockload CASE [--cpus LIST] [--duration-ms N] [--timing N] [--seed N] [--writer DIR] [--run-id N])\n",
+		"lockload: %s (usage: lockload CASE [--cpus LIST] [--duration-ms N] [--timing N] [--seed N] [--writer DIR] [--run-id N] [--outside-execs N])\n",
 		what);
 	exit(2);
 }
@@ -557,7 +633,7 @@ int main(int argc, char **argv)
 	static struct ll_thread th[LL_MAX_CPUS];
 	static struct ll_lat lat, none;
 	static u64 ref_hist[LL_FINE_BUCKETS];
-	unsigned long long duration_ms = 1000, seed = 1, run_id = 1;
+	unsigned long long duration_ms = 1000, seed = 1, run_id = 1, outside = 0;
 	u64 t0, elapsed, clock_ns, ops = 0, hits = 0, errors = 0;
 	u64 lockops = 0, ref_loops = 0, ref_ns = 0, min_ops = ULLONG_MAX;
 	u64 max_ops = 0, ref_median, ref_trim, ref_n = 0, ref_sum = 0;
@@ -569,8 +645,10 @@ int main(int argc, char **argv)
 	cpu_set_t cpus;
 	int c;
 
+	if (argc == 2 && !strcmp(argv[1], "--exit0"))
+		return 0;
 	if (argc < 2 || argv[1][0] == '-')
-		ll_usage_die("missing CASE (proc_filesystems, mount_sysfs, sysfs_index)");
+		ll_usage_die("missing CASE (proc_filesystems, mount_sysfs, sysfs_index, execve)");
 	for (i = 0; i < ARRAY_SIZE(ll_cases); i++)
 		if (!strcmp(argv[1], ll_cases[i].name))
 			ll_case = &ll_cases[i];
@@ -578,7 +656,7 @@ int main(int argc, char **argv)
 		char msg[120];
 
 		snprintf(msg, sizeof(msg),
-			 "unknown case '%.40s' (cases: proc_filesystems, mount_sysfs, sysfs_index)",
+			 "unknown case '%.40s' (cases: proc_filesystems, mount_sysfs, sysfs_index, execve)",
 			 argv[1]);
 		ll_usage_die(msg);
 	}
@@ -605,6 +683,8 @@ int main(int argc, char **argv)
 			seed = ll_uint(opt, val, 0, UINT32_MAX);
 		} else if (!strcmp(opt, "--run-id")) {
 			run_id = ll_uint(opt, val, 1, UINT32_MAX);
+		} else if (!strcmp(opt, "--outside-execs")) {
+			outside = ll_uint(opt, val, 0, LL_MAX_OUTSIDE);
 		} else if (!strcmp(opt, "--writer")) {
 			writer = val;
 		} else {
@@ -686,6 +766,8 @@ int main(int argc, char **argv)
 			ref_hist[b] += t->ref_hist[b];
 	}
 	lockops += ll_setup_locks;
+	/* lockload's own exec, and the others that lock_stat sees */
+	lockops += (1 + outside) * ll_case->exec_locks;
 	ref_median = ll_fine_quantile(ref_hist, ref_loops, 500);
 	for (b = 0; b < LL_FINE_BUCKETS; b++) {
 		u64 lo, width;
@@ -723,6 +805,8 @@ int main(int argc, char **argv)
 
 			if (t->err[e].code == LL_ERR_MOUNTED)
 				name = "mounted";
+			if (t->err[e].code == LL_ERR_CHILD)
+				name = "child";
 			if (name)
 				printf(" err_%s=%llu", name, t->err[e].count);
 			else
@@ -739,8 +823,8 @@ int main(int argc, char **argv)
 	       hits);
 	printf(" writes=%llu errors=%llu ops_per_sec=%llu\n", pairs, errors,
 	       elapsed ? ops * 1000000000ull / elapsed : 0);
-	printf("lockops read=%llu write=%llu lock=file_systems_lock\n",
-	       lockops, 2 * pairs);
+	printf("lockops read=%llu write=%llu lock=%s\n",
+	       lockops, 2 * pairs, ll_case->lock);
 	printf("ref loops=%llu ns=%llu median_ns=%llu trim_mean_ns=%llu",
 	       ref_loops, ref_ns, ref_median, ref_trim);
 	printf(" outliers=%llu every=%d words=%d passes=%d\n",
