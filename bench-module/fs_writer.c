@@ -12,11 +12,20 @@
  * (a failed register does not try the unregister).  Each pair takes
  * write_lock(&file_systems_lock) twice, once in register_filesystem() and
  * once in unregister_filesystem().  The file system is never mounted.
+ *
+ * lock=binfmt_lock: the writer side of binfmt_lock (fs/exec.c) instead, for
+ * lockload's execve readers: the kthread registers and unregisters a dummy
+ * binary format, whose load_binary refuses every file (-ENOEXEC); each
+ * pair takes write_lock(&binfmt_lock) twice, in register_binfmt() and
+ * unregister_binfmt(), and waits for no grace period.  register_binfmt()
+ * puts it at the list's tail, after binfmt_elf, so an ELF exec never tries
+ * it and takes binfmt_lock as often with the writer as without.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/binfmts.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -34,6 +43,11 @@ static unsigned int rate_hz = 100;
 module_param(rate_hz, uint, 0644);
 MODULE_PARM_DESC(rate_hz, "Register + unregister pairs per second, 1..100000 (default 100)");
 
+static char *lock = "file_systems_lock";
+module_param(lock, charp, 0444);
+MODULE_PARM_DESC(lock, "The lock written: file_systems_lock (default) or binfmt_lock");
+static bool fsw_binfmt;		/* lock=binfmt_lock */
+
 static atomic64_t fsw_pairs = ATOMIC64_INIT(0);
 static atomic64_t fsw_errors = ATOMIC64_INIT(0);
 static struct task_struct *fsw_task;	/* the writer, while it runs */
@@ -46,15 +60,39 @@ static struct file_system_type fsw_type = {
 	.kill_sb = kill_anon_super,
 };
 
+static int fsw_load_binary(struct linux_binprm *bprm)
+{
+	return -ENOEXEC;
+}
+
+static struct linux_binfmt fsw_binfmt_format = {
+	.module = THIS_MODULE,
+	.load_binary = fsw_load_binary,
+};
+
+/* One register + unregister pair of the lock's writer; 0 or an error. */
+static int fsw_pair(void)
+{
+	int ret;
+
+	if (fsw_binfmt) {
+		register_binfmt(&fsw_binfmt_format);
+		unregister_binfmt(&fsw_binfmt_format);
+		return 0;
+	}
+	ret = register_filesystem(&fsw_type);
+	if (ret)
+		return ret;
+	return unregister_filesystem(&fsw_type);
+}
+
 static int fsw_thread(void *arg)
 {
 	u64 period = div_u64(NSEC_PER_SEC, *(unsigned int *)arg);
 	ktime_t next = ktime_get();
 
 	while (!kthread_should_stop()) {
-		if (register_filesystem(&fsw_type))
-			atomic64_inc(&fsw_errors);
-		else if (unregister_filesystem(&fsw_type))
+		if (fsw_pair())
 			atomic64_inc(&fsw_errors);
 		else
 			atomic64_inc(&fsw_pairs);
@@ -129,6 +167,12 @@ static int __init fsw_init(void)
 		       FSW_MAX_RATE_HZ);
 		return -EINVAL;
 	}
+	if (!strcmp(lock, "binfmt_lock")) {
+		fsw_binfmt = true;
+	} else if (strcmp(lock, "file_systems_lock")) {
+		pr_err("lock=%s: want file_systems_lock or binfmt_lock\n", lock);
+		return -EINVAL;
+	}
 	fsw_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("run", 0200, fsw_dir, NULL, &fsw_run_fops);
 	debugfs_create_file_unsafe("pairs", 0444, fsw_dir, &fsw_pairs,
@@ -150,5 +194,5 @@ static void __exit fsw_exit(void)
 
 module_init(fsw_init);
 module_exit(fsw_exit);
-MODULE_DESCRIPTION("Registers and unregisters a dummy file system: the writer of file_systems_lock");
+MODULE_DESCRIPTION("Registers and unregisters a dummy file system or binary format: the writer of file_systems_lock or binfmt_lock");
 MODULE_LICENSE("GPL");
