@@ -158,17 +158,26 @@ while read -r kind id rest; do
 	done
 	# The run: the module's, or lockload's (guest/lockload/lockload.c),
 	# whose stdout is the point's results.txt, with the fs_writer module
-	# registering file systems at writer_hz as the writer side.
+	# registering file systems (binary formats for execve, whose lock is
+	# binfmt_lock) at writer_hz as the writer side.
 	runcmd="echo 1 >$bench/run"
 	if [ "$workload" != module ]; then
 		wopt=
 		if [ "$writer_hz" != 0 ]; then
+			wlock=file_systems_lock
+			[ "$workload" = execve ] && wlock=binfmt_lock
 			rmmod fs_writer 2>/dev/null
-			insmod /fs_writer.ko rate_hz="$writer_hz" || fail "point $id: insmod fs_writer.ko failed"
+			insmod /fs_writer.ko rate_hz="$writer_hz" lock=$wlock || fail "point $id: insmod fs_writer.ko failed"
 			wopt="--writer /sys/kernel/debug/fs_writer"
 		fi
+		# Every exec reads binfmt_lock: the execs between lock_stat's
+		# clearing and its reading other than the workload's and
+		# lockload's own, for lockload's count of it: the sh -c below,
+		# the cat of /proc/lock_stat, and perf when it wraps the run.
+		outside=$((2 + perf_stat + perf_lock))
 		runcmd="/lockload $workload --duration-ms $(cat $params/duration_ms) \
---timing $(cat $params/timing) --seed $(cat $params/seed) --run-id $npoint $wopt >$dir/results.txt"
+--timing $(cat $params/timing) --seed $(cat $params/seed) --run-id $npoint \
+--outside-execs $outside $wopt >$dir/results.txt"
 	fi
 	if [ "$damage" = refuse ]; then
 		log "injecting a refused run: mailboxes=5000"
