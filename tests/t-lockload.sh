@@ -7,7 +7,12 @@
 # file_systems_lock acquisitions agrees with /proc/lock_stat's within 1%:
 # reads (open + read + close of /proc/filesystems, and mount(2) of sysfs
 # where it is mounted already: one read_lock per op) against the -R row, and with the fs_writer module running, writes (two
-# write_lock per register + unregister pair) against the -W row.  The
+# write_lock per register + unregister pair) against the -W row.  The same
+# for binfmt_lock (fs/exec.c) in the same boot: execve points (vfork +
+# execve of lockload --exit0: three read_lock(&binfmt_lock) per exec, and
+# as many for each exec outside the workload that lock_stat sees, which
+# guest/init.sh tells lockload), alone and with fs_writer lock=binfmt_lock
+# registering a dummy binary format.  The
 # check must fail when the counts disagree: it is run again on a copy
 # whose results.txt claims 2% more reads.
 #
@@ -26,9 +31,12 @@ lockbench-job v1
 point reads workload=proc_filesystems duration_ms=1000 timing=8 seed=1
 point writer workload=proc_filesystems duration_ms=1000 timing=8 writer_hz=1000
 point mounts workload=mount_sysfs duration_ms=500 timing=8
+point execs workload=execve duration_ms=1000 timing=8
+point execs-writer workload=execve duration_ms=1000 timing=8 writer_hz=1000
 JOB
 "$LB_PY" guest/run_guest.py before --cpus 2 --job "$out/fs.job" --out "$out/run"
-"$LB_PY" tests/check_lockload.py "$out/run" --writer-point writer
+"$LB_PY" tests/check_lockload.py "$out/run" --writer-point writer \
+	--writer-point execs-writer
 
 # The check catches a count that is off: 2% more reads claimed.
 cp -r "$out/run" "$out/bad"
