@@ -152,6 +152,15 @@ class RunDir:
         recorded."""
         return self.host.get("cores")
 
+    def arch(self, variant):
+        """The guest architecture of a variant's boots: its cells' arch
+        (build-meta.json's first, see _arch), else its build's; "unknown"
+        when neither is recorded."""
+        arch = next((c.arch for c in self.cells if c.variant == variant),
+                    None)
+        return str(arch or (self.builds.get(variant) or {}).get("arch")
+                   or "unknown")
+
     def point_label(self, pid, long=False):
         """point_label() of the campaign point with id pid."""
         p = next((p for p in self.points if p.id == pid), None)
@@ -221,6 +230,40 @@ class RunDir:
         for root, _dirs, files in os.walk(top):
             out.extend(os.path.join(root, f) for f in files)
         return out
+
+
+def setup_facts(rd, done):
+    """The setup behind the analysed boots: the one computation of what
+    summary.md's header (analysis.summary.setup_facts, which adds the
+    sample counts) and the plots' footer (plots.common.Run.setup_line)
+    say. done: (variant, cpus, oversubscribed) of each analysed boot.
+
+    A dict: accel (upper case, "TCG"), cores ("?" when not recorded),
+    cpu_model, qemu, cpus and over_cpus (the boots' vCPU counts, sorted),
+    boots ({(variant, cpus): number of boots}), archs (the booted
+    variants' architectures, sorted), guests ({arch: how QEMU booted it}
+    for those the campaign recorded, manifest host.qemu_guests), kernels
+    ({variant: kernel version, '' when not recorded} of every variant)."""
+    host, done = rd.host, list(done)
+    boots = {}
+    for v, c, _o in done:
+        boots[(v, c)] = boots.get((v, c), 0) + 1
+    archs = sorted({rd.arch(v) for v, _c in boots})
+    qg = host.get("qemu_guests")
+    qg = qg if isinstance(qg, dict) else {}
+    return {
+        "accel": rd.accel.upper(),
+        "cores": "?" if rd.host_cores is None else rd.host_cores,
+        "cpu_model": host.get("cpu_model", "unknown CPU"),
+        "qemu": host.get("qemu_version", "?"),
+        "cpus": sorted({c for _v, c in boots}),
+        "over_cpus": sorted({c for _v, c, o in done if o}),
+        "boots": boots,
+        "archs": archs,
+        "guests": {a: str(qg[a]) for a in archs if a in qg},
+        "kernels": {v: str((rd.builds.get(v) or {}).get("kernel_version")
+                           or "") for v in rd.variants},
+    }
 
 
 def _int_or_zero(v):

@@ -7,6 +7,7 @@ import math
 import textwrap
 
 from analysis import metrics, safety, stats, verdicts
+from analysis import rundir as rundir_mod
 from analysis.rundir import point_label
 
 WIDTH = 72  # commit message columns
@@ -130,35 +131,33 @@ def pinned_s(rundir):
 
 def setup_facts(rundir, cells, samples, baseline, primary, unsafe):
     """Facts for the headers: a dict of short strings; unsafe: the run's
-    safety.lockdep_reports()."""
-    host = rundir.host
+    safety.lockdep_reports(). The setup itself is rundir.setup_facts(),
+    the plots' footer's too; this adds the counts of samples and cells."""
     done = cells[cells["analyzed"] == 1] if len(cells) else cells
-    cpus = sorted(set(int(c) for c in done["cpus"])) if len(done) else []
     over = done[done["oversubscribed"] == 1] if len(done) else done
+    setup = rundir_mod.setup_facts(rundir, list(zip(
+        done["variant"], (int(c) for c in done["cpus"]),
+        done["oversubscribed"] == 1)) if len(done) else [])
     prim = samples[samples["metric"] == primary]
     if prim.empty:
         prim = samples
     ns = prim.groupby(["variant", "cpus", "point"])["value"].count()
     nmin, nmax = (int(ns.min()), int(ns.max())) if len(ns) else (0, 0)
-    kernels = sorted({str(b.get("kernel_version")) for b in
-                      rundir.builds.values()
-                      if isinstance(b, dict) and b.get("kernel_version")})
-    archs = sorted(set(done["arch"])) if len(done) else []
-    # What booted each arch ("qemu-system-aarch64 -M virt, cortex-a57"),
-    # as the campaign recorded it.
-    qg = host.get("qemu_guests") or {}
+    kernels = sorted({k for k in setup["kernels"].values() if k})
+    archs, qg = setup["archs"], setup["guests"]
     return {
-        "accel": rundir.accel.upper(),
-        "cores": "?" if rundir.host_cores is None else rundir.host_cores,
-        "cpu_model": host.get("cpu_model", "unknown CPU"),
-        "qemu": host.get("qemu_version", "?"),
-        "cpus": cpus,
+        "accel": setup["accel"],
+        "cores": setup["cores"],
+        "cpu_model": setup["cpu_model"],
+        "qemu": setup["qemu"],
+        "cpus": setup["cpus"],
         "n": f"{nmin}" if nmin == nmax else f"{nmin}-{nmax}",
         "kernels": ", ".join(kernels) or "unknown",
         "arch": ", ".join(archs) or "unknown",
+        # what booted each arch ("qemu-system-aarch64 -M virt, cortex-a57")
         "guests": "; ".join(f"{a} guests: {qg[a]}" if a in qg else f"{a} guests"
                             for a in archs) or "unknown guests",
-        "over_cpus": sorted(set(int(c) for c in over["cpus"])),
+        "over_cpus": setup["over_cpus"],
         "over_cells": len(over),
         "not_done": int(((cells["analyzed"] == 0)
                          & (cells["state"] != "unneeded")).sum())

@@ -167,9 +167,15 @@ class Run:
     def oversubscribed(self):
         return sorted({c for _, c, o in self.done_cells() if o})
 
-    def kernel_versions(self):
-        vs = {v: str((self.builds.get(v) or {}).get("kernel_version", ""))
-              for v in self.variants}
+    def facts(self, cpus=None):
+        """rundir.setup_facts() of the analysed boots (those at these vCPU
+        counts when cpus is given)."""
+        return rundir.setup_facts(self.rundir, [
+            c for c in self.done_cells() if cpus is None or c[1] in cpus])
+
+    def kernel_versions(self, facts=None):
+        kernels = (facts or self.facts())["kernels"]
+        vs = {v: kernels.get(v, "") for v in self.variants}
         known = {x for x in vs.values() if x}
         if not known:
             return "Linux (version not recorded)"
@@ -177,36 +183,30 @@ class Run:
             return "Linux " + known.pop()
         return "Linux " + ", ".join(f"{v} {x or '?'}" for v, x in vs.items())
 
-    def guests(self):
-        """What booted the variants' arches, as the campaign recorded it
-        (manifest host.qemu_guests: 'qemu-system-aarch64 -M virt,
-        cortex-a57'), in variant order; [] for an older manifest."""
-        qg = self.host.get("qemu_guests") or {}
-        arches = dict.fromkeys(str((self.builds.get(v) or {}).get("arch", ""))
-                               for v in self.variants)
-        return [qg[a] for a in arches if a in qg]
+    def guests(self, facts=None):
+        """What booted the analysed boots' arches, as the campaign recorded
+        it (manifest host.qemu_guests: 'qemu-system-aarch64 -M virt,
+        cortex-a57'), by arch; [] for an older manifest."""
+        f = facts or self.facts()
+        return [f["guests"][a] for a in f["archs"] if a in f["guests"]]
 
     def setup_line(self, cpus=None):
         """The footer: 'QEMU TCG emulation, 1, 2, 4 vCPUs on 2 host cores,
-        n=6 boots per variant, Linux 6.1.192' (+ oversubscribed)."""
-        cells = [c for c in self.done_cells() if cpus is None or c[1] in cpus]
-        shown = sorted({c for _, c, _ in cells})
-        counts = {}
-        for v, c, _ in cells:
-            counts[(v, c)] = counts.get((v, c), 0) + 1
-        accel = self.accel.lower()
-        how = "QEMU TCG emulation" if accel == "tcg" else f"QEMU {accel.upper()}"
-        guests = self.guests()
+        n=6 boots per variant, Linux 6.1.192' (+ oversubscribed), from
+        rundir.setup_facts(), as summary.md's setup."""
+        f = self.facts(cpus)
+        how = ("QEMU TCG emulation" if f["accel"] == "TCG"
+               else f"QEMU {f['accel']}")
+        guests = self.guests(f)
         if guests:  # the QEMU binaries: the footer has no room for more
             how += f" ({', '.join(g.split()[0] for g in guests)})"
-        cores = self.host_cores if self.host_cores is not None else "?"
-        line = (f"{how}, {', '.join(map(str, shown)) or '?'} vCPUs on "
-                f"{cores} host cores, "
-                f"n={span(counts.values()) if counts else 0} boots per "
-                f"variant, {self.kernel_versions()}")
-        over = sorted({c for _, c, o in cells if o})
-        if over:
-            line += (f", oversubscribed (*): {', '.join(map(str, over))} "
+        boots = f["boots"].values()
+        line = (f"{how}, {', '.join(map(str, f['cpus'])) or '?'} vCPUs on "
+                f"{f['cores']} host cores, "
+                f"n={span(boots) if boots else 0} boots per "
+                f"variant, {self.kernel_versions(f)}")
+        if f["over_cpus"]:
+            line += (f", oversubscribed (*): {', '.join(map(str, f['over_cpus']))} "
                      "vCPUs > host cores")
         return line
 
