@@ -399,12 +399,12 @@ def legend(th, primary, comps):
         f"twice, claims a difference at that vCPU count and point: the "
         f"host alone makes differences there), `unsafe` (lockdep reported "
         "a locking bug in a boot of either side: no number is judged).",
-        f"`paired`: the same ratio from the boots matched by repetition "
-        f"(Hodges-Lehmann of the pairs' log ratios, signed-rank CI): "
-        f"narrower where the two boots of a pair shared a slow host, wider "
-        f"where the host was steady; shown beside the verdict, never "
-        f"instead of it (choosing the narrower CI afterwards would be "
-        f"choosing the answer).",
+        "`paired`: the same ratio from the boots matched by repetition "
+        "(Hodges-Lehmann of the pairs' log ratios, signed-rank CI): "
+        "narrower where the two boots of a pair shared a slow host, wider "
+        "where the host was steady; shown beside the verdict, never "
+        "instead of it (choosing the narrower CI afterwards would be "
+        "choosing the answer).",
         f"The answer is `{primary}`, named before the run; the other {k} "
         f"verdicts are exploratory, Holm-corrected across the table (CIs at "
         f"their Holm levels, `inconclusive (Holm)` past the step-down's "

@@ -362,16 +362,8 @@ def verdict_labels(texts, who="after:"):
 # --- fixtures ---------------------------------------------------------------
 
 def copy_run(src, dst):
-    """A copy of a committed fixture run directory, its manifest stamped
-    with "format": 1 as `run.sh campaign` writes it (the fixtures predate
-    the key; analysis.rundir.load, the plots' reader, requires it)."""
+    """A copy of a committed fixture run directory."""
     shutil.copytree(src, dst)
-    path = os.path.join(dst, "manifest.json")
-    with open(path) as f:
-        m = json.load(f)
-    m.setdefault("format", 1)
-    with open(path, "w") as f:
-        json.dump(m, f, indent=2)
     return dst
 
 
