@@ -66,7 +66,8 @@ work=${1:-$(mktemp -d /var/tmp/lockbench-bench.XXXXXX)}
 mkdir -p "$work" || lb_die 2 "cannot create $work"
 [ -z "$(ls -A "$work")" ] || lb_die 2 "$work is not empty: give a new or empty directory"
 # Removed at the end, unless --keep or a row failed (its log is there).
-trap '[ $? -eq 0 ] && [ $keep = 0 ] && rm -rf "$work"; true' EXIT
+watcher=
+trap '[ $? -eq 0 ] && [ $keep = 0 ] && rm -rf "$work"; [ -z "$watcher" ] || kill "$watcher" 2>/dev/null; true' EXIT
 
 rows=()
 load() { cut -d' ' -f1 /proc/loadavg; }
@@ -114,6 +115,7 @@ if wants clone; then
 	watcher=$!
 	row clone "clone to report <= 20 min" clone_run clone ./run.sh
 	kill "$watcher" 2>/dev/null || true
+	watcher=
 	[ -s "$work/first-boot" ] &&
 		rows+=("| clone to first boot | $(cat "$work/first-boot") s | <= 12 min | (within clone) | |")
 fi
