@@ -48,6 +48,17 @@
  *                     /proc/lock_stat, perf), so that the count is the
  *                     whole of lock_stat's.
  *
+ * and of proc_subdir_lock (fs/proc/generic.c):
+ *   proc_lookup       stat(2) of /proc/lockload-none, a name that is not
+ *                     in /proc: proc_root_lookup() finds it is no pid and
+ *                     proc_lookup_de() looks it up under one
+ *                     read_lock(&proc_subdir_lock); proc makes no
+ *                     negative dentry, so every op looks it up again.
+ *                     ENOENT is the op's success (an entry of that name
+ *                     would be the error err_found).  An existing entry
+ *                     (/proc/filesystems) would not do: its dentry stays
+ *                     cached and a stat of it takes no proc_subdir_lock.
+ *
  * --run-id N: the id of the run line (default 1): guest/init.sh numbers a
  * job's points, as the module numbers its runs.
  *
@@ -56,7 +67,9 @@
  * and stopped with the stop flag, and its register + unregister pairs of
  * the run are reported as writes=; each pair takes the write lock twice
  * (write_lock(&file_systems_lock), or of binfmt_lock when the module was
- * loaded with lock=binfmt_lock, as guest/init.sh does for execve).
+ * loaded with lock=binfmt_lock, as guest/init.sh does for execve, or of
+ * proc_subdir_lock with lock=proc_subdir_lock, for proc_lookup, whose
+ * pairs also take read_lock once, counted in the reads).
  *
  * Bad arguments: one line on stderr, exit 2.  Exit 1 when the run could
  * not be made (a thread, an affinity), else 0 (the results' end status
@@ -73,6 +86,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -101,8 +115,11 @@ typedef unsigned int u32;
 #define LL_NAME_LEN		32
 #define LL_ERR_MOUNTED		(-1)	/* mount_sysfs mounted: err_mounted */
 #define LL_ERR_CHILD		(-2)	/* execve's child failed: err_child */
+#define LL_ERR_FOUND		(-3)	/* proc_lookup found it: err_found */
 #define LL_EXEC_LOCKS		3	/* read_lock(&binfmt_lock) per ELF exec */
 #define LL_MAX_OUTSIDE		1000
+#define LL_CASES \
+	"proc_filesystems, mount_sysfs, sysfs_index, execve, proc_lookup"
 
 struct ll_lat {
 	u64 count, sum_ns, min_ns, max_ns;
@@ -136,6 +153,7 @@ struct ll_case {
 	int (*setup)(void);	/* NULL, or 0 / -1 with a message printed */
 	const char *lock;	/* the lock counted, lock_stat's class name */
 	unsigned int exec_locks;	/* its acquisitions per exec */
+	unsigned int writer_reads;	/* its reads per writer pair */
 };
 
 static int ll_go;		/* the start gate */
@@ -433,15 +451,28 @@ static int ll_op_execve(struct ll_thread *t, unsigned int *locks)
 	return 0;
 }
 
+/* proc_lookup: stat of a name /proc has not, ENOENT. */
+static int ll_op_proc_lookup(struct ll_thread *t, unsigned int *locks)
+{
+	struct stat st;
+
+	(void)t;
+	*locks = 1;
+	if (!stat("/proc/lockload-none", &st))
+		return LL_ERR_FOUND;
+	return errno == ENOENT ? 0 : errno;
+}
+
 static const struct ll_case ll_cases[] = {
-	{ "proc_filesystems", ll_op_proc_filesystems, NULL, "file_systems_lock", 0 },
-	{ "mount_sysfs", ll_op_mount_sysfs, NULL, "file_systems_lock", 0 },
+	{ "proc_filesystems", ll_op_proc_filesystems, NULL, "file_systems_lock", 0, 0 },
+	{ "mount_sysfs", ll_op_mount_sysfs, NULL, "file_systems_lock", 0, 0 },
 #ifdef __NR_sysfs
-	{ "sysfs_index", ll_op_sysfs_index, ll_read_names, "file_systems_lock", 0 },
+	{ "sysfs_index", ll_op_sysfs_index, ll_read_names, "file_systems_lock", 0, 0 },
 #else
-	{ "sysfs_index", NULL, NULL, "file_systems_lock", 0 },
+	{ "sysfs_index", NULL, NULL, "file_systems_lock", 0, 0 },
 #endif
-	{ "execve", ll_op_execve, ll_find_self, "binfmt_lock", LL_EXEC_LOCKS },
+	{ "execve", ll_op_execve, ll_find_self, "binfmt_lock", LL_EXEC_LOCKS, 0 },
+	{ "proc_lookup", ll_op_proc_lookup, NULL, "proc_subdir_lock", 0, 1 },
 };
 
 static const struct ll_case *ll_case;
@@ -648,15 +679,15 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "--exit0"))
 		return 0;
 	if (argc < 2 || argv[1][0] == '-')
-		ll_usage_die("missing CASE (proc_filesystems, mount_sysfs, sysfs_index, execve)");
+		ll_usage_die("missing CASE (" LL_CASES ")");
 	for (i = 0; i < ARRAY_SIZE(ll_cases); i++)
 		if (!strcmp(argv[1], ll_cases[i].name))
 			ll_case = &ll_cases[i];
 	if (!ll_case) {
-		char msg[120];
+		char msg[160];
 
 		snprintf(msg, sizeof(msg),
-			 "unknown case '%.40s' (cases: proc_filesystems, mount_sysfs, sysfs_index, execve)",
+			 "unknown case '%.40s' (cases: " LL_CASES ")",
 			 argv[1]);
 		ll_usage_die(msg);
 	}
@@ -768,6 +799,8 @@ int main(int argc, char **argv)
 	lockops += ll_setup_locks;
 	/* lockload's own exec, and the others that lock_stat sees */
 	lockops += (1 + outside) * ll_case->exec_locks;
+	/* the writer's reads: proc_create()'s xlate_proc_name() */
+	lockops += pairs * ll_case->writer_reads;
 	ref_median = ll_fine_quantile(ref_hist, ref_loops, 500);
 	for (b = 0; b < LL_FINE_BUCKETS; b++) {
 		u64 lo, width;
@@ -807,6 +840,8 @@ int main(int argc, char **argv)
 				name = "mounted";
 			if (t->err[e].code == LL_ERR_CHILD)
 				name = "child";
+			if (t->err[e].code == LL_ERR_FOUND)
+				name = "found";
 			if (name)
 				printf(" err_%s=%llu", name, t->err[e].count);
 			else
