@@ -20,6 +20,13 @@
  * unregister_binfmt(), and waits for no grace period.  register_binfmt()
  * puts it at the list's tail, after binfmt_elf, so an ELF exec never tries
  * it and takes binfmt_lock as often with the writer as without.
+ *
+ * lock=proc_subdir_lock: the writer side of proc_subdir_lock
+ * (fs/proc/generic.c), for lockload's proc_lookup readers: the kthread
+ * creates and removes /proc/lockbench_fsw, an empty file.  Each pair
+ * takes write_lock(&proc_subdir_lock) twice, in proc_register() and
+ * remove_proc_entry(), and read_lock once, in proc_create()'s
+ * xlate_proc_name().
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -35,6 +42,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/proc_fs.h>
 #include <linux/sched.h>
 
 #define FSW_MAX_RATE_HZ	100000
@@ -45,8 +53,10 @@ MODULE_PARM_DESC(rate_hz, "Register + unregister pairs per second, 1..100000 (de
 
 static char *lock = "file_systems_lock";
 module_param(lock, charp, 0444);
-MODULE_PARM_DESC(lock, "The lock written: file_systems_lock (default) or binfmt_lock");
-static bool fsw_binfmt;		/* lock=binfmt_lock */
+MODULE_PARM_DESC(lock, "The lock written: file_systems_lock (default), binfmt_lock or proc_subdir_lock");
+
+enum fsw_target { FSW_FS, FSW_BINFMT, FSW_PROC };
+static enum fsw_target fsw_target;
 
 static atomic64_t fsw_pairs = ATOMIC64_INIT(0);
 static atomic64_t fsw_errors = ATOMIC64_INIT(0);
@@ -70,14 +80,30 @@ static struct linux_binfmt fsw_binfmt_format = {
 	.load_binary = fsw_load_binary,
 };
 
+static ssize_t fsw_proc_read(struct file *file, char __user *buf,
+			     size_t len, loff_t *ppos)
+{
+	return 0;
+}
+
+static const struct proc_ops fsw_proc_ops = {
+	.proc_read = fsw_proc_read,
+};
+
 /* One register + unregister pair of the lock's writer; 0 or an error. */
 static int fsw_pair(void)
 {
 	int ret;
 
-	if (fsw_binfmt) {
+	if (fsw_target == FSW_BINFMT) {
 		register_binfmt(&fsw_binfmt_format);
 		unregister_binfmt(&fsw_binfmt_format);
+		return 0;
+	}
+	if (fsw_target == FSW_PROC) {
+		if (!proc_create("lockbench_fsw", 0444, NULL, &fsw_proc_ops))
+			return -ENOMEM;
+		remove_proc_entry("lockbench_fsw", NULL);
 		return 0;
 	}
 	ret = register_filesystem(&fsw_type);
@@ -168,9 +194,12 @@ static int __init fsw_init(void)
 		return -EINVAL;
 	}
 	if (!strcmp(lock, "binfmt_lock")) {
-		fsw_binfmt = true;
+		fsw_target = FSW_BINFMT;
+	} else if (!strcmp(lock, "proc_subdir_lock")) {
+		fsw_target = FSW_PROC;
 	} else if (strcmp(lock, "file_systems_lock")) {
-		pr_err("lock=%s: want file_systems_lock or binfmt_lock\n", lock);
+		pr_err("lock=%s: want file_systems_lock, binfmt_lock or proc_subdir_lock\n",
+		       lock);
 		return -EINVAL;
 	}
 	fsw_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
@@ -194,5 +223,5 @@ static void __exit fsw_exit(void)
 
 module_init(fsw_init);
 module_exit(fsw_exit);
-MODULE_DESCRIPTION("Registers and unregisters a dummy file system or binary format: the writer of file_systems_lock or binfmt_lock");
+MODULE_DESCRIPTION("Registers and unregisters a dummy file system, binary format or /proc file: the writer of file_systems_lock, binfmt_lock or proc_subdir_lock");
 MODULE_LICENSE("GPL");
