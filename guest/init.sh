@@ -159,13 +159,15 @@ while read -r kind id rest; do
 	# The run: the module's, or lockload's (guest/lockload/lockload.c),
 	# whose stdout is the point's results.txt, with the fs_writer module
 	# registering file systems (binary formats for execve, whose lock is
-	# binfmt_lock) at writer_hz as the writer side.
+	# binfmt_lock; /proc files for proc_lookup, proc_subdir_lock) at
+	# writer_hz as the writer side.
 	runcmd="echo 1 >$bench/run"
 	if [ "$workload" != module ]; then
 		wopt=
 		if [ "$writer_hz" != 0 ]; then
 			wlock=file_systems_lock
 			[ "$workload" = execve ] && wlock=binfmt_lock
+			[ "$workload" = proc_lookup ] && wlock=proc_subdir_lock
 			rmmod fs_writer 2>/dev/null
 			insmod /fs_writer.ko rate_hz="$writer_hz" lock=$wlock || fail "point $id: insmod fs_writer.ko failed"
 			wopt="--writer /sys/kernel/debug/fs_writer"

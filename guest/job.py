@@ -26,7 +26,8 @@ POINT_KEYS = {
 # workload=NAME: what runs the point.  "module" (the default) is the
 # benchmark module; the others are guest/lockload's test cases, which take
 # only the keys in WORKLOAD_KEYS.  Not carried to the next point.
-WORKLOADS = ("module", "proc_filesystems", "mount_sysfs", "sysfs_index", "execve")
+WORKLOADS = ("module", "proc_filesystems", "mount_sysfs", "sysfs_index", "execve",
+             "proc_lookup")
 WORKLOAD_KEYS = ("workload", "duration_ms", "seed", "timing", "writer_hz")
 OPTIONS = {
     "perf_stat": ("0", "1"),
