@@ -10,7 +10,7 @@ For every point brought back: results.txt parses (bench-module/FORMAT.md)
 with status SUCCESS, every check ok, a workload= on its param line and ops
 on every thread; lock_stat.txt has NAME (default: the point's own, the
 lock= of lockload's lockops line: file_systems_lock, or binfmt_lock for
-execve), and its read acquisitions (the -R row, or the one plain row when only reads
+execve, proc_subdir_lock for proc_lookup), and its read acquisitions (the -R row, or the one plain row when only reads
 were taken) equal lockload's `lockops read` within 1%, its write
 acquisitions (-W row; none when lockload reports none) `lockops write`
 (twice the fs_writer pairs) within 1%.  For binfmt_lock, read by every
@@ -18,7 +18,10 @@ exec of the guest, lockload's count is 3 per exec (search_binary_handler:
 once, then once after each of binfmt_script and binfmt_elf) of its
 workload's, of its own and of the --outside-execs that guest/init.sh gives
 it (its sh -c wrapper, the cat of /proc/lock_stat, perf): the whole of
-lock_stat's, so the same 1% applies, and an exact count is the rule.  --lock-type spinlock (a kernel
+lock_stat's, so the same 1% applies, and an exact count is the rule.
+For proc_subdir_lock, a proc_lookup op reads it once and each writer pair
+(proc_create + remove_proc_entry of /proc/lockbench_fsw) reads it once
+and writes it twice: lockload's read count includes the pairs' reads.  --lock-type spinlock (a kernel
 where ./run.sh convert made the lock a spinlock): one plain row, whose
 acquisitions equal read + write within 1%.  lock_stat is cleared right before
 each point, so the boot's own users of the lock are outside it.  A

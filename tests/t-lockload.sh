@@ -12,7 +12,10 @@
 # execve of lockload --exit0: three read_lock(&binfmt_lock) per exec, and
 # as many for each exec outside the workload that lock_stat sees, which
 # guest/init.sh tells lockload), alone and with fs_writer lock=binfmt_lock
-# registering a dummy binary format.  The
+# registering a dummy binary format.  And proc_subdir_lock
+# (fs/proc/generic.c): proc_lookup points (stat of a name /proc has not:
+# one read_lock), alone and with fs_writer lock=proc_subdir_lock creating
+# and removing a /proc file (one read_lock + two write_lock a pair).  The
 # check must fail when the counts disagree: it is run again on a copy
 # whose results.txt claims 2% more reads.
 #
@@ -33,10 +36,12 @@ point writer workload=proc_filesystems duration_ms=1000 timing=8 writer_hz=1000
 point mounts workload=mount_sysfs duration_ms=500 timing=8
 point execs workload=execve duration_ms=1000 timing=8
 point execs-writer workload=execve duration_ms=1000 timing=8 writer_hz=1000
+point lookups workload=proc_lookup duration_ms=500 timing=8
+point lookups-writer workload=proc_lookup duration_ms=500 timing=8 writer_hz=1000
 JOB
 "$LB_PY" guest/run_guest.py before --cpus 2 --job "$out/fs.job" --out "$out/run"
 "$LB_PY" tests/check_lockload.py "$out/run" --writer-point writer \
-	--writer-point execs-writer
+	--writer-point execs-writer --writer-point lookups-writer
 
 # The check catches a count that is off: 2% more reads claimed.
 cp -r "$out/run" "$out/bad"
