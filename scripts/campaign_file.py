@@ -20,14 +20,13 @@ import tomllib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "guest"))
 import job as jobmod  # noqa: E402
-import variant as variantmod  # noqa: E402  (scripts/ is on sys.path)
+import target as targetmod  # noqa: E402  (scripts/ is on sys.path)
+import variant as variantmod  # noqa: E402
 
 # Matched whole (fullmatch): "$" would let a name end in a newline.
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 # Text that goes into one-line messages and reports: no control characters.
 CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
-# A lock_stat class: "file_systems_lock", "&sb->s_type->i_lock_key".
-LOCK_CLASS_RE = re.compile(r"[^\s\"'\\]{1,128}")
 # A campaign file is a page of TOML; a manifest a few hundred cells.
 MAX_FILE_BYTES = 1 << 20
 METRICS = ("throughput_ops_s", "lookup_lat_median_ns", "lookup_lat_p99_ns",
@@ -59,10 +58,12 @@ TOP = {
     "margin": (float, lambda v: 0 < v < 1, "a number between 0 and 1 (0.05 = 5%)", 0.05),
     "primary_metric": (str, lambda v: v in METRICS, "one of " + ", ".join(METRICS), "throughput_ops_s"),
     "primary_points": (list, None, "a non-empty list of distinct point ids of the campaign", None),
-    # The lock under test, as /proc/lock_stat names its class: the
-    # cross-check, the lock_stat table and the plots follow it.
-    "lock_class": (str, LOCK_CLASS_RE.fullmatch, "a lock_stat class name (1-128 characters, "
-                   "no spaces, quotes or backslashes)", "mboxes_lock"),
+    # The lock under test (kernel-patches/targets/NAME.toml): its
+    # lock_stat class (resolved into lock_class: the cross-check, the
+    # lock_stat table and the plots follow it) and the workloads that
+    # drive it.
+    "target": (str, targetmod.NAME_RE.fullmatch, "a target of kernel-patches/targets/ ("
+               + ", ".join(targetmod.names()) + ")", "mboxes_lock"),
     "perf": (dict, None, "a table with keys stat, lock", {}),
     "points": (list, None, "a non-empty array of [[points]] tables", REQUIRED),
 }
@@ -317,6 +318,17 @@ def load(path):
     if len({"workload" in p for p in points}) > 1:
         raise CampaignError(f"{path}: points: all module points or all workload points "
                             "(guest/JOB.md), not both")
+    try:
+        target = targetmod.load(out["target"])
+    except targetmod.TargetError as e:
+        raise CampaignError(f"{path}: target: {e}") from None
+    for i, p in enumerate(points, 1):
+        w = p.get("workload", "module")
+        if w not in target["workloads"]:
+            raise CampaignError(f"{path}: points[{i}].workload: {w!r} does not drive target "
+                                f"{target['name']} (its workloads: "
+                                f"{', '.join(target['workloads'])})")
+    out["lock_class"] = target["lock_class"]
     out["points"] = points
     prim = out["primary_points"]
     if prim is not None and (not prim or len(set(map(str, prim))) != len(prim)

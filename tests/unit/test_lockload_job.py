@@ -82,7 +82,7 @@ class LockloadCampaign(unittest.TestCase):
         import campaign_file
         with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
             f.write('name = "t"\nvariants = ["before"]\ncpus = [2]\nrepetitions = 1\n'
-                    'lock_class = "file_systems_lock"\n')
+                    'target = "file_systems_lock"\n')
             for body in points:
                 f.write(f"[[points]]\n{body}\n")
         self.addCleanup(os.unlink, f.name)

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Lock targets are data (kernel-patches/targets/*.toml, scripts/target.py):
+each names a lock its variants really convert, workloads the guest really
+runs, and every lockload workload belongs to exactly one target; a
+campaign takes its lock class from its target and refuses points no
+workload of the target drives."""
+
+import os
+import re
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "guest"))
+import campaign_file  # noqa: E402
+import job  # noqa: E402
+import target  # noqa: E402
+import variant  # noqa: E402
+
+
+class ShippedTargets(unittest.TestCase):
+    def test_each_names_a_lock_its_spinlock_variant_converts(self):
+        names = target.names()
+        self.assertIn("mboxes_lock", names)
+        for name in names:
+            with self.subTest(name):
+                t = target.load(name)
+                rw, spin = (variant.load(v) for v in t["variants"])
+                # The conversion is the spinlock side's last patch, the one
+                # patch it has beyond the rwlock side's series.
+                self.assertEqual(spin["patches"][:-1], rw["patches"])
+                with open(spin["patches"][-1]) as f:
+                    diff = f.read()
+                self.assertIn(f"+++ b/{t['file']}\n", diff)
+                self.assertIn(f"\n-static DEFINE_RWLOCK({t['lock']});\n", diff)
+                self.assertIn(f"\n+static DEFINE_SPINLOCK({t['lock']});\n", diff)
+
+    def test_workloads_are_the_guests_and_each_has_one_target(self):
+        owner = {}
+        for name in target.names():
+            for w in target.load(name)["workloads"]:
+                self.assertIn(w, job.WORKLOADS, name)
+                self.assertNotIn(w, owner, f"{w}: {owner.get(w)} and {name}")
+                owner[w] = name
+        self.assertEqual(set(owner), set(job.WORKLOADS))
+
+    def test_init_gives_each_lockload_workload_its_targets_writer(self):
+        """guest/init.sh loads fs_writer with lock=LOCK for a point's
+        workload: the lock of the workload's target."""
+        with open(os.path.join(ROOT, "guest", "init.sh")) as f:
+            init = f.read()
+        default = re.search(r"^\s*wlock=([a-z_]+)$", init, re.M).group(1)
+        special = dict(re.findall(r'\[ "\$workload" = ([a-z_]+) \] && wlock=([a-z_]+)', init))
+        for name in target.names():
+            t = target.load(name)
+            for w in t["workloads"]:
+                if w != "module":
+                    with self.subTest(w):
+                        self.assertEqual(special.get(w, default), t["lock"])
+
+
+class BadTargets(unittest.TestCase):
+    def refused(self, text, want):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "t_lock.toml"), "w") as f:
+                f.write(text)
+            with mock.patch.object(target, "TARGET_DIR", d):
+                with self.assertRaises(target.TargetError) as cm:
+                    target.load("t_lock")
+        msg = str(cm.exception)
+        self.assertEqual(len(msg.splitlines()), 1, msg)
+        self.assertIn(want, msg)
+
+    GOOD = ('description = "d"\nfile = "fs/x.c"\nlock = "x_lock"\nlock_class = "x_lock"\n'
+            'variants = ["before", "after"]\nworkloads = ["module"]\ncross_check = "1:1"\n')
+
+    def test_refused(self):
+        self.refused(self.GOOD + 'extra = 1\n', "unknown key 'extra'")
+        self.refused(self.GOOD.replace('lock_class = "x_lock"', 'lock_class = "a b"'),
+                     "lock_class: must be")
+        self.refused(self.GOOD.replace('variants = ["before", "after"]', 'variants = ["before"]'),
+                     "variants: must be [rwlock variant, spinlock variant]")
+        self.refused(self.GOOD.replace('workloads = ["module"]\n', ''), "workloads: must be")
+        self.refused("not toml [", "t_lock.toml")
+        with self.assertRaises(target.TargetError) as cm:
+            target.load("../variants/before")
+        self.assertIn("unknown target", str(cm.exception))
+
+
+class CampaignTarget(unittest.TestCase):
+    def load(self, body):
+        with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+            f.write('name = "t"\nvariants = ["before"]\ncpus = [2]\nrepetitions = 1\n' + body)
+        self.addCleanup(os.unlink, f.name)
+        return campaign_file.load(f.name)
+
+    def test_lock_class_comes_from_the_target(self):
+        camp = self.load('[[points]]\nid = "p"\nread_pct = 90\nmailboxes = 16\n')
+        self.assertEqual((camp["target"], camp["lock_class"]), ("mboxes_lock", "mboxes_lock"))
+        camp = self.load('target = "binfmt_lock"\n[[points]]\nid = "p"\nworkload = "execve"\n')
+        self.assertEqual(camp["lock_class"], "binfmt_lock")
+
+    def test_points_must_drive_the_target(self):
+        for body, want in (
+                ('target = "binfmt_lock"\n[[points]]\nid = "p"\nworkload = "proc_lookup"\n',
+                 "points[1].workload: 'proc_lookup' does not drive target binfmt_lock"),
+                ('[[points]]\nid = "p"\nworkload = "execve"\n',
+                 "points[1].workload: 'execve' does not drive target mboxes_lock"),
+                ('lock_class = "binfmt_lock"\n[[points]]\nid = "p"\nread_pct = 1\nmailboxes = 1\n',
+                 "unknown key 'lock_class'")):
+            with self.subTest(want), self.assertRaises(campaign_file.CampaignError) as cm:
+                self.load(body)
+            self.assertIn(want, str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
