@@ -16,8 +16,9 @@
 #
 # Nothing is done when OUTDIR/inputs.sha256 matches this script, the
 # guest/rootfs* data files and the arch.  The unpacked packages are kept
-# in OUTDIR as debian-DEBARCH.tar and reused while the suite and package
-# list are the same, so a change to the pruning needs no network; --force
+# in ~/.cache/lockbench/rootfs (LOCKBENCH_ROOTFS_CACHE) and reused while
+# the suite, package list and mirrors are the same, so a change to the
+# pruning, or a fresh clone, needs no network; --force
 # downloads the packages afresh (new versions) and rebuilds.
 #
 # Usage: build-rootfs.sh [--force] [--arch arm|arm64] [OUTDIR]
@@ -27,8 +28,8 @@
 #	repository for arm, build/rootfs-ARCH for the others.  It receives
 #	rootfs.cpio, packages.txt ("name version arch" of the packages the
 #	archive's files come from), rootfs.list (the archive's entries),
-#	inputs.sha256 (the cache key, written last) and the package cache
-#	debian-DEBARCH.{tar,key,debs,files}.  Exit codes as in scripts/lib.sh.
+#	and inputs.sha256 (the cache key, written last).  Exit codes as in
+#	scripts/lib.sh.
 
 set -euo pipefail
 export LC_ALL=C
@@ -202,12 +203,18 @@ tarkey=$({
 		[ ! -f "$m" ] || cat "$m"
 	done
 } | sha256sum)
-cache=$outdir/debian-$debarch
-if [ "$force" = 0 ] && [ -f "$cache.tar" ] && [ -f "$cache.debs" ] &&
-	[ -f "$cache.files" ] && [ "$(cat "$cache.key" 2>/dev/null)" = "$tarkey" ]; then
+# The package cache lives outside the repository, beside ccache, one
+# folder per key, so that a fresh clone (and CI) downloads nothing that
+# an earlier build already has.  A folder is complete or absent: it is
+# filled under another name and renamed into place.
+cachebase=${LOCKBENCH_ROOTFS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lockbench/rootfs}
+cachedir=$cachebase/debian-$debarch-$(printf '%s' "$tarkey" | cut -c1-16)
+cache=$cachedir/debian
+[ "$force" = 0 ] || rm -rf "$cachedir"
+if [ -f "$cache.tar" ] && [ -f "$cache.debs" ] && [ -f "$cache.files" ] &&
+	[ "$(cat "$cache.key" 2>/dev/null)" = "$tarkey" ]; then
 	echo "$LB_PROG: reusing $cache.tar (--force downloads afresh)"
 else
-	rm -f "$cache.key"
 	echo "$LB_PROG: mmdebstrap ${mmdebstrap_args[*]} ${mirrors[*]}"
 	# The extract variant leaves no dpkg database: record the packages
 	# and their files from the .debs while they are still there.
@@ -234,10 +241,15 @@ EOF
 	fi
 	[ -s "$tmp/debs" ] || lb_die 1 "mmdebstrap's extract hook listed no packages"
 	sort -o "$tmp/debs" "$tmp/debs"
-	mv "$tmp/debian.tar" "$cache.tar"
-	mv "$tmp/debs" "$cache.debs"
-	mv "$tmp/files" "$cache.files"
-	echo "$tarkey" >"$cache.key"
+	mkdir -p "$cachebase"
+	staged=$(mktemp -d "$cachebase/.new.XXXXXX")
+	mv "$tmp/debian.tar" "$staged/debian.tar"
+	mv "$tmp/debs" "$staged/debian.debs"
+	mv "$tmp/files" "$staged/debian.files"
+	echo "$tarkey" >"$staged/debian.key"
+	rm -rf "$cachedir"
+	# Another build that got there first has put the same packages.
+	mv -T "$staged" "$cachedir" 2>/dev/null || rm -rf "$staged"
 fi
 
 full=$tmp/full
