@@ -101,7 +101,20 @@ share_objects() {
 	find "$obj" -exec touch -h -d "@$(date +%s)" {} +
 	sleep 1
 	basename "$best" >"$vdir/objects-from"
+	donor_patches=$(wc -l <"$best/series.list")
 	echo "build: $variant: objects from $(basename "$best"), rebuilding what its series changes"
+}
+
+# kconfig_untouched: none of the series' patches after the donor's
+# changes a Kconfig file, so the donor's .config (same arch and
+# fragments: its group) is this target's too, and step 3 has nothing to
+# do (tinyconfig + merge_config + olddefconfig: ~20 s).
+kconfig_untouched() {
+	local p
+	[ -n "$donor_patches" ] || return 1
+	for p in "${patches[@]:donor_patches}"; do
+		! grep -qE '^\+\+\+ b/(.*/)?Kconfig' "$p" || return 1
+	done
 }
 
 # 1. The pristine tree, extracted once per Debian package version.
@@ -127,6 +140,7 @@ flock -u 9
 repo=$base/linux-source-6.1
 
 # 2. The variant's tree: a worktree with its series applied.
+donor_patches= # set by share_objects: how many patches the donor applied
 vdir=$LB_BUILD/$variant
 tree=$vdir/src
 obj=$tree/obj
@@ -159,6 +173,7 @@ if [ "$(cat "$vdir/series.sha256" 2>/dev/null)" != "$series_id" ]; then
 	rm -f "$vdir/series.sha256" "$vdir/build-meta.json" "$vdir/objects-from"
 	git -C "$tree" am --abort >/dev/null 2>&1 || true
 	git -C "$tree" checkout -q -f --detach base
+	donor_patches=
 	[ -n "$tree_only" ] || [ -f "$obj/vmlinux" ] || share_objects
 	for p in "${patches[@]}"; do
 		if ! git -C "$tree" am -q --keep-cr "$p" >"$vdir/am.log" 2>&1; then
@@ -178,6 +193,9 @@ config_id=$({
 	echo "$series_id"
 	sha256sum "${configs[@]}" | cut -d' ' -f1
 } | sha256sum | cut -d' ' -f1)
+if [ -f "$obj/.config" ] && kconfig_untouched; then
+	echo "$config_id" >"$vdir/config.sha256"
+fi
 if [ ! -f "$obj/.config" ] || [ "$(cat "$vdir/config.sha256" 2>/dev/null)" != "$config_id" ]; then
 	rm -f "$vdir/config.sha256"
 	{
