@@ -461,7 +461,7 @@ def regime(labels, think):
     text = "; ".join(out)
     if tight:
         text += (f"; {'every' if len(tight) == len(labels) else 'at ' + ', '.join(tight) + ' every'}"
-                 f" thread loops on the registry with no pause (a tight loop)")
+                 f" thread loops on the lock with no pause (a tight loop)")
     return text
 
 
