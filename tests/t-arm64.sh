@@ -18,7 +18,8 @@
 # variant names (check_report.py).  The runner's fault detection is the
 # same in an arm64 guest: an injected panic, lockdep report, warning and
 # hang (tests/faults/lib.sh's job) each give their state and exit code,
-# and the point finished before the fault is kept.
+# and the point finished before the fault is kept.  guest/lockload runs
+# there too: its counts equal lock_stat's on the three live rwlocks.
 #
 # Usage: tests/t-arm64.sh
 # Needs: before after before@arm64 after@arm64
@@ -153,8 +154,26 @@ grep -q 'after@arm64' "$out/run/report.html"
 echo "ok: report: after vs before per arch, never across; the setup lines name each arch's QEMU"
 "$LB_PY" tests/check_report.py "$out/run"
 
-# 4. Faults in an arm64 guest: the same states and exit codes as on arm.
 . "$LB_ROOT/tests/faults/lib.sh"
+
+# 4. guest/lockload, cross-built for arm64, on the three live rwlocks
+# (queued rwlocks here): its counts equal lock_stat's, with and without
+# the fs_writer module (tests/t-lockload.sh does the same on arm).
+cat >"$out/lockload.job" <<'JOB'
+lockbench-job v1
+point reads workload=proc_filesystems duration_ms=500 timing=8
+point writer workload=proc_filesystems duration_ms=500 timing=8 writer_hz=1000
+point execs workload=execve duration_ms=500 timing=8
+point lookups-writer workload=proc_lookup duration_ms=500 timing=8 writer_hz=1000
+JOB
+"$LB_PY" guest/run_guest.py before@arm64 --cpus 2 --job "$out/lockload.job" --out "$out/lockload" \
+	>"$out/lockload.log" 2>&1 || { tail -n 20 "$out/lockload.log"; fail "the lockload boot failed"; }
+"$LB_PY" tests/check_lockload.py "$out/lockload" --writer-point writer --writer-point lookups-writer \
+	>"$out/check-lockload.log" || { cat "$out/check-lockload.log"; fail "check_lockload.py on before@arm64"; }
+sed 's/^/    /' "$out/check-lockload.log"
+ok "before@arm64: lockload's counts equal lock_stat's (file_systems_lock, binfmt_lock, proc_subdir_lock)"
+
+# 5. Faults in an arm64 guest: the same states and exit codes as on arm.
 for f in panic:11 lockdep:13 warn:14 hang:10; do
 	inj=${f%:*}
 	ft_job "$out/$inj.job" "$inj"

@@ -7,7 +7,9 @@
 #      applies to the tree and is checkpatch --strict clean, and a
 #      variant file that variant.py reads with that patch last;
 #   2. the three live targets of 6.1 (file_systems_lock, binfmt_lock,
-#      proc_subdir_lock): converted whole, no rwlock call left, clean;
+#      proc_subdir_lock): converted whole, no rwlock call left, clean,
+#      and the same changed lines as the shipped kernel-patches/0002-*
+#      that tests/t-targets.sh builds and boots;
 #   3. refused, exit 2 and one line naming the file (and line): a global
 #      lock other files use (tasklist_lock), a use with no spinlock twin
 #      (scsi_debug's atomic_rw, whose address is stored), a name that is
@@ -68,7 +70,12 @@ for t in "fs/filesystems.c file_systems_lock" "fs/exec.c binfmt_lock" "fs/proc/g
 	grep -q "^+static DEFINE_SPINLOCK($l);" "$p" || fail "$l: the definition is not converted"
 	checkpatch "$p" | grep -q '^total: 0 errors, 0 warnings, 0 checks' ||
 		fail "$l: checkpatch --strict is not clean"
-	ok "$l ($f): $n lines converted, clean"
+	# The suite builds and boots the shipped patch (tests/t-targets.sh):
+	# it must be what convert writes today.
+	shipped=$(grep -l "^+++ b/$f\$" kernel-patches/0002-*.patch | head -n 1)
+	diff <(grep -E '^[-+][^-+]' "$p") <(grep -E '^[-+][^-+]' "$shipped") ||
+		fail "$l: kernel-patches/$(basename "$shipped") is not what convert writes (diff above)"
+	ok "$l ($f): $n lines converted, clean, the same as kernel-patches/$(basename "$shipped")"
 done
 
 # 3. Refusals.
