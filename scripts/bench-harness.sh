@@ -16,6 +16,12 @@
 #             report, with the user's (warm) ccache; the time to the first
 #             guest console is taken on the way
 #   suite     git clone, then ./run.sh test, warm ccache
+#   convert   git clone, then a lock made a spinlock and judged as a
+#             newcomer would (issue #15): ./run.sh convert fs/filesystems.c
+#             file_systems_lock as a new variant, ./run.sh build of it
+#             (before first: the clone has no tree), and a smoke campaign
+#             of it against before (tests/campaigns/smoke-file-systems.toml
+#             with the new variant), warm ccache
 #
 # Timings mean something only on a quiet machine: the load average is
 # printed beside each row (two builds side by side double both).
@@ -23,7 +29,7 @@
 # Usage: scripts/bench-harness.sh [--rows LIST] [--keep] [WORKDIR]
 #
 #	LIST: rows, comma separated (default tree,cold,second,nochange:
-#	about 10 minutes; clone takes about 20 more, suite 30).  second
+#	about 10 minutes; clone takes about 20 more, suite 30, convert 7).  second
 #	and nochange need cold, cold needs tree.
 #	WORKDIR (default: a new directory under /var/tmp) holds the scratch
 #	builds, clones and logs; it is removed at the end unless --keep.
@@ -54,8 +60,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ $# -le 1 ] || lb_die 2 "$usage"
-[[ ,$want, =~ ^(,(tree|cold|second|nochange|clone|suite))+,$ ]] ||
-	lb_die 2 "--rows $want: a comma-separated list of tree, cold, second, nochange, clone, suite"
+[[ ,$want, =~ ^(,(tree|cold|second|nochange|clone|suite|convert))+,$ ]] ||
+	lb_die 2 "--rows $want: a comma-separated list of tree, cold, second, nochange, clone, suite, convert"
 for r in cold:tree second:cold nochange:cold; do
 	[[ ,$want, != *,${r%:*},* || ,$want, == *,${r#*:},* ]] ||
 		lb_die 2 "--rows: ${r%:*} needs ${r#*:}"
@@ -120,6 +126,16 @@ if wants clone; then
 		rows+=("| clone to first boot | $(cat "$work/first-boot") s | <= 12 min | (within clone) | |")
 fi
 ! wants suite || row suite "<= 30 min" clone_run suite ./run.sh test
+# convert_smoke: in a fresh clone, the new lock's whole way to a report.
+convert_smoke() {
+	./run.sh convert --name spin-bench fs/filesystems.c file_systems_lock &&
+		./run.sh build before spin-bench &&
+		sed -e 's/"spin-file-systems-lock"/"spin-bench"/' -e 's/^name = .*/name = "bench-convert"/' \
+			tests/campaigns/smoke-file-systems.toml >bench-convert.toml &&
+		grep -q '"spin-bench"' bench-convert.toml &&
+		./run.sh campaign bench-convert.toml --out results/bench-convert
+}
+! wants convert || row convert "convert + build + smoke campaign <= 15 min" clone_run convert convert_smoke
 
 echo "Measured by scripts/bench-harness.sh on $(nproc) cores, $(git -C "$LB_ROOT" rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
