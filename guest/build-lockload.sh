@@ -45,11 +45,10 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case $arch in
-arm) cc=arm-linux-gnueabihf-gcc libc=/usr/arm-linux-gnueabihf/lib/libc.a pkg=libc6-dev-armhf-cross ;;
-arm64) cc=aarch64-linux-gnu-gcc libc=/usr/aarch64-linux-gnu/lib/libc.a pkg=libc6-dev-arm64-cross ;;
-*) lb_die 2 "unknown arch '$arch' (arm or arm64)" ;;
-esac
+# The compiler and its static libc: scripts/arches.toml.
+lb_arch_info "$arch"
+cc=${lb_archinfo[cross_prefix]}gcc
+libc=/usr/${lb_archinfo[triplet]}/lib/libc.a pkg=${lb_archinfo[libc_package]}
 lb_need "$cc" sha256sum
 lb_need_file "$libc" "$pkg"
 outdir=${outdir:-$LB_BUILD/lockload/$arch}

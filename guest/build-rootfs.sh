@@ -25,7 +25,8 @@
 #
 #	--arch is the guests' architecture (default arm: Debian armhf;
 #	arm64: Debian arm64).  OUTDIR defaults to build/rootfs in the
-#	repository for arm, build/rootfs-ARCH for the others.  It receives
+#	repository for arm, build/rootfs-arm64 for arm64 (scripts/arches.toml
+#	says which).  It receives
 #	rootfs.cpio, packages.txt ("name version arch" of the packages the
 #	archive's files come from), rootfs.list (the archive's entries),
 #	and inputs.sha256 (the cache key, written last).  Exit codes as in
@@ -68,17 +69,11 @@ if [ $# -gt 0 ]; then
 	fi
 	outdir=$1
 fi
-# The Debian architecture and the GNU triplet (library folders, readelf).
-case $arch in
-arm) debarch=armhf triplet=arm-linux-gnueabihf ;;
-arm64) debarch=arm64 triplet=aarch64-linux-gnu ;;
-*) lb_die 2 "--arch '$arch': must be arm or arm64 ($usage)" ;;
-esac
-if [ "$arch" = arm ]; then
-	outdir=${outdir:-$LB_BUILD/rootfs}
-else
-	outdir=${outdir:-$LB_BUILD/rootfs-$arch}
-fi
+# The Debian architecture, the GNU triplet (library folders, readelf) and
+# the folder: scripts/arches.toml.
+lb_arch_info "$arch"
+debarch=${lb_archinfo[debian]} triplet=${lb_archinfo[triplet]}
+outdir=${outdir:-$LB_BUILD/${lb_archinfo[rootfs]}}
 [ -n "$outdir" ] || lb_die 2 "empty OUTDIR ($usage)"
 [ ! -e "$outdir" ] || [ -d "$outdir" ] ||
 	lb_die 2 "OUTDIR '$outdir' exists and is not a directory"
@@ -96,10 +91,11 @@ flock 9
 
 # The cache key: the SHA-256 of this script and of every guest/rootfs*
 # data file, as sha256sum lines with paths relative to the repository,
-# and the arch.
+# and the arch with what scripts/arches.toml says of it.
 key=$(
 	cd "$LB_ROOT" && sha256sum guest/build-rootfs.sh guest/rootfs*
 	echo "arch $arch"
+	"$LB_PY" scripts/variant.py arch "$arch"
 )
 
 report() {

@@ -58,7 +58,6 @@ import job as jobmod  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
 INIT = os.path.join(ROOT, "guest", "init.sh")
-QEMU = "qemu-system-arm"
 
 EXIT = {"ok": 0, "hung": 10, "panic": 11, "oops": 12, "lockdep": 13,
         "warning": 14, "incomplete": 15, "killed": 16, "nospace": 17,
@@ -135,7 +134,8 @@ def target(name):
 
 
 def arch_info(arch):
-    """What boots arch: {"kernel", "qemu", "machine", "cpu", "debian"}."""
+    """What builds and boots arch (scripts/arches.toml): {"kernel", "qemu",
+    "machine", "cpu", "console", "gicv2_max_cpus", ...}."""
     return variantmod().ARCHES[arch]
 
 
@@ -219,15 +219,15 @@ def make_initrd(path, art, job_text):
 def qemu_cmd(art, cpus, mem, initrd, results=None):
     """The one place the QEMU command is assembled."""
     a = arch_info(art["arch"])
-    # GICv2 (the default) stops at 8 CPUs.
-    machine = a["machine"] + (",gic-version=3" if cpus > 8 else "")
+    # GICv2 (-M virt's default) stops at 8 CPUs.
+    machine = a["machine"] + (",gic-version=3" if cpus > a["gicv2_max_cpus"] else "")
     # debug-threads=on names the vCPU threads "CPU N/TCG" (else every
     # thread is "qemu-system-arm"): the host-steal sampler finds them so.
     cmd = [a["qemu"], "-M", machine, "-cpu", a["cpu"], "-accel", "tcg,thread=multi",
            "-name", "lockbench,debug-threads=on",
            "-smp", str(cpus), "-m", str(mem), "-no-reboot", "-nic", "none",
            "-kernel", art["kernel"], "-initrd", initrd,
-           "-append", "console=ttyAMA0 panic=-1 loglevel=6"]
+           "-append", f"console={a['console']} panic=-1 loglevel=6"]
     if results is None:
         return cmd + ["-nographic"]
     return cmd + ["-display", "none", "-monitor", "none", "-serial", "stdio",
@@ -252,7 +252,7 @@ def die_with_parent(sig):
     return set_pdeathsig
 
 
-def host_info(qemu=QEMU):
+def host_info(qemu):
     model = "unknown"
     try:
         with open("/proc/cpuinfo") as f:

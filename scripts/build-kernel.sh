@@ -43,15 +43,12 @@ tree_only=
 lb_variant "$1"
 arch=$lb_arch variant=$lb_label patches=("${lb_patches[@]}") configs=("${lb_configs[@]}")
 
-# arm: the uncompressed Image in a uImage header (step 6); arm64: the raw
-# Image, which QEMU's -kernel boots as it is.
-case $arch in
-arm) export ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf- ;;
-arm64) export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- ;;
-*) lb_die 2 "target $1: no build recipe for arch '$arch'" ;;
-esac
+# The compiler and the image to boot: scripts/arches.toml.
+lb_arch_info "$arch"
+export ARCH=${lb_archinfo[kernel_arch]} CROSS_COMPILE=${lb_archinfo[cross_prefix]}
+image=${lb_archinfo[kernel]}
 lb_need make gcc ccache "${CROSS_COMPILE}gcc" bison flex bc git xz perl flock
-[ "$arch" != arm ] || lb_need mkimage
+[ "$image" != uImage ] || lb_need mkimage
 lb_need_file /usr/src/linux-source-6.1.tar.xz linux-source
 # Reproducible version strings: a rebuild with nothing changed relinks
 # nothing.
@@ -228,16 +225,17 @@ if ! "${kmake[@]}" -C "$obj" M="$mod" modules >"$vdir/module.log" 2>&1; then
 fi
 
 # 6. Artifacts and build-meta.json, last.
-if [ "$arch" = arm ]; then
+if [ "$image" = uImage ]; then
 	# The uncompressed Image in a legacy uImage header: QEMU loads it where
-	# the kernel expects to run (RAM + 0x8000 on -M virt), so the guest
-	# skips the zImage decompressor, ~2 s under TCG.
-	mkimage -A arm -O linux -T kernel -C none -a 0x40008000 -e 0x40008000 \
-		-n "lockbench $variant" -d "$obj/arch/arm/boot/Image" "$vdir/uImage" >/dev/null
+	# the kernel expects to run (arm: RAM + 0x8000 on -M virt), so the
+	# guest skips the zImage decompressor, ~2 s under TCG.
+	la=${lb_archinfo[load_address]}
+	mkimage -A "$ARCH" -O linux -T kernel -C none -a "$la" -e "$la" \
+		-n "lockbench $variant" -d "$obj/arch/$ARCH/boot/Image" "$vdir/uImage" >/dev/null
 else
-	# An arm64 Image carries its own header: QEMU places it as the boot
-	# protocol says, nothing to decompress.
-	cp "$obj/arch/$arch/boot/Image" "$vdir/Image.tmp"
+	# The kernel's own Image (arm64 carries its own header: QEMU places it
+	# as the boot protocol says, nothing to decompress).
+	cp "$obj/arch/$ARCH/boot/Image" "$vdir/Image.tmp"
 	mv "$vdir/Image.tmp" "$vdir/Image"
 fi
 cp "$obj/.config" "$vdir/config"

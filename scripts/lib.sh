@@ -54,6 +54,22 @@ lb_need_py() {
 		lb_die 3 "missing python3-pandas or python3-scipy: run ./run.sh setup"
 }
 
+# lb_arch_info ARCH: what builds and boots ARCH (scripts/arches.toml) into
+# the associative array lb_archinfo (kernel_arch, cross_prefix, triplet,
+# libc_package, kernel, load_address, debian, rootfs, qemu, ...); exit 2
+# with one line for an unknown arch.
+declare -gA lb_archinfo=()
+# shellcheck disable=SC2034 # lb_archinfo is the caller's
+lb_arch_info() {
+	local spec key val
+	lb_need_file "$LB_PY" python3
+	spec=$("$LB_PY" "$LB_ROOT/scripts/variant.py" arch "$1") || exit 2
+	lb_archinfo=()
+	while read -r key val; do
+		lb_archinfo[$key]=$val
+	done <<<"$spec"
+}
+
 # lb_variant TARGET : read a build target (scripts/variant.py show) into
 # lb_arch, lb_label and the arrays lb_patches and lb_configs; exit 2 (its
 # one line said) for a bad target.

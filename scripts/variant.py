@@ -21,6 +21,8 @@ Usage:
   variant.py show TARGET           "arch A", "variant V", "label L",
                                    "lookup_lock L", "patch FILE",
                                    "config FILE" lines
+  variant.py arch ARCH             what builds and boots ARCH (scripts/arches.toml):
+                                   "KEY VALUE" lines, plus "triplet T"
   variant.py meta TARGET ...       print build-meta.json (see build-kernel.sh)
 
 Exit status: 0 ok, 2 bad variant name, target or file.
@@ -42,15 +44,30 @@ VARIANT_DIRS = [os.path.join(PATCH_DIR, "variants")]
 VARIANT_DIRS += [d for d in os.environ.get("LOCKBENCH_VARIANT_PATH", "").split(":") if d]
 
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
-# What each architecture is built and booted with.  The first is the
-# default: its targets are labelled by the bare variant name.
-ARCHES = {
-    "arm": {"kernel": "uImage", "qemu": "qemu-system-arm", "machine": "virt",
-            "cpu": "cortex-a15", "debian": "armhf"},
-    "arm64": {"kernel": "Image", "qemu": "qemu-system-aarch64", "machine": "virt",
-              "cpu": "cortex-a57", "debian": "arm64"},
-}
-DEFAULT_ARCH = "arm"
+# What each architecture is built and booted with: scripts/arches.toml,
+# the one place an arch is described.  The first is the default: its
+# targets are labelled by the bare variant name.
+ARCH_FILE = os.path.join(ROOT, "scripts", "arches.toml")
+ARCH_KEYS = {"kernel_arch": str, "cross_prefix": str, "libc_package": str, "kernel": str,
+             "load_address": str, "debian": str, "rootfs": str, "qemu": str, "machine": str,
+             "cpu": str, "console": str, "gicv2_max_cpus": int, "own_rwlock": str,
+             "own_spinlock": str}
+
+
+def _load_arches():
+    with open(ARCH_FILE, "rb") as f:
+        data = tomllib.load(f)
+    for arch, info in data.items():
+        if set(info) != set(ARCH_KEYS) or not all(isinstance(info[k], t)
+                                                   for k, t in ARCH_KEYS.items()):
+            raise SystemExit(f"variant: {ARCH_FILE}: [{arch}] must have exactly "
+                             f"{', '.join(ARCH_KEYS)} (strings; gicv2_max_cpus a number)")
+        info["triplet"] = info["cross_prefix"].rstrip("-")
+    return data
+
+
+ARCHES = _load_arches()
+DEFAULT_ARCH = next(iter(ARCHES))
 KEYS = {"description": str, "patches": list, "configs": list}
 # Optional keys: name -> (allowed values, default).
 OPTIONAL = {"lookup_lock": (("lock", "none"), "lock")}
@@ -98,7 +115,7 @@ def parse_target(target):
 
 def rootfs_dir(arch):
     """The guest root file system's folder in build/ for arch."""
-    return "rootfs" if arch == DEFAULT_ARCH else f"rootfs-{arch}"
+    return ARCHES[arch]["rootfs"]
 
 
 def guest_desc(arch):
@@ -190,7 +207,7 @@ def config_flags(path, arch):
     ARM's spinlock is a ticket lock."""
     with open(path) as f:
         on = {line.split("=", 1)[0] for line in f if line.rstrip().endswith("=y")}
-    own = {"arm": ("arch (reader-preferring)", "arch (ticket)")}.get(arch, ("arch", "arch"))
+    own = (ARCHES[arch]["own_rwlock"], ARCHES[arch]["own_spinlock"])
     return {"lock_stat": "CONFIG_LOCK_STAT" in on, "lockdep": "CONFIG_LOCKDEP" in on,
             "rwlock_impl": "qrwlock" if "CONFIG_QUEUED_RWLOCKS" in on else own[0],
             "spinlock_impl": "qspinlock" if "CONFIG_QUEUED_SPINLOCKS" in on else own[1]}
@@ -205,6 +222,9 @@ def make_parser():
     o.add_argument("names", metavar="TARGET", nargs="+")
     s = sub.add_parser("show", help="arch, patches and configs of a target")
     s.add_argument("name", metavar="TARGET")
+    a = sub.add_parser("arch", help="what builds and boots ARCH (scripts/arches.toml), "
+                       "as KEY VALUE lines")
+    a.add_argument("arch", metavar="ARCH")
     m = sub.add_parser("meta", help="print build-meta.json")
     m.add_argument("name", metavar="TARGET")
     m.add_argument("--kernel-version", required=True)
@@ -224,6 +244,11 @@ def main(argv):
     try:
         if args.cmd == "list":
             print("\n".join(variant_names()))
+            return 0
+        if args.cmd == "arch":
+            if args.arch not in ARCHES:
+                raise VariantError(f"unknown arch {args.arch!r} (known: {', '.join(ARCHES)})")
+            print("\n".join(f"{k} {v}" for k, v in ARCHES[args.arch].items()))
             return 0
         if args.cmd == "order":
             targets = list(dict.fromkeys(args.names))

@@ -50,6 +50,33 @@ class Targets(unittest.TestCase):
         self.assertEqual(variant.rootfs_dir("arm64"), "rootfs-arm64")
         self.assertEqual(variant.guest_desc("arm64"), "qemu-system-aarch64 -M virt, cortex-a57")
 
+    def test_one_arch_table(self):
+        """scripts/arches.toml is what builds and boots an arch, for the
+        Python code (ARCHES, the QEMU command) and the shell scripts
+        (variant.py arch, lib.sh's lb_arch_info) alike."""
+        import contextlib
+        import io
+        sys.path.insert(0, os.path.join(ROOT, "guest"))
+        import run_guest
+        self.assertEqual(variant.DEFAULT_ARCH, "arm")
+        for arch, info in variant.ARCHES.items():
+            with self.subTest(arch=arch):
+                self.assertEqual(set(info) - {"triplet"}, set(variant.ARCH_KEYS))
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out):
+                    self.assertEqual(variant.main(["arch", arch]), 0)
+                lines = dict(line.split(" ", 1) if " " in line else (line, "")
+                             for line in out.getvalue().splitlines())
+                self.assertEqual(lines["cross_prefix"], info["cross_prefix"])
+                self.assertEqual(lines["triplet"] + "-", info["cross_prefix"])
+                for cpus, gic in ((2, False), (info["gicv2_max_cpus"] + 1, True)):
+                    cmd = run_guest.qemu_cmd({"arch": arch, "kernel": "K"}, cpus, 256, "I")
+                    self.assertEqual(cmd[:5], [info["qemu"], "-M", info["machine"]
+                                               + (",gic-version=3" if gic else ""),
+                                               "-cpu", info["cpu"]])
+                    self.assertIn(f"console={info['console']} ", cmd[cmd.index("-append") + 1])
+        self.assertEqual(variant.main(["arch", "x86"]), 2)
+
     def test_base_fragment_first(self):
         for arch in variant.ARCHES:
             v = variant.load(variant.label("before", arch))
