@@ -31,6 +31,8 @@ commands:
   analyze DIR                 raw results -> DIR/tidy/*.csv, cross-checks
   report DIR                  verdict table, summary.md/csv, commit-msg.txt
   lockstat FILE [--class RE]  a /proc/lock_stat dump -> tidy CSV
+  recheck DIR...              judge saved runs (a boot's or a campaign's)
+                              again from their console and files, offline
   convert [--base V] [--name N] [--out DIR] FILE LOCK
                               turn the rwlock LOCK of FILE into a spinlock:
                               a patch (Coccinelle) and a variant to build
@@ -101,6 +103,9 @@ report)
 	;;
 lockstat)
 	py -m analysis.lockstat_cli "$@"
+	;;
+recheck)
+	py guest/recheck.py "$@"
 	;;
 convert)
 	exec scripts/convert.sh "$@"

@@ -8,7 +8,7 @@ Usage: run_guest.py TARGET [--cpus N] [--mem MB] [--job FILE --out DIR]
 TARGET is VARIANT (a 32-bit ARM guest: qemu-system-arm -M virt -cpu
 cortex-a15, build/VARIANT/uImage, build/rootfs) or VARIANT@ARCH (arm64:
 qemu-system-aarch64 -M virt -cpu cortex-a57, build/VARIANT@arm64/Image,
-build/rootfs-arm64); scripts/variant.py's ARCHES says which is which.
+build/rootfs-arm64); scripts/arches.toml says which is which.
 
 With --job, the run directory OUT gets: console.log, qemu-cmd (the exact
 command; its initrd is scratch, in $TMPDIR, removed once the guest talks),
@@ -17,10 +17,11 @@ job.conf (the job as checked and given to the guest), meta.json (with
 the arch and the QEMU binary, machine and CPU) and points/<id>/ for every
 point the guest finished (each checked against the guest's SHA256SUMS
 and its run id against the point's before; the guest is not trusted:
-collect() writes its files itself, guest/JOB.md).  The run
+guest/collect.py writes its files itself, guest/JOB.md).  The run
 never hangs and never lies: a wall-clock limit and a silence limit kill a
 stuck guest ("hung"), the console is scanned for panics, oopses, lockdep
-reports and warnings, and a run without every point and the guest's end
+reports and warnings (guest/judge.py, which ./run.sh recheck runs again
+on a saved run), and a run without every point and the guest's end
 marker is never "ok".
 
 --pin CORES (a comma list, e.g. 0,1) pins vCPU N's QEMU thread to the
@@ -34,10 +35,7 @@ package missing; 10 hung, 11 panic, 12 oops, 13 lockdep, 14 warning,
 130 interrupted.
 """
 import argparse
-import contextlib
 import datetime
-import errno
-import hashlib
 import json
 import os
 import re
@@ -45,45 +43,28 @@ import select
 import shlex
 import shutil
 import signal
-import stat
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import job as jobmod  # noqa: E402
+from collect import NOSPACE, collect, point_needs, write_all  # noqa: E402
+import judge  # noqa: E402
+from judge import EXIT, RunError, split_lines  # noqa: E402
+from vcpu import apply_pin, note_run_mark, parse_pin, pin_line, write_steal  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
 INIT = os.path.join(ROOT, "guest", "init.sh")
 
-EXIT = {"ok": 0, "hung": 10, "panic": 11, "oops": 12, "lockdep": 13,
-        "warning": 14, "incomplete": 15, "killed": 16, "nospace": 17,
-        "interrupted": 130}
-# Most severe first: a run's state is the worst thing that happened to it.
-SEVERITY = ["panic", "hung", "nospace", "interrupted", "oops", "lockdep", "warning",
-            "killed", "incomplete", "ok"]
-CONSOLE_PATTERNS = [
-    ("panic", re.compile(r"Kernel panic - not syncing")),
-    ("lockdep", re.compile(
-        r"possible circular locking dependency|possible recursive locking"
-        r"|inconsistent lock state|possible irq lock inversion"
-        r"|suspicious RCU usage|lock held when returning|bad unlock balance"
-        r"|held lock freed|INFO: lockdep is turned off|DEBUG_LOCKS_WARN_ON")),
-    ("oops", re.compile(r"\bBUG:|\bOops\b|Internal error:|Unable to handle kernel")),
-    ("warning", re.compile(r"WARNING:|\[ cut here \]")),
-]
+# A results stream stalled with less than this free is a full disk, not a
+# hung guest (ext4 keeps some blocks even from root).
+LOW_SPACE = 16 << 20
 # Guest time for booting, and per point beyond its duration (perf, dumps).
 BOOT_S = 90
 POINT_OVERHEAD_S = 30
-
-
-class RunError(Exception):
-    def __init__(self, code, msg):
-        super().__init__(msg)
-        self.code = code
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -284,299 +265,6 @@ def free_bytes(path):
     return (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize
 
 
-# Pinning (--pin CORES): the thread of vCPU N ("CPU N/TCG") gets the Nth
-# core of the list, by sched_setaffinity, as soon as QEMU has created the
-# vCPU threads (at machine init, before the guest runs).  QEMU's other
-# threads (main loop, RCU, workers) keep the runner's affinity: the issue
-# wanted the main loop on a core of its own, but a 2-core host running 2
-# vCPUs has none to give it, and its main loop is mostly asleep under TCG.
-# A pin that cannot be applied (fewer cores listed than vCPUs, a core this
-# runner may not use, threads that never show) is one line on stderr and
-# meta.json's pin.why; the run goes on unpinned.
-PIN_WAIT_S = 10
-VCPU_INDEX = re.compile(r"CPU (\d+)/TCG")
-# QEMU's vCPU thread names with debug-threads=on: one per vCPU with
-# thread=multi, one for all of them with thread=single.
-VCPU_COMM = re.compile(r"CPU \d+/TCG|ALL CPUs/TCG")
-
-
-def parse_pin(text):
-    """--pin CORES: a comma list of distinct host core numbers."""
-    parts = text.split(",")
-    if not all(re.fullmatch(r"\d{1,4}", x) for x in parts):
-        raise RunError(2, f"--pin {text}: must be a comma list of host core numbers, e.g. 0,1")
-    cores = [int(x) for x in parts]
-    if len(set(cores)) != len(cores):
-        raise RunError(2, f"--pin {text}: a core is listed twice (one vCPU per core)")
-    return cores
-
-
-def pin_plan(cores, cpus, allowed):
-    """({vCPU index: host core}, None), or (None, why not) when the list
-    has fewer cores than vCPUs or a core outside allowed (a set)."""
-    if len(cores) < cpus:
-        return None, (f"{cpus} vCPUs but {len(cores)} host core{'' if len(cores) == 1 else 's'} "
-                      f"given (--pin {','.join(map(str, cores))}): one core per vCPU needed")
-    off = [c for c in cores[:cpus] if c not in allowed]
-    if off:
-        return None, (f"host core {','.join(map(str, off))} not available to this runner "
-                      f"(it may use {','.join(map(str, sorted(allowed)))})")
-    return {i: cores[i] for i in range(cpus)}, None
-
-
-def vcpu_threads(pid):
-    """{tid: name} of QEMU process pid's vCPU threads now (VCPU_COMM);
-    {} when its task list cannot be read."""
-    out = {}
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                name = f.read().strip()
-        except OSError:
-            continue
-        if VCPU_COMM.fullmatch(name):
-            out[int(tid)] = name
-    return out
-
-
-def vcpu_tids(pid):
-    """{vCPU index: tid} of QEMU process pid's "CPU N/TCG" threads now."""
-    return {int(m.group(1)): tid for tid, name in vcpu_threads(pid).items()
-            if (m := VCPU_INDEX.fullmatch(name))}
-
-
-
-def apply_pin(proc, cpus, cores, wait_s=PIN_WAIT_S):
-    """Pin QEMU's vCPU threads as --pin says, once they exist; return
-    meta.json's pin record: requested, applied, and per thread its tid and
-    the cores it may run on afterwards, or why not."""
-    rec = {"requested": cores, "applied": False,
-           "others": "QEMU's other threads unpinned"}
-    allowed = os.sched_getaffinity(0)
-    plan, why = pin_plan(cores, cpus, allowed)
-    t0 = time.monotonic()
-    tids = {}
-    while plan is not None:
-        tids = vcpu_tids(proc.pid)
-        if all(i in tids for i in plan):
-            break
-        if proc.poll() is not None:
-            why = "QEMU exited before its vCPU threads showed"
-            break
-        if time.monotonic() - t0 > wait_s:
-            why = (f"{len(tids)} of {cpus} vCPU threads (CPU N/TCG) showed within "
-                   f"{wait_s:g} s")
-            break
-        time.sleep(0.005)
-    if why is None:
-        threads = {}
-        try:
-            for i, core in sorted(plan.items()):
-                os.sched_setaffinity(tids[i], {core})
-                threads[f"CPU {i}/TCG"] = {"tid": tids[i],
-                                           "cores": sorted(os.sched_getaffinity(tids[i]))}
-        except OSError as e:
-            why = f"sched_setaffinity: {e.strerror or e}"
-            for t in threads.values():  # all or none: undo the ones done
-                with contextlib.suppress(OSError):
-                    os.sched_setaffinity(t["tid"], allowed)
-        else:
-            rec.update(applied=True, threads=threads,
-                       after_s=round(time.monotonic() - t0, 3))
-    if why is not None:
-        rec["why"] = why
-    return rec
-
-
-def cell_cores(cpus, rep, vidx, host_cores, busy=()):
-    """The host cores a campaign cell (cpus vCPUs, repetition rep, of the
-    campaign's vidx-th variant) is pinned to, one per vCPU; None while they
-    are busy (in use by a running cell: it waits for them).  A cell with
-    as many vCPUs as host_cores or more gets them all (it runs alone; with
-    more vCPUs than cores the runner says it cannot pin).  A smaller cell
-    gets one of len(host_cores) // cpus disjoint blocks, block (vidx + rep)
-    mod blocks: side by side the variants of a repetition get distinct
-    blocks, and each variant moves to the next block at the next
-    repetition, so that over the repetitions every variant sees every
-    core (a slow core cancels)."""
-    host = sorted(host_cores)
-    if cpus >= len(host):
-        cores = host
-    else:
-        b = (vidx + rep) % (len(host) // cpus)
-        cores = host[b * cpus:(b + 1) * cpus]
-    return None if set(cores) & set(busy) else cores
-
-
-def pin_line(label, rec):
-    """The runner's one line about the pin."""
-    if rec["applied"]:
-        return (f"boot: {label}: pinned " + ", ".join(
-            f"{name} (tid {t['tid']}) to core {','.join(map(str, t['cores']))}"
-            for name, t in rec["threads"].items()) + "; other QEMU threads unpinned")
-    return f"boot: {label}: pin not applied, running unpinned: {rec['why']}"
-
-
-NOSPACE = (errno.ENOSPC, errno.EDQUOT)
-# A results stream stalled with less than this free is a full disk, not a
-# hung guest (ext4 keeps some blocks even from root).
-LOW_SPACE = 16 << 20
-
-
-def write_all(f, data):
-    """Write data to an unbuffered file; a short write is a full disk."""
-    n = f.write(data)
-    if n is not None and n < len(data):
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), f.name)
-
-
-# Host steal (guest/JOB.md, host-steal.txt): how long each QEMU vCPU thread
-# waited on a host run queue while a point's module ran.  The guest cannot
-# see it (a TCG guest has no steal clock), and it is what turns a 2-vCPU
-# spinlock run on a 2-core host into lock-waiter preemption.
-STEAL_FILE = "host-steal.txt"
-# Files of a point that the host writes after collect(); the guest's stream
-# may not carry them.
-HOST_FILES = (STEAL_FILE,)
-RUN_MARK = re.compile(r"lockbench: point (\S+) run-(begin|end)\s*$")
-
-
-def thread_sched(pid, tid):
-    """(run_ns, wait_ns, nonvoluntary switches) of one thread from
-    /proc/PID/task/TID/schedstat and status; None once it is gone (or
-    when the host kernel has no schedstat: CONFIG_SCHED_INFO off)."""
-    task = f"/proc/{pid}/task/{tid}"
-    try:
-        with open(f"{task}/schedstat") as f:
-            run_ns, wait_ns, _slices = (int(x) for x in f.read().split())
-        with open(f"{task}/status") as f:
-            nvcsw = next(int(line.split()[1]) for line in f
-                         if line.startswith("nonvoluntary_ctxt_switches:"))
-    except (OSError, ValueError, StopIteration):
-        return None
-    return run_ns, wait_ns, nvcsw
-
-
-def vcpu_snapshot(pid):
-    """{tid: (name, monotonic ns, run_ns, wait_ns, nvcsw)} of every vCPU
-    thread of QEMU process pid, now; {} when none can be read."""
-    snap = {}
-    for tid, name in vcpu_threads(pid).items():
-        # Stamped at the middle of the read: the counters belong there.
-        t0 = time.monotonic_ns()
-        sched = thread_sched(pid, tid)
-        if sched is not None:
-            snap[int(tid)] = (name, (t0 + time.monotonic_ns()) // 2) + sched
-    return snap
-
-
-def note_run_mark(line, t, pid, marks):
-    """At a console line "lockbench: point ID run-begin|run-end" of a
-    planned point, keep (t, vcpu_snapshot) under marks[ID]["begin"|"end"]
-    (the first one only).  Taken as the line is read: the window is off
-    by the console's latency, milliseconds unless the host deschedules
-    this runner too."""
-    m = RUN_MARK.search(line)
-    if m and m.group(1) in marks and m.group(2) not in marks[m.group(1)]:
-        marks[m.group(1)][m.group(2)] = (t, vcpu_snapshot(pid))
-
-
-def vcpu_order(name):
-    """Sort key of a thread name: CPU 2 before CPU 10."""
-    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", name)]
-
-
-def steal_rows(begin, end):
-    """One dict per vCPU thread in both snapshots: what it did between."""
-    rows = []
-    for tid in sorted(set(begin) & set(end), key=lambda t: vcpu_order(end[t][0])):
-        name, t0, run0, wait0, nv0 = begin[tid]
-        _, t1, run1, wait1, nv1 = end[tid]
-        wall = t1 - t0
-        rows.append({"thread": name, "tid": tid, "wall_ns": wall,
-                     "run_ns": run1 - run0, "wait_ns": wait1 - wait0,
-                     "nonvoluntary_switches": nv1 - nv0,
-                     "steal_pct": 100 * (wait1 - wait0) / wall if wall > 0 else 0.0})
-    return rows
-
-
-STEAL_COLUMNS = ("thread", "tid", "wall_ns", "run_ns", "wait_ns",
-                 "nonvoluntary_switches", "steal_pct")
-
-
-def steal_text(point_id, mark, rows):
-    """host-steal.txt of one point (format: guest/JOB.md)."""
-    (tb, _), (te, _) = mark["begin"], mark["end"]
-    lines = ["lockbench-host-steal v1",
-             f"# point {point_id}: QEMU vCPU threads between the console markers run-begin "
-             f"(runner t={tb:.3f} s) and run-end (t={te:.3f} s)",
-             "# steal_pct = 100 * wait_ns / wall_ns: time runnable on a host run queue, not run",
-             "\t".join(STEAL_COLUMNS)]
-    for r in rows:
-        lines.append("\t".join(f"{r[c]:.3f}" if c == "steal_pct" else str(r[c])
-                               for c in STEAL_COLUMNS))
-    return "\n".join(lines) + "\n"
-
-
-def write_steal(out, done, marks):
-    """Write points/ID/host-steal.txt for every verified point with both
-    markers and vCPU threads; return what meta.json says about it.  A file
-    that cannot be written is left out (absent: not measured), and said."""
-    written, why = [], []
-    for pid in done:
-        mark = marks.get(pid, {})
-        rows = steal_rows(mark["begin"][1], mark["end"][1]) \
-            if "begin" in mark and "end" in mark else []
-        if not rows:
-            continue
-        try:
-            # "x": never over a file that is there (collect() refuses a guest's).
-            with open(os.path.join(out, "points", pid, STEAL_FILE), "x") as f:
-                f.write(steal_text(pid, mark, rows))
-        except OSError as e:
-            why.append(f"{pid}: cannot write it: {e.strerror or e}")
-            continue
-        written.append(pid)
-    if not written and not why:
-        why.append("no run-begin/run-end markers on the console" if not any(marks.values())
-                   else "no QEMU vCPU thread (CPU N/TCG) readable in /proc")
-    return {"file": STEAL_FILE, "points": written, **({"why_not": "; ".join(why)} if why else {})}
-
-
-# The longest console line scanned whole.  A kernel message is at most
-# 1 KB (printk's PRINTK_MESSAGE_MAX) and ends in a newline on the console,
-# so a longer line is the guest's own output: it is scanned in pieces of
-# LINE_MAX bytes (console.log keeps it whole), and the runner holds at most
-# one piece, however long a line runs without a newline.
-LINE_MAX = 4096
-
-
-def split_lines(pending, data):
-    """The lines that pending (a bytearray, the line so far, at most
-    LINE_MAX bytes) and data complete, a line longer than LINE_MAX cut
-    into pieces of LINE_MAX; pending keeps the rest.  Work linear in
-    len(data)."""
-    lines, pos = [], 0
-    while True:
-        nl = data.find(b"\n", pos)
-        end = len(data) if nl < 0 else nl
-        while end - pos > LINE_MAX - len(pending):
-            cut = pos + LINE_MAX - len(pending)
-            lines.append(bytes(pending) + data[pos:cut])
-            pending.clear()
-            pos = cut
-        pending += data[pos:end]
-        if nl < 0:
-            return lines
-        lines.append(bytes(pending))
-        pending.clear()
-        pos = nl + 1
-
-
 def watch(proc, console_path, limit, silence, results_path, events, problems,
           on_output=None, marks=None, lockdep_silence=None):
     """Stream the console to a file, scan it, enforce the limits.
@@ -612,15 +300,11 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
             events.setdefault("first-point", t)
         if marks is not None:
             note_run_mark(line, t, proc.pid, marks)
-        for state, pat in CONSOLE_PATTERNS:
-            if pat.search(line):
-                if state == "lockdep" and lockdep_silence and lockdep_silence < quiet[0]:
-                    quiet[:] = [lockdep_silence, " after lockdep's report (a deadlock)"]
-                note(problems, counts, state, {"state": state, "t": t, "line": line.strip()},
-                     lambda n, state=state, t=t: {
-                         "state": state, "t": t,
-                         "line": f"... and {n:,} more {state} lines (console.log has them)"})
-                break
+        state = judge.console_state(line)
+        if state:
+            if state == "lockdep" and lockdep_silence and lockdep_silence < quiet[0]:
+                quiet[:] = [lockdep_silence, " after lockdep's report (a deadlock)"]
+            judge.note_console(problems, counts, state, t, line)
 
     # Unbuffered: a full disk fails the write that hit it, nothing later.
     with open(console_path, "wb", buffering=0) as con:
@@ -684,243 +368,6 @@ def stop(proc):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-
-
-# Every point has these; its SHA256SUMS must vouch for them.
-POINT_NEEDS = ("results.txt", "lock_stat.txt")
-# A file name in a point (and in its SHA256SUMS): no ".", "..", hidden
-# names, slashes or spaces.
-POINT_FILE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
-# What the guest may send, per file and per point.  The host hashes and
-# parses results.txt, lock_stat.txt and SHA256SUMS: their caps are well
-# over the largest real ones (over the 90 points of results/ and the
-# tests' runs: results.txt 1.2 KB, lock_stat.txt 44 KB, SHA256SUMS 312 B;
-# a 16-thread results.txt with every err_ key is under 10 KB).  Any other
-# file (perf.data of "option perf_lock 1" is the big one) was written in
-# the guest's /tmp, a tmpfs of half its memory, at most 1 GiB at --mem
-# 2048, and so was the whole point: a bigger member is not a guest's file.
-FILE_MAX = {"results.txt": 256 << 10, "lock_stat.txt": 4 << 20, "SHA256SUMS": 64 << 10}
-MEMBER_MAX = 1 << 30
-POINT_MAX = 1 << 30
-# A point holds at most 7 files (guest/JOB.md).
-POINT_FILES_MAX = 32
-COPY_CHUNK = 1 << 20
-# Problems of one kind kept in full (meta.json, collect()'s lines); the
-# rest are counted in one line, so that a guest printing 200,000 warnings
-# or sending 100,000 bad members makes a few lines, not a 20 MB meta.json.
-PROBLEMS_KEPT = 10
-
-
-def note(problems, counts, kind, entry, more):
-    """Append entry to problems, but only the first PROBLEMS_KEPT of its
-    kind: past them one entry more(n) counts the n left out (updated in
-    place, so that the list is whole whenever an interrupt stops it)."""
-    c = counts.setdefault(kind, [0, None])
-    c[0] += 1
-    if c[0] <= PROBLEMS_KEPT:
-        problems.append(entry)
-    elif c[1] is None:
-        c[1] = len(problems)
-        problems.append(more(1))
-    else:
-        problems[c[1]] = more(c[0] - PROBLEMS_KEPT)
-
-
-def point_needs(build):
-    """POINT_NEEDS for a kernel's build-meta.json: without CONFIG_LOCK_STAT
-    ("lock_stat": false) the guest has no /proc/lock_stat to dump."""
-    if build.get("lock_stat", True) is False:
-        return tuple(n for n in POINT_NEEDS if n != "lock_stat.txt")
-    return POINT_NEEDS
-
-
-def sha256_file(path):
-    """SHA-256 of a file, read in chunks (a file may be as big as MEMBER_MAX)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(COPY_CHUNK):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def member_problem(m, planned):
-    """Why tar member m may not be unpacked (one line), or None: it may be
-    a directory points/ID of a planned point, or a regular file
-    points/ID/NAME in one, within its size cap."""
-    parts = m.name.split("/")
-    what = f"unexpected member {m.name[:80]!r} in the results stream"
-    if not (len(parts) in (2, 3) and parts[0] == "points" and parts[1] in planned
-            and all(POINT_FILE.fullmatch(x) for x in parts[2:])):
-        return what
-    if len(parts) == 2:
-        return None if m.isdir() else f"{what}: not a directory"
-    if not m.isreg():
-        kind = ("a symbolic link" if m.issym() else "a hard link" if m.islnk()
-                else "a directory" if m.isdir() else "a device or fifo"
-                if m.ischr() or m.isblk() or m.isfifo() else f"of tar type {m.type!r}")
-        return f"{what}: {kind}, not a regular file"
-    if m.issparse():
-        return f"{what}: a sparse file"
-    if parts[2] in HOST_FILES:
-        # Only the host measures the host: never take the guest's word for
-        # it (nor let it block the host's file).
-        return f"the guest sent {m.name!r}, a file only the host writes"
-    cap = FILE_MAX.get(parts[2], MEMBER_MAX)
-    if m.size > cap:
-        return f"{what}: {m.size} bytes, over its cap of {cap}"
-    return None
-
-
-def make_dir(path):
-    """mkdir 0755 (whatever mode the guest's tar has), or accept a
-    directory that is there and no link; OSError otherwise."""
-    try:
-        os.mkdir(path, 0o755)
-    except FileExistsError:
-        if not stat.S_ISDIR(os.lstat(path).st_mode):
-            raise
-    return path
-
-
-def unpack_member(tar, m, out):
-    """Write regular member m (checked by member_problem) under out as a
-    new file of this user, mode 0644 (umask applies), with none of the
-    guest's metadata; return its size.  O_EXCL|O_NOFOLLOW: never over or
-    through anything that is there.  A partial file is removed."""
-    d = make_dir(os.path.join(make_dir(os.path.join(out, "points")), m.name.split("/")[1]))
-    path = os.path.join(d, m.name.split("/")[2])
-    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_WRONLY, 0o644)
-    n = 0
-    try:
-        with os.fdopen(fd, "wb", buffering=0) as f:
-            src = tar.extractfile(m)
-            while chunk := src.read(COPY_CHUNK):
-                n += len(chunk)
-                if n > m.size:  # tarfile reads m.size bytes: never here
-                    raise tarfile.ReadError(f"{m.name}: more data than its size")
-                write_all(f, chunk)
-    except BaseException:
-        os.unlink(path)
-        raise
-    return n
-
-
-def unpack(results_path, out, planned, bad):
-    """Unpack the guest's tar stream into out/points, member by member:
-    a member that may not be unpacked, or cannot be written, is one line
-    in bad and the next member is tried.  Return whether the results disk
-    was full (then unpacking stopped)."""
-    counts, sizes, files = {}, {}, {}
-
-    def reject(line):
-        note(bad, counts, "member", line,
-             lambda n: f"... and {n:,} more members of the results stream refused")
-
-    try:
-        with tarfile.open(results_path, ignore_zeros=True) as tar:
-            # next(), not iteration: tarfile would keep every member read
-            # in tar.members, a list as long as the guest makes it.
-            while (m := tar.next()) is not None:
-                tar.members.clear()
-                why = member_problem(m, planned)
-                pid = m.name.split("/")[1] if why is None else None
-                if why is None and m.isreg():
-                    what = f"unexpected member {m.name[:80]!r} in the results stream"
-                    if sizes.get(pid, 0) + m.size > POINT_MAX:
-                        why = f"{what}: point {pid} would be over its cap of {POINT_MAX} bytes"
-                    elif files.get(pid, 0) >= POINT_FILES_MAX:
-                        why = f"{what}: point {pid} has {POINT_FILES_MAX} files already"
-                if why is not None:
-                    reject(why)
-                    continue
-                try:
-                    if m.isdir():
-                        make_dir(os.path.join(make_dir(os.path.join(out, "points")), pid))
-                    else:
-                        sizes[pid] = sizes.get(pid, 0) + unpack_member(tar, m, out)
-                        files[pid] = files.get(pid, 0) + 1
-                except FileExistsError:
-                    reject(f"{m.name[:80]!r} in the results stream twice: the second refused")
-                except OSError as e:
-                    if e.errno in NOSPACE:
-                        bad.append(f"cannot write the points into {out}: {e.strerror}")
-                        return True
-                    reject(f"cannot write {m.name[:80]!r}: {e.strerror or e}")
-    except (tarfile.TarError, EOFError) as e:
-        bad.append(f"results stream cut or garbled: {e}")
-    except OSError as e:
-        # The stream itself unreadable (the disk under the run directory).
-        bad.append(f"cannot read the results stream {results_path}: {e.strerror or e}")
-    return False
-
-
-# The run line of results.txt (bench-module/FORMAT.md): "run id=N ...".
-RUN_ID = re.compile(r"^run (?:\S+ )*?id=(\d+)(?: |$)", re.M)
-
-
-def run_id(path):
-    """The module's run id in a point's results.txt (capped in size by
-    FILE_MAX), or None when it has none."""
-    with open(path, errors="replace") as f:
-        m = RUN_ID.search(f.read(FILE_MAX["results.txt"]))
-    return int(m.group(1)) if m else None
-
-
-def collect(results_path, out, planned, needs=POINT_NEEDS):
-    """Unpack the guest's tar stream; return (ids of the verified points,
-    problems, whether writing the points failed)."""
-    done, bad, nowrite = [], [], False
-    if not os.path.isfile(results_path) or os.path.getsize(results_path) == 0:
-        return done, bad, nowrite
-    nowrite = unpack(results_path, out, planned, bad)
-    counts = {}
-    last = None  # (index, id, point) of the last point verified
-    for i, pid in enumerate(planned):
-        d = os.path.join(out, "points", pid)
-        sums = os.path.join(d, "SHA256SUMS")
-        if not os.path.isfile(sums):
-            continue
-
-        def problem(line, pid=pid):
-            note(bad, counts, pid, f"point {pid}: {line}",
-                 lambda n: f"point {pid}: ... and {n:,} more problems")
-        ok, names = True, set()
-        with open(sums, errors="replace") as f:
-            for line in f:
-                digest, _, name = line.rstrip("\n").partition("  ")
-                if not re.fullmatch(r"[0-9a-f]{64}", digest) or not POINT_FILE.fullmatch(name):
-                    problem(f"SHA256SUMS line {line.strip()[:60]!r} is garbled")
-                    ok = False
-                    continue
-                names.add(name)
-                p = os.path.join(d, name)
-                if not os.path.isfile(p) or sha256_file(p) != digest:
-                    problem(f"{name} does not match the guest's SHA-256")
-                    ok = False
-        for name in needs:
-            if name not in names:
-                problem(f"SHA256SUMS does not list {name}")
-                ok = False
-        if not ok:
-            continue
-        # One write to the module's run file per point, in job order, and
-        # each run that starts takes the next id (a run refused at its
-        # parameter check takes none): a point's id is above the last
-        # verified point's, by at most the points between.  An id that
-        # does not rise is an earlier run's results (a guest whose run
-        # failed and sent what the module still had).
-        rid = run_id(os.path.join(d, "results.txt"))
-        if rid is None:
-            problem("results.txt has no run id (no 'run id=N' line): the module's run did not finish")
-            continue
-        if last is not None and not last[1] < rid <= last[1] + i - last[0]:
-            problem(f"results.txt has run id={rid} after point {last[2]}'s id={last[1]}: "
-                    + ("an earlier run's results, refused" if rid <= last[1]
-                       else "more runs than points, refused"))
-            continue
-        last = (i, rid, pid)
-        done.append(pid)
-    return done, bad, nowrite
 
 
 def load_job(path):
@@ -1032,28 +479,17 @@ def _run_job(args, art, job, scratch):
     elif os.path.exists(results):
         os.unlink(results)
     steal = write_steal(out, done, marks)
-    states = [pr["state"] for pr in problems]
+    now = round(wall, 3)
     if stopped:
-        states.append(stopped[0])
-        problems.append({"state": stopped[0], "t": round(wall, 3), "line": stopped[1]})
+        problems.append({"state": stopped[0], "t": now, "line": stopped[1]})
     if interrupted:
-        states.append("interrupted")
-        problems.append({"state": "interrupted", "t": round(wall, 3),
+        problems.append({"state": "interrupted", "t": now,
                          "line": f"harness got {interrupted[0]}"})
     rc = proc.returncode
     if rc is not None and rc < 0 and not stopped and not interrupted:
-        states.append("killed")
-        problems.append({"state": "killed", "t": round(wall, 3),
-                         "line": f"QEMU died from signal {-rc}"})
-    missing = [p for p in planned if p not in done]
-    if missing or bad or "LOCKBENCH-JOB-END" not in events:
-        states.append("incomplete")
-        for b in bad:
-            problems.append({"state": "incomplete", "t": round(wall, 3), "line": b})
-        if missing:
-            problems.append({"state": "incomplete", "t": round(wall, 3),
-                             "line": f"points not brought back: {' '.join(missing)}"})
-    state = next(s for s in SEVERITY if s in states + ["ok"])
+        problems.append({"state": "killed", "t": now, "line": f"QEMU died from signal {-rc}"})
+    problems += [{"state": "incomplete", "t": now, "line": b} for b in bad]
+    state = judge.finish(problems, planned, done, "LOCKBENCH-JOB-END" in events, now)
     meta.update({
         "end": now_iso(), "wall_s": round(wall, 3), "qemu_exit": rc,
         "boot_to_init_s": events.get("LOCKBENCH-INIT"),

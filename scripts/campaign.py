@@ -50,6 +50,8 @@ sys.path.insert(0, os.path.join(ROOT, "guest"))
 import campaign_file  # noqa: E402
 import campaign_hosts  # noqa: E402
 import run_guest  # noqa: E402
+import judge  # noqa: E402
+import vcpu  # noqa: E402
 import variant as variantmod  # noqa: E402
 
 PY = "/usr/bin/python3"
@@ -120,7 +122,7 @@ def build_identity(variant):
         meta["module_sha256"] = variantmod.sha256(os.path.join(vdir, "mbox_bench.ko"))
         meta["image_size"] = os.path.getsize(os.path.join(vdir, kernel))
     except (OSError, ValueError):
-        raise run_guest.RunError(3, f"variant {variant!r} is not built: run ./run.sh build {variant}") from None
+        raise judge.RunError(3, f"variant {variant!r} is not built: run ./run.sh build {variant}") from None
     return meta
 
 
@@ -196,7 +198,7 @@ def pin_for(c, cell, running):
     if not c.get("pin") or cell["cpus"] < 2:
         return []
     busy = {k for _p, _t, other in running.values() for k in other.get("pin") or ()}
-    return run_guest.cell_cores(cell["cpus"], cell["rep"], c["variants"].index(cell["variant"]),
+    return vcpu.cell_cores(cell["cpus"], cell["rep"], c["variants"].index(cell["variant"]),
                                 os.sched_getaffinity(0), busy)
 
 
@@ -418,7 +420,7 @@ def rootfs_hashes(arches):
     for a in arches:
         path = run_guest.rootfs_path(a)
         if not os.path.isfile(path):
-            raise run_guest.RunError(3, f"no guest root file system for {a} ({path}): "
+            raise judge.RunError(3, f"no guest root file system for {a} ({path}): "
                                      "run ./run.sh build")
         out[a] = variantmod.sha256(path)
     return out
@@ -561,14 +563,14 @@ def main(argv):
                                                   "the hosts file says how many jobs per host")
             campaign_hosts.check_hosts_file(args.hosts)
             if not shutil.which(campaign_hosts.PARALLEL):
-                raise run_guest.RunError(3, "missing 'parallel' (GNU parallel): run ./run.sh setup")
+                raise judge.RunError(3, "missing 'parallel' (GNU parallel): run ./run.sh setup")
         if args.jobs is not None and not 1 <= args.jobs <= 64:
             raise campaign_file.CampaignError(f"--jobs {args.jobs}: must be 1..64")
         res = create(args) if args.file else resume(args)
         if res is None:
             return 0
         d, man = res
-    except (campaign_file.CampaignError, run_guest.RunError, campaign_hosts.HostsError) as e:
+    except (campaign_file.CampaignError, judge.RunError, campaign_hosts.HostsError) as e:
         print(f"campaign: {e}", file=sys.stderr)
         return getattr(e, "code", 2)
     jobs = args.jobs or max(1, (os.cpu_count() or 1) // min(c["cpus"] for c in man.data["cells"]))

@@ -97,11 +97,14 @@ bad "^lockstat: $out/emptydir: is a directory" lockstat "$out/emptydir"
 bad 'unrecognized arguments: b' lockstat a b
 bad "invalid --class regex '\('" lockstat "$job" --class '('
 bad '^bench-harness: unknown option --bogus' bench --bogus
+bad 'the following arguments are required: DIR' recheck
+bad "^recheck: $out/nosuch: not a directory" recheck "$out/nosuch"
+bad "^recheck: $out/emptydir: no meta.json (a regular file): not a run directory" recheck "$out/emptydir"
 bad "^bench-harness: $out is not empty" bench "$out"
 ok "$n misuses: exit 2, one line each"
 ! pgrep -f "qemu-system-arm.*$out" || fail "a QEMU was started"
 
-for c in setup build boot campaign analyze report lockstat convert overhead bench help; do
+for c in setup build boot campaign analyze report lockstat recheck convert overhead bench help; do
 	./run.sh "$c" --help >"$out/help-$c.out" 2>&1 || fail "./run.sh $c --help failed"
 	[ -s "$out/help-$c.out" ] || fail "./run.sh $c --help printed nothing"
 done

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """A hostile guest against the host's collector (issue #17): crafted tar
-streams through the real run_guest.collect(), and a crafted console
+streams through the real collect.collect(), and a crafted console
 through the real run_guest.watch() (a real process writing to a pipe).
 Each test checks what the host kept, what it refused (one line each),
 that the next point is still collected and that nothing was written
@@ -23,6 +23,8 @@ import unittest.mock
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))), "guest"))
 import run_guest  # noqa: E402
+import collect  # noqa: E402
+import judge  # noqa: E402
 
 RESULTS = "mbox_bench-results v1\nparam read_pct=50\nrun id={} threads=2\nend status=SUCCESS\n"
 
@@ -79,7 +81,7 @@ class Collect(unittest.TestCase):
     def collect(self, planned, fill):
         with tarfile.open(self.stream, "w", format=tarfile.GNU_FORMAT) as tar:
             fill(tar)
-        got = run_guest.collect(self.stream, self.out, planned)
+        got = collect.collect(self.stream, self.out, planned)
         # Nothing outside the run directory, nothing in it but points/.
         self.assertEqual(sorted(os.listdir(self.tmp)), ["run", "stream.tar"])
         self.assertEqual(os.listdir(self.out), ["points"])
@@ -129,7 +131,7 @@ class Collect(unittest.TestCase):
                     with tarfile.open(fileobj=f, mode="w") as tar:
                         add_point(tar, "p2", point_files(2))
                 t0 = time.monotonic()
-                done, bad, _ = run_guest.collect(self.stream, self.out, ["p1", "p2"])
+                done, bad, _ = collect.collect(self.stream, self.out, ["p1", "p2"])
                 self.assertLess(time.monotonic() - t0, 30)
                 self.assertEqual(done, ["p2"])
                 self.assertEqual(bad, ["unexpected member 'points/p1/results.txt' in the "
@@ -143,13 +145,13 @@ class Collect(unittest.TestCase):
         """results.txt over its cap, and a member whose header claims
         more than MEMBER_MAX (the stream ends there): refused from the
         header, nothing read into memory; the points before are kept."""
-        big = b"x" * (run_guest.FILE_MAX["results.txt"] + 1)
+        big = b"x" * (collect.FILE_MAX["results.txt"] + 1)
 
         def fill(tar):
             add_point(tar, "p1", point_files(1, {"results.txt": big}))
             add_point(tar, "p2", point_files(2))
             info = tarfile.TarInfo("points/p3/perf.data")
-            info.size = run_guest.MEMBER_MAX + 1
+            info.size = collect.MEMBER_MAX + 1
             tar.fileobj.write(info.tobuf(tarfile.GNU_FORMAT))
         tracemalloc.start()
         try:
@@ -162,8 +164,8 @@ class Collect(unittest.TestCase):
         self.assertEqual(bad[0], "unexpected member 'points/p1/results.txt' in the results "
                          f"stream: {len(big)} bytes, over its cap of {len(big) - 1}")
         self.assertEqual(bad[1], "unexpected member 'points/p3/perf.data' in the results "
-                         f"stream: {run_guest.MEMBER_MAX + 1} bytes, over its cap of "
-                         f"{run_guest.MEMBER_MAX}")
+                         f"stream: {collect.MEMBER_MAX + 1} bytes, over its cap of "
+                         f"{collect.MEMBER_MAX}")
         self.assertTrue(bad[2].startswith("results stream cut or garbled"), bad)
         self.assertIn("point p1: results.txt does not match the guest's SHA-256", bad)
         self.assertPlainTree()
@@ -191,7 +193,7 @@ class Collect(unittest.TestCase):
             add_file(tar, "points/p1/results.txt", b"the second copy")
             add_point(tar, "p2", point_files(2))
         # All the lines (the bound on them is test_refused_lines_are_bounded's).
-        with unittest.mock.patch.object(run_guest, "PROBLEMS_KEPT", 20):
+        with unittest.mock.patch.object(judge, "PROBLEMS_KEPT", 20):
             done, bad, nowrite = self.collect(["p1", "p2"], fill)
         self.assertEqual((done, nowrite), (["p1", "p2"], False))
         want = ["unexpected member '' in the results stream",
@@ -229,7 +231,7 @@ class Collect(unittest.TestCase):
             add_point(tar, "p1", point_files(1))
             for name, data in extra.items():
                 add_file(tar, f"points/p1/{name}", data)
-        with unittest.mock.patch.object(run_guest, "POINT_MAX", 1000):
+        with unittest.mock.patch.object(collect, "POINT_MAX", 1000):
             done, bad, _ = self.collect(["p1"], fill)
         self.assertEqual(done, ["p1"])
         self.assertRegex(bad[0], r"^unexpected member 'points/p1/f\d+' in the results stream: "
@@ -243,7 +245,7 @@ class Collect(unittest.TestCase):
         self.assertEqual(bad[0], "unexpected member 'points/p1/f29' in the results stream: "
                          "point p1 has 32 files already")
         self.assertEqual(len(os.listdir(os.path.join(self.out, "points", "p1"))),
-                         run_guest.POINT_FILES_MAX)
+                         collect.POINT_FILES_MAX)
 
     def test_refused_lines_are_bounded(self):
         """20,000 bad members: ten lines and one count."""
@@ -253,7 +255,7 @@ class Collect(unittest.TestCase):
             add_point(tar, "p1", point_files(1))
         done, bad, _ = self.collect(["p1"], fill)
         self.assertEqual(done, ["p1"])
-        self.assertEqual(len(bad), run_guest.PROBLEMS_KEPT + 1)
+        self.assertEqual(len(bad), judge.PROBLEMS_KEPT + 1)
         self.assertEqual(bad[-1], "... and 19,990 more members of the results stream refused")
 
     def test_run_id_must_rise_by_one_per_point(self):
@@ -284,7 +286,7 @@ class Collect(unittest.TestCase):
             f.truncate(64 << 20)
         tracemalloc.start()
         try:
-            digest = run_guest.sha256_file(path)
+            digest = collect.sha256_file(path)
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
@@ -322,14 +324,14 @@ class Console(unittest.TestCase):
         pending, n = bytearray(), 0
         chunk = b"x" * 65536
         for _ in range((50 << 20) // len(chunk)):
-            lines = run_guest.split_lines(pending, chunk)
-            self.assertLessEqual(len(pending), run_guest.LINE_MAX)
-            self.assertTrue(all(len(x) == run_guest.LINE_MAX for x in lines))
+            lines = judge.split_lines(pending, chunk)
+            self.assertLessEqual(len(pending), judge.LINE_MAX)
+            self.assertTrue(all(len(x) == judge.LINE_MAX for x in lines))
             n += sum(map(len, lines))
         self.assertEqual(n + len(pending), 50 << 20)
-        pending[:] = b"x" * (run_guest.LINE_MAX - 1)
-        got = run_guest.split_lines(pending, b"ab\ncd\n\nef")
-        self.assertEqual(got, [b"x" * (run_guest.LINE_MAX - 1) + b"a", b"b", b"cd", b""])
+        pending[:] = b"x" * (judge.LINE_MAX - 1)
+        got = judge.split_lines(pending, b"ab\ncd\n\nef")
+        self.assertEqual(got, [b"x" * (judge.LINE_MAX - 1) + b"a", b"b", b"cd", b""])
         self.assertEqual(bytes(pending), b"ef")
 
     def test_long_line_without_newline(self):
@@ -382,7 +384,7 @@ class Console(unittest.TestCase):
         events, problems = self.watch(
             "yes 'WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x4' | head -n 200000; "
             "echo 'LOCKBENCH-JOB-END status=ok'")
-        self.assertEqual(len(problems), run_guest.PROBLEMS_KEPT + 1)
+        self.assertEqual(len(problems), judge.PROBLEMS_KEPT + 1)
         self.assertTrue(all(p["state"] == "warning" for p in problems))
         self.assertEqual(problems[-1]["line"],
                          "... and 199,990 more warning lines (console.log has them)")

@@ -22,6 +22,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "guest"))
 import run_guest  # noqa: E402
+import collect  # noqa: E402
+import vcpu  # noqa: E402
 
 
 def snap(name, t_ns, run_ns, wait_ns, nvcsw, tid=100):
@@ -46,9 +48,9 @@ def two_threads(wait0_ms, wait1_ms, wall_ms=1000):
 def write_steal_file(pdir, wait0_ms, wait1_ms, point_id="p1"):
     """host-steal.txt in pdir, as the runner writes it."""
     begin, end = two_threads(wait0_ms, wait1_ms)
-    rows = run_guest.steal_rows(begin, end)
+    rows = vcpu.steal_rows(begin, end)
     with open(os.path.join(pdir, tidy.STEAL_FILE), "w") as f:
-        f.write(run_guest.steal_text(point_id, marks_for(begin, end), rows))
+        f.write(vcpu.steal_text(point_id, marks_for(begin, end), rows))
 
 
 class Sampler(helpers.VcpuThread, unittest.TestCase):
@@ -57,7 +59,7 @@ class Sampler(helpers.VcpuThread, unittest.TestCase):
     BUSY = True
 
     def test_finds_only_vcpu_threads(self):
-        s = run_guest.vcpu_snapshot(os.getpid())
+        s = vcpu.vcpu_snapshot(os.getpid())
         self.assertEqual(list(s), [self.tid])
         name, t_ns, run_ns, wait_ns, nvcsw = s[self.tid]
         self.assertEqual(name, "CPU 0/TCG")
@@ -65,10 +67,10 @@ class Sampler(helpers.VcpuThread, unittest.TestCase):
                         and nvcsw >= 0)
 
     def test_window_of_a_running_thread(self):
-        a = run_guest.vcpu_snapshot(os.getpid())
+        a = vcpu.vcpu_snapshot(os.getpid())
         time.sleep(0.3)
-        b = run_guest.vcpu_snapshot(os.getpid())
-        (row,) = run_guest.steal_rows(a, b)
+        b = vcpu.vcpu_snapshot(os.getpid())
+        (row,) = vcpu.steal_rows(a, b)
         self.assertEqual(row["tid"], self.tid)
         self.assertGreater(row["wall_ns"], 250 * 10**6)
         # Busy all along: it either ran or waited for a core.  Loose
@@ -78,14 +80,14 @@ class Sampler(helpers.VcpuThread, unittest.TestCase):
         self.assertLess(row["run_ns"] + row["wait_ns"], 1.5 * row["wall_ns"])
 
     def test_gone_process(self):
-        self.assertEqual(run_guest.vcpu_snapshot(2**22 + 12345), {})
-        self.assertIsNone(run_guest.thread_sched(os.getpid(), 2**22 + 12345))
+        self.assertEqual(vcpu.vcpu_snapshot(2**22 + 12345), {})
+        self.assertIsNone(vcpu.thread_sched(os.getpid(), 2**22 + 12345))
 
     def test_names(self):
         for name in ("CPU 0/TCG", "CPU 15/TCG", "ALL CPUs/TCG"):
-            self.assertTrue(run_guest.VCPU_COMM.fullmatch(name), name)
+            self.assertTrue(vcpu.VCPU_COMM.fullmatch(name), name)
         for name in ("qemu-system-arm", "CPU 0/KVM", "worker", "CPU /TCG"):
-            self.assertFalse(run_guest.VCPU_COMM.fullmatch(name), name)
+            self.assertFalse(vcpu.VCPU_COMM.fullmatch(name), name)
 
 
 class Marks(unittest.TestCase):
@@ -101,7 +103,7 @@ class Marks(unittest.TestCase):
                  "[   14.000000] lockbench: point zz run-begin",
                  "[   15.000000] lockbench: point p2 run-begin-ish"]
         for t, line in enumerate(lines):
-            run_guest.note_run_mark(line, float(t), os.getpid(), marks)
+            vcpu.note_run_mark(line, float(t), os.getpid(), marks)
         self.assertEqual(sorted(marks["p1"]), ["begin", "end"])
         self.assertEqual(marks["p1"]["begin"][0], 1.0)
         self.assertEqual(marks["p1"]["end"][0], 2.0)  # the first only
@@ -120,7 +122,7 @@ class HostSteal(unittest.TestCase):
 
     def test_rows(self):
         begin, end = two_threads(20, 300)
-        rows = run_guest.steal_rows(begin, end)
+        rows = vcpu.steal_rows(begin, end)
         self.assertEqual([r["thread"] for r in rows],
                          ["CPU 0/TCG", "CPU 1/TCG"])
         self.assertAlmostEqual(rows[0]["steal_pct"], 2.0)
@@ -130,13 +132,13 @@ class HostSteal(unittest.TestCase):
 
     def test_vcpu_order(self):
         names = ["CPU 10/TCG", "CPU 2/TCG", "CPU 0/TCG"]
-        self.assertEqual(sorted(names, key=run_guest.vcpu_order),
+        self.assertEqual(sorted(names, key=vcpu.vcpu_order),
                          ["CPU 0/TCG", "CPU 2/TCG", "CPU 10/TCG"])
 
     def test_thread_in_one_snapshot_only(self):
         begin = snap("CPU 0/TCG", 0, 0, 0, 0, tid=1)
         end = snap("CPU 0/TCG", 10, 5, 1, 0, tid=2)
-        self.assertEqual(run_guest.steal_rows(begin, end), [])
+        self.assertEqual(vcpu.steal_rows(begin, end), [])
 
     def test_round_trip(self):
         write_steal_file(self.tmp, 20, 300)
@@ -145,7 +147,7 @@ class HostSteal(unittest.TestCase):
                          ["CPU 0/TCG", "CPU 1/TCG"])
         self.assertEqual(rows[1]["wait_ns"], 300 * 10**6)
         self.assertEqual(tuple(rows[0]), tidy.STEAL_COLUMNS)
-        self.assertEqual(tidy.STEAL_COLUMNS, run_guest.STEAL_COLUMNS)
+        self.assertEqual(tidy.STEAL_COLUMNS, vcpu.STEAL_COLUMNS)
         m = tidy.steal_metrics(rows)
         self.assertAlmostEqual(m["steal_pct"], 16.0)
         self.assertAlmostEqual(m["steal_max_pct"], 30.0)
@@ -181,20 +183,20 @@ class HostSteal(unittest.TestCase):
         begin, end = two_threads(1, 2)
         marks = {"p1": marks_for(begin, end), "p2": {"begin": (1.0, begin)},
                  "p3": marks_for(begin, end)}
-        got = run_guest.write_steal(self.tmp, ["p1", "p2"], marks)
+        got = vcpu.write_steal(self.tmp, ["p1", "p2"], marks)
         self.assertEqual(got, {"file": "host-steal.txt", "points": ["p1"]})
         path = os.path.join(self.tmp, "points", "p1", "host-steal.txt")
         self.assertEqual(len(tidy.parse_host_steal(path)), 2)
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "points", "p2",
                                                      "host-steal.txt")))
         # Never over a file that is there.
-        again = run_guest.write_steal(self.tmp, ["p1"], marks)
+        again = vcpu.write_steal(self.tmp, ["p1"], marks)
         self.assertEqual(again["points"], [])
         self.assertIn("p1: cannot write it", again["why_not"])
-        none = run_guest.write_steal(self.tmp, ["p1"], {"p1": {}})
+        none = vcpu.write_steal(self.tmp, ["p1"], {"p1": {}})
         self.assertEqual(none["why_not"],
                          "no run-begin/run-end markers on the console")
-        nothr = run_guest.write_steal(self.tmp, ["p2"],
+        nothr = vcpu.write_steal(self.tmp, ["p2"],
                                       {"p2": marks_for({}, {})})
         self.assertIn("no QEMU vCPU thread", nothr["why_not"])
 
@@ -214,7 +216,7 @@ class HostSteal(unittest.TestCase):
                 tar.addfile(info, io.BytesIO(data))
         out = os.path.join(self.tmp, "run")
         os.mkdir(out)
-        done, bad, _ = run_guest.collect(stream, out, ["p1"])
+        done, bad, _ = collect.collect(stream, out, ["p1"])
         self.assertEqual(done, [])
         self.assertIn("the guest sent 'points/p1/host-steal.txt', a file only "
                       "the host writes", bad)

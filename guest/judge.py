@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The judge of a guest run: what the console and the runner saw make of
+it, a state and an exit code.  run_guest.py feeds it live, line by line
+(watch()); ./run.sh recheck DIR runs it again on a saved run, as
+rcutorture's kvm-recheck re-reads a run's console: a new console pattern
+then re-judges old runs without booting anything.
+
+Pure functions, but for recheck's reading of a run directory."""
+import re
+
+
+EXIT = {"ok": 0, "hung": 10, "panic": 11, "oops": 12, "lockdep": 13,
+        "warning": 14, "incomplete": 15, "killed": 16, "nospace": 17,
+        "interrupted": 130}
+# Most severe first: a run's state is the worst thing that happened to it.
+SEVERITY = ["panic", "hung", "nospace", "interrupted", "oops", "lockdep", "warning",
+            "killed", "incomplete", "ok"]
+CONSOLE_PATTERNS = [
+    ("panic", re.compile(r"Kernel panic - not syncing")),
+    ("lockdep", re.compile(
+        r"possible circular locking dependency|possible recursive locking"
+        r"|inconsistent lock state|possible irq lock inversion"
+        r"|suspicious RCU usage|lock held when returning|bad unlock balance"
+        r"|held lock freed|INFO: lockdep is turned off|DEBUG_LOCKS_WARN_ON")),
+    ("oops", re.compile(r"\bBUG:|\bOops\b|Internal error:|Unable to handle kernel")),
+    ("warning", re.compile(r"WARNING:|\[ cut here \]")),
+]
+
+
+class RunError(Exception):
+    """The runner's error: one line and its exit code (EXIT, or 2 for bad
+    input, 3 for something not built or not installed)."""
+
+    def __init__(self, code, msg):
+        super().__init__(msg)
+        self.code = code
+
+
+# Problems of one kind kept in full (meta.json, collect()'s lines); the
+# rest are counted in one line, so that a guest printing 200,000 warnings
+# or sending 100,000 bad members makes a few lines, not a 20 MB meta.json.
+PROBLEMS_KEPT = 10
+
+
+def note(problems, counts, kind, entry, more):
+    """Append entry to problems, but only the first PROBLEMS_KEPT of its
+    kind: past them one entry more(n) counts the n left out (updated in
+    place, so that the list is whole whenever an interrupt stops it)."""
+    c = counts.setdefault(kind, [0, None])
+    c[0] += 1
+    if c[0] <= PROBLEMS_KEPT:
+        problems.append(entry)
+    elif c[1] is None:
+        c[1] = len(problems)
+        problems.append(more(1))
+    else:
+        problems[c[1]] = more(c[0] - PROBLEMS_KEPT)
+
+
+# LINE_MAX bytes (console.log keeps it whole), and the runner holds at most
+# one piece, however long a line runs without a newline.
+LINE_MAX = 4096
+
+
+def split_lines(pending, data):
+    """The lines that pending (a bytearray, the line so far, at most
+    LINE_MAX bytes) and data complete, a line longer than LINE_MAX cut
+    into pieces of LINE_MAX; pending keeps the rest.  Work linear in
+    len(data)."""
+    lines, pos = [], 0
+    while True:
+        nl = data.find(b"\n", pos)
+        end = len(data) if nl < 0 else nl
+        while end - pos > LINE_MAX - len(pending):
+            cut = pos + LINE_MAX - len(pending)
+            lines.append(bytes(pending) + data[pos:cut])
+            pending.clear()
+            pos = cut
+        pending += data[pos:end]
+        if nl < 0:
+            return lines
+        lines.append(bytes(pending))
+        pending.clear()
+        pos = nl + 1
+
+
+def console_state(line):
+    """The state a console line reports (CONSOLE_PATTERNS, first match), or
+    None for an ordinary line."""
+    for state, pat in CONSOLE_PATTERNS:
+        if pat.search(line):
+            return state
+    return None
+
+
+def note_console(problems, counts, state, t, line):
+    """A console line of state into problems, t seconds into the run (None
+    offline): the first PROBLEMS_KEPT of a state in full (note())."""
+    note(problems, counts, state, {"state": state, "t": t, "line": line.strip()},
+         lambda n: {"state": state, "t": t,
+                    "line": f"... and {n:,} more {state} lines (console.log has them)"})
+
+
+def finish(problems, planned, done, job_end, t):
+    """The run's state: the worst (SEVERITY) of its problems' states, and
+    "incomplete" when a planned point is not back or the guest's end
+    marker (LOCKBENCH-JOB-END) never showed: a run that may have lost
+    something is never "ok".  Appends the points not brought back to
+    problems."""
+    missing = [p for p in planned if p not in done]
+    if missing:
+        problems.append({"state": "incomplete", "t": t,
+                         "line": f"points not brought back: {' '.join(missing)}"})
+    states = {pr["state"] for pr in problems}
+    if missing or not job_end:
+        states.add("incomplete")
+    return next(s for s in SEVERITY if s in states | {"ok"})
+
+
+def scan_console(path, limit=None):
+    """The console problems of a saved console.log and whether the guest's
+    end marker is in it: (problems, job_end), read in chunks and cut into
+    lines as the live runner cuts them (split_lines)."""
+    problems, counts, pending, job_end = [], {}, bytearray(), False
+
+    def scan(raw):
+        nonlocal job_end
+        line = raw.decode("utf-8", "replace").rstrip("\r")
+        job_end = job_end or "LOCKBENCH-JOB-END" in line
+        state = console_state(line)
+        if state:
+            note_console(problems, counts, state, None, line)
+
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            for raw in split_lines(pending, chunk):
+                scan(raw)
+    scan(pending)
+    return problems, job_end
+
+
+#: the problems only the live runner can know (it stopped the guest, got a
+#: signal, saw QEMU die, or refused part of the results stream): a recheck
+#: takes them as recorded; the console's and the missing points' it redoes.
+RUNNER_STATES = ("hung", "nospace", "interrupted", "killed")
+
+
+def rejudge(meta, console_path, points_on_disk):
+    """Judge a saved run again (./run.sh recheck): meta is its meta.json,
+    points_on_disk the planned points whose files are there.  Returns
+    (state, problems)."""
+    kept = [pr for pr in meta.get("problems", [])
+            if pr.get("state") in RUNNER_STATES or (
+                pr.get("state") == "incomplete"
+                and not str(pr.get("line", "")).startswith("points not brought back"))]
+    problems, job_end = scan_console(console_path)
+    problems += kept
+    state = finish(problems, meta.get("points_planned", []), points_on_disk, job_end, None)
+    return state, problems
