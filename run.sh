@@ -41,7 +41,8 @@ commands:
   test [--fast]               the whole test suite (what CI runs); --fast:
                               what needs no kernel (unit tests, lint), minutes
   bench [--rows LIST]         time the first hour (tree, cold and second
-                              build, clone to report, suite) in scratch
+                              build, clone to report, suite, a lock
+                              converted to a smoke report) in scratch
                               directories and print the table
   help                        this text
 
