@@ -99,7 +99,7 @@ bad "invalid --class regex '\('" lockstat "$job" --class '('
 bad '^bench-harness: unknown option --bogus' bench --bogus
 bad 'the following arguments are required: DIR' recheck
 bad "^recheck: $out/nosuch: not a directory" recheck "$out/nosuch"
-bad "^recheck: $out/emptydir: no meta.json (a regular file): not a run directory" recheck "$out/emptydir"
+bad "^recheck: $out/emptydir: no meta.json \\(a regular file\\): not a run directory" recheck "$out/emptydir"
 bad "^bench-harness: $out is not empty" bench "$out"
 ok "$n misuses: exit 2, one line each"
 ! pgrep -f "qemu-system-arm.*$out" || fail "a QEMU was started"
