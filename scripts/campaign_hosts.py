@@ -71,22 +71,33 @@ def check_hosts_file(path):
     return lines
 
 
+# The runner and what it imports or reads, as paths in the repository:
+# all a host needs of the harness (guest/run_guest.py checks variant
+# names with scripts/variant.py, which reads the arch table).
+RUNNER_FILES = ("guest/run_guest.py", "guest/judge.py", "guest/collect.py", "guest/vcpu.py",
+                "guest/job.py", "guest/init.sh", "scripts/variant.py", "scripts/arches.toml")
+
+
 def make_payload(path, build, variants, job):
     """What a host needs to run cells: the runner, the artifacts, the job."""
     with tarfile.open(path, "w") as tar:
-        for f in ("run_guest.py", "job.py", "init.sh"):
-            tar.add(os.path.join(ROOT, "guest", f), f"payload/guest/{f}")
-        # The runner checks variant names with it.
-        tar.add(os.path.join(HERE, "variant.py"), "payload/scripts/variant.py")
+        for f in RUNNER_FILES:
+            tar.add(os.path.join(ROOT, f), f"payload/{f}")
         arches = []
         for v in variants:
             arch = variantmod.parse_target(v)[1]
             arches += [] if arch in arches else [arch]
             for f in (variantmod.ARCHES[arch]["kernel"], "mbox_bench.ko", "build-meta.json"):
                 tar.add(os.path.join(build, v, f), f"payload/build/{v}/{f}")
+            # The file system writer of lockload's points, where built.
+            if os.path.isfile(os.path.join(build, v, "fs_writer.ko")):
+                tar.add(os.path.join(build, v, "fs_writer.ko"), f"payload/build/{v}/fs_writer.ko")
         for a in arches:
             rootfs = f"{variantmod.rootfs_dir(a)}/rootfs.cpio"
             tar.add(os.path.join(build, rootfs), f"payload/build/{rootfs}")
+            lockload = f"lockload/{a}/lockload"
+            if os.path.isfile(os.path.join(build, lockload)):
+                tar.add(os.path.join(build, lockload), f"payload/build/{lockload}")
         tar.add(job, "payload/job.conf")
 
 
