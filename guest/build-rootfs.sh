@@ -95,7 +95,7 @@ flock 9
 key=$(
 	cd "$LB_ROOT" && sha256sum guest/build-rootfs.sh guest/rootfs*
 	echo "arch $arch"
-	"$LB_PY" scripts/variant.py arch "$arch"
+	echo "$lb_archspec"
 )
 
 report() {

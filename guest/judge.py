@@ -101,6 +101,11 @@ def note_console(problems, counts, state, t, line):
                     "line": f"... and {n:,} more {state} lines (console.log has them)"})
 
 
+#: how finish() names the planned points a run did not bring back: the one
+#: "incomplete" problem a recheck works out again instead of keeping
+MISSING = "points not brought back: "
+
+
 def finish(problems, planned, done, job_end, t):
     """The run's state: the worst (SEVERITY) of its problems' states, and
     "incomplete" when a planned point is not back or the guest's end
@@ -110,14 +115,14 @@ def finish(problems, planned, done, job_end, t):
     missing = [p for p in planned if p not in done]
     if missing:
         problems.append({"state": "incomplete", "t": t,
-                         "line": f"points not brought back: {' '.join(missing)}"})
+                         "line": MISSING + " ".join(missing)})
     states = {pr["state"] for pr in problems}
     if missing or not job_end:
         states.add("incomplete")
     return next(s for s in SEVERITY if s in states | {"ok"})
 
 
-def scan_console(path, limit=None):
+def scan_console(path):
     """The console problems of a saved console.log and whether the guest's
     end marker is in it: (problems, job_end), read in chunks and cut into
     lines as the live runner cuts them (split_lines)."""
@@ -152,7 +157,7 @@ def rejudge(meta, console_path, points_on_disk):
     kept = [pr for pr in meta.get("problems", [])
             if pr.get("state") in RUNNER_STATES or (
                 pr.get("state") == "incomplete"
-                and not str(pr.get("line", "")).startswith("points not brought back"))]
+                and not str(pr.get("line", "")).startswith(MISSING))]
     problems, job_end = scan_console(console_path)
     problems += kept
     state = finish(problems, meta.get("points_planned", []), points_on_disk, job_end, None)

@@ -199,7 +199,7 @@ def pin_for(c, cell, running):
         return []
     busy = {k for _p, _t, other in running.values() for k in other.get("pin") or ()}
     return vcpu.cell_cores(cell["cpus"], cell["rep"], c["variants"].index(cell["variant"]),
-                                os.sched_getaffinity(0), busy)
+                           os.sched_getaffinity(0), busy)
 
 
 def start_cell(d, man, cell, job_path, pin=()):
@@ -421,7 +421,7 @@ def rootfs_hashes(arches):
         path = run_guest.rootfs_path(a)
         if not os.path.isfile(path):
             raise judge.RunError(3, f"no guest root file system for {a} ({path}): "
-                                     "run ./run.sh build")
+                                 "run ./run.sh build")
         out[a] = variantmod.sha256(path)
     return out
 

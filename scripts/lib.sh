@@ -56,15 +56,16 @@ lb_need_py() {
 
 # lb_arch_info ARCH: what builds and boots ARCH (scripts/arches.toml) into
 # the associative array lb_archinfo (kernel_arch, cross_prefix, triplet,
-# libc_package, kernel, load_address, debian, rootfs, qemu, ...); exit 2
-# with one line for an unknown arch.
+# libc_package, kernel, load_address, debian, rootfs, qemu, ...), and its
+# "KEY VALUE" lines, in the table's order, into lb_archspec; exit 2 with
+# one line for an unknown arch.
 declare -gA lb_archinfo=()
 # shellcheck disable=SC2034 # lb_archinfo is the caller's
 lb_arch_info() {
 	local spec key val
 	lb_need_file "$LB_PY" python3
 	spec=$("$LB_PY" "$LB_ROOT/scripts/variant.py" arch "$1") || exit 2
-	lb_archinfo=()
+	lb_archinfo=() lb_archspec=$spec
 	while read -r key val; do
 		lb_archinfo[$key]=$val
 	done <<<"$spec"
