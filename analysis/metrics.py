@@ -19,6 +19,9 @@ METRICS = {
     "lookup_lat_median_ref": ("ref", "lower"),
     "write_lat_median_ref": ("ref", "lower"),
     "ref_probe_ns": ("ns", None),
+    # Throughput per second that the vCPUs were on a host core: the
+    # runner's host steal divided out (TIDY.md, "throughput_run").
+    "throughput_run": ("ops/s", "higher"),
     # Totals of a run scale with the work it did (a kernel that collapses
     # to a few ops also has few contentions): no verdict.  The rate after
     # each, per unit of work, is what a comparison judges.
@@ -43,6 +46,9 @@ METRICS = {
     # the module's run QEMU's vCPU threads waited on a host run queue.
     "steal_pct": ("%", None),
     "steal_max_pct": ("%", None),
+    # What the guest's own QEMU could have taken from its vCPUs: the run
+    # time of its other threads, in % of one core (verdicts._own_threads).
+    "qemu_other_pct": ("% of a core", None),
 }
 
 #: steal_max_pct above this (percent of the run that the worst vCPU thread
@@ -51,6 +57,17 @@ METRICS = {
 #: quiet, 1-3%; a busy process per core, 37-50%; other work costs two busy
 #: vCPUs ~50% steal per core of it, so 10 is ~0.2 core of other work.
 STEAL_FLAG_PCT = 10.0
+
+
+#: what a metric is, in words, where its name does not say it (the answer
+#: paragraph names the primary metric with it)
+PLAIN = {
+    "throughput_ops_s": "operations per second",
+    "throughput_run": "operations per second that the vCPUs were on a "
+                      "host core: the host's steal divided out",
+    "throughput_ref": "operations per unit of host speed (the module's "
+                      "probe)",
+}
 
 
 def direction(metric):

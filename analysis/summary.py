@@ -393,8 +393,13 @@ def legend(th, primary, comps):
         f"decide), `inconclusive (failed B vs V)` (the sides lost different "
         f"numbers of points to failures), `withheld (probe)` (a `_ref` "
         f"verdict whose host-speed probe moved by more than "
-        f"{100 * th.probe_tolerance:g}% between the kernels), `conflict` "
-        f"(the raw metric and its `_ref` twin point opposite ways), "
+        f"{100 * th.probe_tolerance:g}% between the kernels), "
+        f"`withheld (steal)` (a favourable `throughput_run` verdict where "
+        f"the variant's own QEMU threads ran more than "
+        f"{verdicts.OWN_TOLERANCE_PCT:g} point of a core more than the "
+        f"baseline's, or were not measured), `conflict` "
+        f"(the raw metric and its `_ref` or `_run` twin point opposite "
+        f"ways), "
         f"`uncalibrated` (the campaign's A/A control, its baseline booted "
         f"twice, claims a difference at that vCPU count and point: the "
         f"host alone makes differences there), `unsafe` (lockdep reported "
@@ -465,6 +470,14 @@ def regime(labels, think):
     return text
 
 
+def metric_words(metric):
+    """A metric's name, with what it is in words where the name does not
+    say it (metrics.PLAIN)."""
+    plain = metrics.PLAIN.get(metric)
+    return f"{metric}: {plain}" if plain and metric != "throughput_ops_s" \
+        else metric
+
+
 def answer_text(comps, f, th, primary):
     """The bottom line, generated from the primary rows: per compared pair,
     per vCPU count, what the verdicts say, the regime (the points), and the
@@ -516,7 +529,7 @@ def answer_text(comps, f, th, primary):
         head = (f"A/A calibration only, {v} ({b} booted a second time) "
                 f"against {b}" if control_only else f"Answer for {v} against {b}")
         paras.append(
-            f"{head} ({primary}, ratio "
+            f"{head} ({metric_words(primary)}, ratio "
             f"{v}/{b} [{pct_s(th.confidence)}% CI], margin "
             f"{100 * th.margin:g}%): " + "; ".join(clauses) + ". "
             f"Regime: {regime(pts, f['think_ns'])}. Setup: QEMU "
@@ -542,7 +555,10 @@ def render_commit_msg(comps, f, thresholds, primary, campaign_file,
                   f"emulation times; the ratio is the result.")
     pct = pct_s(thresholds.confidence)
     shown = [primary]
-    twin = verdicts.REF_TWIN.get(primary)
+    # the primary metric's twin beside it: raw throughput beside the one
+    # with the host's steal divided out, the _ref one beside the raw
+    raw = {t: r for r, t in verdicts.RUN_TWIN.items()}
+    twin = verdicts.REF_TWIN.get(primary) or raw.get(primary)
     if twin and len(comps) and (comps["metric"] == twin).any():
         shown.append(twin)
     for metric in shown:
@@ -559,7 +575,10 @@ def _commit_msg_metric(w, comps, metric, thresholds, pct):
     for baseline, variant in comparison_pairs(rows):
         out.append("")
         what = (" (divided by the host speed the module measured during "
-                "each run; probe = the probe's own ratio)" if ref else "")
+                "each run; probe = the probe's own ratio)" if ref else
+                " (per second the vCPUs were on a host core: the host's "
+                "steal divided out)"
+                if metric in verdicts.RUN_TWIN.values() else "")
         out += w.wrap(f"{metric}{what}, {variant}/{baseline}: ratio "
                       f"[{pct}% CI], p, verdict at a "
                       f"{100 * thresholds.margin:g}% margin:")

@@ -11,6 +11,7 @@ absent, never zeros.
 
 import csv
 import math
+import re
 import os
 from dataclasses import dataclass, field
 
@@ -157,10 +158,13 @@ STEAL_FILE = "host-steal.txt"
 STEAL_MAGIC = "lockbench-host-steal v1"
 STEAL_COLUMNS = ("thread", "tid", "wall_ns", "run_ns", "wait_ns",
                  "nonvoluntary_switches", "steal_pct")
+#: QEMU's vCPU thread names (debug-threads=on); the file's other rows are
+#: QEMU's other threads (the runner's guest/vcpu.py VCPU_COMM, the same)
+VCPU_THREAD = re.compile(r"CPU \d+/TCG|ALL CPUs/TCG")
 
 
 def _steal_row(path, n, line):
-    """One vCPU thread's row of host-steal.txt as a dict; ParseError."""
+    """One QEMU thread's row of host-steal.txt as a dict; ParseError."""
     f = line.split("\t")
     if len(f) != len(STEAL_COLUMNS):
         raise ParseError(path, n, f"{len(f)} fields, want "
@@ -196,16 +200,37 @@ def parse_host_steal(path):
         raise ParseError(path, body[0][0] if body else None,
                          "no header line " + " ".join(STEAL_COLUMNS))
     rows = [_steal_row(path, n, ln) for n, ln in body[1:]]
-    if not rows:
+    if not any(VCPU_THREAD.fullmatch(r["thread"]) for r in rows):
         raise ParseError(path, None, "no vCPU thread rows")
     return rows
 
 
 def steal_metrics(rows):
     """steal_pct (the mean over the vCPU threads) and steal_max_pct (the
-    worst thread): how much of the run the host kept them waiting."""
-    pcts = [r["steal_pct"] for r in rows]
-    return {"steal_pct": sum(pcts) / len(pcts), "steal_max_pct": max(pcts)}
+    worst thread): how much of the run the host kept them waiting; and
+    qemu_other_pct, the run time of QEMU's other threads (main loop, RCU,
+    workers) in percent of one core over the run, where the file has them
+    (files from before it list the vCPU threads only)."""
+    vcpus = [r for r in rows if VCPU_THREAD.fullmatch(r["thread"])]
+    pcts = [r["steal_pct"] for r in vcpus]
+    out = {"steal_pct": sum(pcts) / len(pcts), "steal_max_pct": max(pcts)}
+    others = [r for r in rows if not VCPU_THREAD.fullmatch(r["thread"])]
+    if others:
+        wall = max(r["wall_ns"] for r in vcpus)
+        out["qemu_other_pct"] = 100 * sum(r["run_ns"] for r in others) / wall
+    return out
+
+
+def run_metrics(m):
+    """throughput_run: the point's throughput per second that its vCPUs
+    were on a host core, throughput_ops_s / (1 - steal_pct / 100).  The
+    host, not the kernel, decides how much of a second a TCG guest gets
+    (TIDY.md, "throughput_run"); none where either is missing or the
+    vCPUs never ran."""
+    thr, st = m.get("throughput_ops_s"), m.get("steal_pct")
+    if thr is None or st is None or not 0 <= st < 100:
+        return {}
+    return {"throughput_run": thr / (1 - st / 100)}
 
 
 def steal_warning(flagged, total):
@@ -516,6 +541,7 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
                       optional=True)
     if steal and (res is None or res.ok):
         metrics.update(steal_metrics(steal))
+        metrics.update(run_metrics(metrics))
 
     metrics.update(rate_metrics(metrics, res))
     for metric in METRICS:

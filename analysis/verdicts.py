@@ -14,6 +14,11 @@ honest (analysis/README.md, "Verdicts"):
 - a `_ref` verdict (read against the host-speed probe) stands only where
   the probe itself did not move between the kernels, and a `_ref` verdict
   that contradicts its raw twin makes both `conflict`;
+- a favourable `throughput_run` verdict (host steal divided out) stands
+  only where the variant's own QEMU threads did not run measurably more
+  than the baseline's (they are all a kernel could have taken from its
+  own vCPUs), and one that contradicts raw throughput makes both
+  `conflict`;
 - a variant with a lockdep report in any boot is `unsafe` in every row it
   takes part in, whatever the numbers (analysis/safety.py).
 
@@ -22,6 +27,7 @@ Pure functions of data frames; never prints.
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from analysis import metrics, paired, safety, stats
@@ -30,10 +36,20 @@ from analysis import metrics, paired, safety, stats
 REF_TWIN = {"throughput_ops_s": "throughput_ref",
             "lookup_lat_median_ns": "lookup_lat_median_ref",
             "write_lat_median_ns": "write_lat_median_ref"}
+#: a raw metric and the same per second the vCPUs ran (TIDY.md)
+RUN_TWIN = {"throughput_ops_s": "throughput_run"}
 PROBE = "ref_probe_ns"
+#: QEMU's own other threads' run time (TIDY.md, "throughput_run"), and how
+#: many points of a core more the variant's may have used than the
+#: baseline's before a favourable throughput_run verdict is withheld: the
+#: most its division can credit the variant with (1% of the run, a fifth
+#: of the 5% margin)
+OWN = "qemu_other_pct"
+OWN_TOLERANCE_PCT = 1.0
 HOLM = stats.INCONCLUSIVE + " (Holm)"
 UNCALIBRATED = "uncalibrated"
 WITHHELD = "withheld (probe)"
+WITHHELD_STEAL = "withheld (steal)"
 CONFLICT = "conflict"
 
 COMPARISONS_COLUMNS = (
@@ -124,7 +140,9 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
                 and r["verdict"] in stats.FAVOURABLE + (stats.TOO_FEW, "")):
             r["verdict"] = failed_label(r["failed_base"], r["failed_var"])
     _calibrate(rows, controls)
-    _probe_and_conflicts(rows, samples, th)
+    _probe(rows, samples, th)
+    _own_threads(rows, samples, th)
+    _conflicts(rows)
     _flag_steal(rows, samples)
     safety.mark(rows, unsafe, controls)
     return pd.DataFrame(rows, columns=COMPARISONS_COLUMNS)
@@ -243,13 +261,10 @@ def _calibrate(rows, controls):
             r["verdict"] = UNCALIBRATED
 
 
-def _probe_and_conflicts(rows, samples, th):
+def _probe(rows, samples, th):
     """The host-speed probe's own ratio beside every _ref row; a _ref
-    verdict only where the probe's CI lies within +-probe_tolerance; raw
-    and _ref verdicts on opposite sides: both `conflict`."""
+    verdict only where the probe's CI lies within +-probe_tolerance."""
     probe = samples[samples["metric"] == PROBE]
-    by_key = {(r["baseline"], r["variant"], r["cpus"], r["point"],
-               r["metric"]): r for r in rows}
     for r in rows:
         if r["metric"] not in REF_TWIN.values():
             continue
@@ -264,12 +279,58 @@ def _probe_and_conflicts(rows, samples, th):
         steady = (c.ratio_ci_lo >= 1 - tol and c.ratio_ci_hi <= 1 + tol)
         if r["verdict"] in stats.DECIDED and not steady:
             r["verdict"] = WITHHELD
-    for raw, ref in REF_TWIN.items():
+
+
+def _own_threads(rows, samples, th):
+    """throughput_run divides each boot by the share of the run its vCPUs
+    were on a host core (1 - steal_pct/100), crediting the kernel with
+    the time the host took.  The one part of that time a kernel could
+    cause itself is its own QEMU's other threads (main loop, RCU,
+    workers) running on its vCPUs' cores, and they cannot take more than
+    they ran (qemu_other_pct, % of a core).  A favourable verdict stands
+    only where that is measured on both sides and the variant's own
+    threads ran at most OWN_TOLERANCE_PCT points more than the
+    baseline's (the upper bound of the Hodges-Lehmann CI of the
+    difference); else `withheld (steal)`.  Worse and harm stand: the
+    raw loss is larger still."""
+    own = samples[samples["metric"] == OWN]
+    for r in rows:
+        if r["metric"] not in RUN_TWIN.values() or \
+                r["verdict"] not in stats.FAVOURABLE:
+            continue
+        sel = own[(own["cpus"] == r["cpus"]) & (own["point"] == r["point"])]
+        b = sel.loc[sel["variant"] == r["baseline"], "value"].to_numpy()
+        v = sel.loc[sel["variant"] == r["variant"], "value"].to_numpy()
+        if len(b) < th.min_n or len(v) < th.min_n:
+            note = (f"{OWN} not measured on both sides ({len(b)} and "
+                    f"{len(v)} boots): the variant may have kept its own "
+                    f"vCPUs off the host")
+        else:
+            # log(exp(x)) = x: the shift and its CI are differences in
+            # points of a core
+            d, lo, hi = (float(x[0]) for x in stats.shift_ci_many(
+                np.exp(b)[None], np.exp(v)[None], th.confidence))
+            if hi <= OWN_TOLERANCE_PCT:
+                continue
+            note = (f"the variant's own QEMU threads ran {d:+.2f} "
+                    f"[{lo:+.2f}, {hi:+.2f}] points of a core more than the "
+                    f"baseline's (tolerance {OWN_TOLERANCE_PCT:g})")
+        r["verdict"] = WITHHELD_STEAL
+        r["warnings"] = "; ".join(w for w in (r["warnings"], note) if w)
+
+
+def _conflicts(rows):
+    """A raw metric and its `_ref` or `_run` twin on opposite sides
+    (favourable against unfavourable): both `conflict`, so that no
+    normalisation turns a harm into no harm."""
+    by_key = {(r["baseline"], r["variant"], r["cpus"], r["point"],
+               r["metric"]): r for r in rows}
+    for raw, twin in list(REF_TWIN.items()) + list(RUN_TWIN.items()):
         for r in rows:
             if r["metric"] != raw:
                 continue
             t = by_key.get((r["baseline"], r["variant"], r["cpus"],
-                            r["point"], ref))
+                            r["point"], twin))
             if t is None:
                 continue
             pair = {r["verdict"], t["verdict"]}

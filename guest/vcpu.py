@@ -54,6 +54,13 @@ def pin_plan(cores, cpus, allowed):
 def vcpu_threads(pid):
     """{tid: name} of QEMU process pid's vCPU threads now (VCPU_COMM);
     {} when its task list cannot be read."""
+    return {t: n for t, n in qemu_threads(pid).items()
+            if VCPU_COMM.fullmatch(n)}
+
+
+def qemu_threads(pid):
+    """{tid: name} of every thread of QEMU process pid now; {} when its
+    task list cannot be read."""
     out = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
@@ -65,8 +72,7 @@ def vcpu_threads(pid):
                 name = f.read().strip()
         except OSError:
             continue
-        if VCPU_COMM.fullmatch(name):
-            out[int(tid)] = name
+        out[int(tid)] = name
     return out
 
 
@@ -176,10 +182,12 @@ def thread_sched(pid, tid):
 
 
 def vcpu_snapshot(pid):
-    """{tid: (name, monotonic ns, run_ns, wait_ns, nvcsw)} of every vCPU
-    thread of QEMU process pid, now; {} when none can be read."""
+    """{tid: (name, monotonic ns, run_ns, wait_ns, nvcsw)} of every thread
+    of QEMU process pid, now (its vCPU threads and the others: main loop,
+    RCU, workers, whose run time is what the guest's own QEMU could have
+    taken from its vCPUs); {} when none can be read."""
     snap = {}
-    for tid, name in vcpu_threads(pid).items():
+    for tid, name in qemu_threads(pid).items():
         # Stamped at the middle of the read: the counters belong there.
         t0 = time.monotonic_ns()
         sched = thread_sched(pid, tid)
@@ -200,14 +208,17 @@ def note_run_mark(line, t, pid, marks):
 
 
 def vcpu_order(name):
-    """Sort key of a thread name: CPU 2 before CPU 10."""
-    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", name)]
+    """Sort key of a thread name: vCPU threads first, CPU 2 before CPU 10,
+    then QEMU's other threads by name."""
+    return [not VCPU_COMM.fullmatch(name)] + [
+        int(x) if x.isdigit() else x for x in re.split(r"(\d+)", name)]
 
 
 def steal_rows(begin, end):
-    """One dict per vCPU thread in both snapshots: what it did between."""
+    """One dict per thread in both snapshots (vCPU threads first): what it
+    did between."""
     rows = []
-    for tid in sorted(set(begin) & set(end), key=lambda t: vcpu_order(end[t][0])):
+    for tid in sorted(set(begin) & set(end), key=lambda t: (vcpu_order(end[t][0]), t)):
         name, t0, run0, wait0, nv0 = begin[tid]
         _, t1, run1, wait1, nv1 = end[tid]
         wall = t1 - t0
@@ -245,7 +256,7 @@ def write_steal(out, done, marks):
         mark = marks.get(pid, {})
         rows = steal_rows(mark["begin"][1], mark["end"][1]) \
             if "begin" in mark and "end" in mark else []
-        if not rows:
+        if not any(VCPU_COMM.fullmatch(r["thread"]) for r in rows):
             continue
         try:
             # "x": never over a file that is there (collect() refuses a guest's).

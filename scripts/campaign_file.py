@@ -31,7 +31,8 @@ CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 MAX_FILE_BYTES = 1 << 20
 METRICS = ("throughput_ops_s", "lookup_lat_median_ns", "lookup_lat_p99_ns",
            "write_lat_median_ns", "write_lat_p99_ns", "lock_waittime_per_acq_ns",
-           "throughput_ref", "lookup_lat_median_ref", "write_lat_median_ref")
+           "throughput_ref", "lookup_lat_median_ref", "write_lat_median_ref",
+           "throughput_run")
 # key: (type, check, what is allowed, default or REQUIRED)
 REQUIRED = object()
 TOP = {

@@ -11,6 +11,7 @@ import shutil
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import unittest
 
@@ -58,9 +59,11 @@ class Sampler(helpers.VcpuThread, unittest.TestCase):
 
     BUSY = True
 
-    def test_finds_only_vcpu_threads(self):
+    def test_finds_the_vcpu_threads_and_the_others(self):
+        self.assertEqual(list(vcpu.vcpu_threads(os.getpid())), [self.tid])
         s = vcpu.vcpu_snapshot(os.getpid())
-        self.assertEqual(list(s), [self.tid])
+        self.assertIn(self.tid, s)
+        self.assertIn(threading.get_native_id(), s)  # this one: not a vCPU
         name, t_ns, run_ns, wait_ns, nvcsw = s[self.tid]
         self.assertEqual(name, "CPU 0/TCG")
         self.assertTrue(t_ns > 0 and run_ns > 0 and wait_ns >= 0
@@ -70,7 +73,10 @@ class Sampler(helpers.VcpuThread, unittest.TestCase):
         a = vcpu.vcpu_snapshot(os.getpid())
         time.sleep(0.3)
         b = vcpu.vcpu_snapshot(os.getpid())
-        (row,) = vcpu.steal_rows(a, b)
+        rows = vcpu.steal_rows(a, b)
+        row = rows[0]  # the vCPU thread first, then the others
+        self.assertEqual(row["thread"], "CPU 0/TCG")
+        self.assertEqual(len(rows), len(set(a) & set(b)))
         self.assertEqual(row["tid"], self.tid)
         self.assertGreater(row["wall_ns"], 250 * 10**6)
         # Busy all along: it either ran or waited for a core.  Loose
@@ -151,6 +157,32 @@ class HostSteal(unittest.TestCase):
         m = tidy.steal_metrics(rows)
         self.assertAlmostEqual(m["steal_pct"], 16.0)
         self.assertAlmostEqual(m["steal_max_pct"], 30.0)
+
+    def test_qemu_other_threads(self):
+        # the vCPU threads and QEMU's main loop (5 ms run in 1000 ms)
+        begin, end = two_threads(20, 300)
+        begin[13] = ("qemu-system-arm", 0, 0, 0, 0)
+        end[13] = ("qemu-system-arm", 10**9, 5 * 10**6, 10**6, 2)
+        rows = vcpu.steal_rows(begin, end)
+        self.assertEqual([r["thread"] for r in rows],
+                         ["CPU 0/TCG", "CPU 1/TCG", "qemu-system-arm"])
+        path = os.path.join(self.tmp, tidy.STEAL_FILE)
+        with open(path, "w") as f:
+            f.write(vcpu.steal_text("p1", marks_for(begin, end), rows))
+        m = tidy.steal_metrics(tidy.parse_host_steal(path))
+        self.assertAlmostEqual(m["steal_pct"], 16.0)  # the vCPUs only
+        self.assertAlmostEqual(m["qemu_other_pct"], 0.5)
+        self.assertNotIn("qemu_other_pct", tidy.steal_metrics(
+            [r for r in tidy.parse_host_steal(path)
+             if r["thread"] != "qemu-system-arm"]))
+        self.assertEqual(tidy.VCPU_THREAD.pattern, vcpu.VCPU_COMM.pattern)
+        # no vCPU row: not a host-steal file the runner writes
+        lines = open(path).read().splitlines()
+        with open(path, "w") as f:
+            f.write("\n".join(ln for ln in lines if "/TCG" not in ln)
+                    + "\n")
+        with self.assertRaisesRegex(ParseError, "no vCPU thread rows"):
+            tidy.parse_host_steal(path)
 
     def bad(self, text):
         path = os.path.join(self.tmp, "bad.txt")
@@ -293,6 +325,32 @@ class StealMetrics(unittest.TestCase):
         # r01-after-c2/p1 (50%) is flagged, r01-before-c2/p1 (4%) and
         # r02-after-c2/p2 (0.1%) are not; 3 points measured.
         self.assertIn("at 1 of 3 measured points: r01-after-c2/p1:", flags[0])
+
+    def metric(self, cell, point, name):
+        got = [r["value"] for r in self.t.tables["samples"]
+               if r["cell"] == cell and r["point"] == point
+               and r["metric"] == name]
+        return got[0] if got else None
+
+    def test_throughput_run(self):
+        # throughput per second the vCPUs ran: 40% stolen -> / 0.6
+        thr = self.metric("r01-after-c2", "p1", "throughput_ops_s")
+        self.assertAlmostEqual(
+            self.metric("r01-after-c2", "p1", "throughput_run"), thr / 0.6)
+        self.assertEqual(metrics.direction("throughput_run"), "higher")
+        # no steal measured, or a failed point: no row
+        self.assertIsNone(self.metric("r01-before-c2", "p2",
+                                      "throughput_run"))
+        self.assertIsNone(self.metric("r02-after-c2", "p1",
+                                      "throughput_run"))
+
+    def test_throughput_run_edges(self):
+        self.assertEqual(tidy.run_metrics({"throughput_ops_s": 5.0,
+                                           "steal_pct": 100.0}), {})
+        self.assertEqual(tidy.run_metrics({"steal_pct": 1.0}), {})
+        self.assertEqual(tidy.run_metrics({"throughput_ops_s": 9.0,
+                                           "steal_pct": 0.0}),
+                         {"throughput_run": 9.0})
 
     def test_no_verdict(self):
         for m in ("steal_pct", "steal_max_pct"):

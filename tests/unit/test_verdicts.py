@@ -163,6 +163,68 @@ class Probe(unittest.TestCase):
                          "conflict")
 
 
+class RunTwin(unittest.TestCase):
+    """throughput_run: raw throughput / (1 - steal_pct/100), per boot."""
+
+    def run_case(self, rate_after, own_after, own_n=12, seed=0):
+        """A host that steals 0-50% of random boots; the kernels' true
+        rate per running second 100 and rate_after; QEMU's other threads
+        of the variant run own_after points of a core more than the
+        baseline's 0.5 (and take that much from its vCPUs)."""
+        rng = np.random.default_rng(seed)
+        g = {}
+        for variant, rate, extra, s in (("before", 100, 0, 1),
+                                        ("after", rate_after, own_after,
+                                         2)):
+            host = np.where(rng.random(12) < 0.4,
+                            rng.uniform(20, 50, 12), rng.uniform(0, 3, 12))
+            steal = host + extra
+            run = boots(rate, 12, 0.01, s)
+            g[(variant, "qemu_other_pct")] = (
+                0.5 + extra + rng.uniform(-0.1, 0.1, 12))[:own_n]
+            g[(variant, "throughput_run")] = run
+            g[(variant, "throughput_ops_s")] = run * (1 - steal / 100)
+        return verdicts.comparisons_table(frame(g), PAIR, TH)
+
+    def test_the_host_divided_out_decides(self):
+        comps = self.run_case(100, 0)
+        self.assertEqual(verdict_of(comps, "throughput_run")["verdict"],
+                         "no harm")
+        self.assertTrue(verdict_of(comps, "throughput_ops_s")["verdict"]
+                        .startswith("inconclusive"))
+
+    def test_a_kernel_whose_own_qemu_steals_is_withheld(self):
+        # the variant's own QEMU threads run 5 points of a core more and
+        # keep its vCPUs off: divided out, its true 0.95x of raw
+        # throughput would read "no harm"
+        comps = self.run_case(100, 5)
+        r = verdict_of(comps, "throughput_run")
+        self.assertEqual(r["verdict"], "withheld (steal)")
+        self.assertIn("own QEMU threads ran +5.", r["warnings"])
+
+    def test_unmeasured_own_threads_withhold(self):
+        comps = self.run_case(100, 0, own_n=0)
+        r = verdict_of(comps, "throughput_run")
+        self.assertEqual(r["verdict"], "withheld (steal)")
+        self.assertIn("qemu_other_pct not measured", r["warnings"])
+
+    def test_harm_stands_whatever_the_own_threads(self):
+        comps = self.run_case(80, 5)
+        self.assertEqual(verdict_of(comps, "throughput_run")["verdict"],
+                         "harm")
+
+    def test_disagreement_is_conflict(self):
+        g = {("before", "throughput_ops_s"): boots(100, 8, 0.01, 1),
+             ("after", "throughput_ops_s"): boots(80, 8, 0.01, 2),
+             ("before", "throughput_run"): boots(100, 8, 0.01, 3),
+             ("after", "throughput_run"): boots(100, 8, 0.01, 4),
+             ("before", "qemu_other_pct"): [0.5] * 8,
+             ("after", "qemu_other_pct"): [0.5] * 8}
+        comps = verdicts.comparisons_table(frame(g), PAIR, TH)
+        for m in ("throughput_ops_s", "throughput_run"):
+            self.assertEqual(verdict_of(comps, m)["verdict"], "conflict")
+
+
 class Calibration(unittest.TestCase):
     def run_case(self, control_center):
         g = {("before", "throughput_ops_s"): boots(100, 8, 0.01, 1),
