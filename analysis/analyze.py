@@ -15,8 +15,9 @@ except ImportError as e:  # not a traceback: say which package is missing
     print(f"analyze: missing python3-{e.name}: run ./run.sh setup", file=sys.stderr)
     sys.exit(3)
 
+from analysis import compare as compare_mod
 from analysis import rundir as rundir_mod
-from analysis import safety, stats, tidy, verdicts
+from analysis import stats, tidy, verdicts
 from analysis.common import OneLineParser, ParseError, run_cli
 
 PROG = "analyze"
@@ -56,11 +57,15 @@ def make_parser():
     return p
 
 
-def analyze(path, thresholds=None):
+def analyze(path, thresholds=None, compare=True):
     """Read the run directory and write DIR/tidy/*.csv.
 
-    Returns (rundir, Tidy, medians DataFrame, comparisons DataFrame).
-    Raises ParseError when there is nothing to analyze. Never prints."""
+    Returns (rundir, Tidy, medians DataFrame, compare.Compared or None).
+    compare=False (report, which judges with its own --baseline/--margin
+    and writes comparisons.csv itself, once): no comparisons, and an old
+    comparisons.csv is removed so that the tidy files stay stale until
+    report writes it. Raises ParseError when there is nothing to analyze.
+    Never prints."""
     rd = rundir_mod.load(path)
     t = tidy.build(rd)
     if not t.tables["samples"]:
@@ -72,12 +77,11 @@ def analyze(path, thresholds=None):
     thresholds = run_thresholds(rd, thresholds)
     samples = pd.DataFrame(t.tables["samples"])
     medians = stats.medians_table(samples, thresholds)
-    comps = verdicts.comparisons_table(
-        samples, rd.comparisons, thresholds, rd.primary_metric,
-        rd.primary_points, pd.DataFrame(t.tables.get("outcomes") or []),
-        rd.controls, safety.lockdep_reports(rd))
     out = os.path.join(path, TIDY_DIR)
     os.makedirs(out, exist_ok=True)
+    stamp = os.path.join(out, STAMP_FILE)
+    if not compare and os.path.exists(stamp):
+        os.remove(stamp)
     for name, columns in tidy.COLUMNS.items():
         if name == "perf_lock" and not t.tables[name]:
             stale = os.path.join(out, "perf_lock.csv")
@@ -88,9 +92,19 @@ def analyze(path, thresholds=None):
                        t.tables[name])
     tidy.write_csv(os.path.join(out, "medians.csv"), stats.MEDIANS_COLUMNS,
                    medians.to_dict("records"))
-    tidy.write_csv(os.path.join(out, STAMP_FILE), verdicts.COMPARISONS_COLUMNS,
-                   comps.to_dict("records"))
-    return rd, t, medians, comps
+    c = None
+    if compare:
+        c = compare_mod.compare(rd, samples, pd.DataFrame(
+            t.tables.get("outcomes") or []), thresholds)
+        write_comparisons(path, c.comps)
+    return rd, t, medians, c
+
+
+def write_comparisons(path, comps):
+    """DIR/tidy/comparisons.csv, the one comparisons file (analysis/TIDY.md);
+    written last: its time says when the tidy tables were (is_stale)."""
+    tidy.write_csv(os.path.join(path, TIDY_DIR, STAMP_FILE),
+                   verdicts.COMPARISONS_COLUMNS, comps.to_dict("records"))
 
 
 def run_thresholds(rd, thresholds=None, margin=None):
@@ -132,7 +146,7 @@ def print_notes(prog, notes, file=None):
 
 def _run(args):
     th = stats.Thresholds().with_(seed=args.seed, resamples=args.resamples)
-    rd, t, _med, _comps = analyze(args.dir, th)
+    rd, t, _med, _c = analyze(args.dir, th)
     if not args.quiet:
         print_warnings(PROG, t.warnings)
         print_notes(PROG, t.notes)

@@ -38,11 +38,11 @@ def main(argv=None):
     p.add_argument("dir")
     args = p.parse_args(argv)
     try:
-        _rd, _t, _m, comps = analyze.analyze(args.dir)
+        _rd, _t, _m, c = analyze.analyze(args.dir)
     except ParseError as e:
         print(f"looks: {e}", file=sys.stderr)
         return 2
-    n, todo = undecided(comps)
+    n, todo = undecided(c.comps)
     print(json.dumps({"primary": n, "undecided": todo}))
     return 0
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Verdict table for a results directory: prints summary.md and writes
-DIR/summary.md, DIR/summary.csv and DIR/commit-msg.txt (and
+DIR/tidy/comparisons.csv (with this report's --baseline/--margin),
+DIR/summary.md, DIR/commit-msg.txt, DIR/answer.txt, DIR/legend.txt (and
 DIR/observer.csv when a comparison was measured both with and without
 lock statistics). Runs analyze first when DIR/tidy is missing or older
 than the raw files.
@@ -22,7 +23,8 @@ except ImportError as e:  # not a traceback: say which package is missing
 from analysis import analyze as analyze_mod
 from analysis import rundir as rundir_mod
 from analysis import observer as observer_mod
-from analysis import safety, stats, summary, tidy, verdicts
+from analysis import compare as compare_mod
+from analysis import stats, summary, tidy
 from analysis.common import (OneLineParser, ParseError, UsageError,
                              read_text, run_cli)
 
@@ -52,8 +54,8 @@ def make_parser():
         "and a verdict against the margin (better / no harm / worse / "
         "harm / inconclusive; the campaign's primary metric is the "
         "answer, every other verdict is Holm-corrected). Prints "
-        "summary.md and writes DIR/summary.md, DIR/summary.csv (every "
-        "number) and DIR/commit-msg.txt (72 columns). A comparison "
+        "summary.md and writes DIR/summary.md, DIR/tidy/comparisons.csv "
+        "(every number) and DIR/commit-msg.txt (72 columns). A comparison "
         "measured with lock statistics whose twin (same patches) was "
         "measured without gets an observer-effect section, both ratios "
         "side by side (DIR/observer.csv). Runs analyze first "
@@ -121,48 +123,23 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     if stale:
         warnings.append(f"{os.path.join(path, analyze_mod.TIDY_DIR)} missing "
                         f"or older than the raw files: running analyze")
-        _rd, t, _m, _c = analyze_mod.analyze(path, thresholds)
+        # no comparisons there: they are this report's, written below
+        _rd, t, _m, _c = analyze_mod.analyze(path, thresholds, compare=False)
         warnings += t.warnings
     rd = rundir_mod.load(path)
-    explicit_baseline = baseline is not None
-    baseline = baseline or rd.baseline
     th = analyze_mod.run_thresholds(rd, thresholds, margin)
     samples = _read(path, "samples.csv")
     cells = _read(path, "cells.csv")
     problems = _read(path, "problems.csv")
     outcomes = (_read(path, "outcomes.csv") if os.path.exists(
         os.path.join(path, analyze_mod.TIDY_DIR, "outcomes.csv")) else None)
-    variants = [v for v in rd.variants if v in set(samples["variant"])]
-    # A kernel that deadlocked in every boot has no samples, and its
-    # answer is still known: unsafe (analysis/safety.py).
-    unsafe = safety.lockdep_reports(rd)
-    if baseline not in variants and baseline not in unsafe:
-        raise ParseError(path, None, f"baseline {baseline!r} has no samples "
-                         f"(variants: {', '.join(variants) or 'none'})")
-    if len(variants) < 2 and not unsafe:
-        raise ParseError(path, None, "only one variant has samples: nothing "
-                         "to compare")
-    # --baseline: every variant against it; else the campaign's pairs.
-    controls = [(b, c) for b, c in rd.controls
-                if b in variants and c in variants]
-    pairs = ([(baseline, v) for v in variants
-              if v != baseline and (baseline, v) not in controls]
-             if explicit_baseline else rd.comparisons)
-    for b, v in pairs:
-        lost = [x for x in (b, v) if x not in variants]
-        if lost:
-            warnings.append(f"comparison {v} vs {b} left out: no samples "
-                            f"for {', '.join(lost)}"
-                            + (" (unsafe: a lockdep report)"
-                               if set(lost) & set(unsafe) else ""))
-    pairs = [(b, v) for b, v in pairs if b in variants and v in variants]
-    if not pairs and not controls and not unsafe:
-        raise ParseError(path, None, "no comparison has samples on both "
-                         "sides")
+    c = compare_mod.compare(rd, samples, outcomes, th, baseline)
+    compare_mod.check(path, c)
+    warnings += c.warnings
+    # the one comparisons file: what the plots and report.html read
+    analyze_mod.write_comparisons(path, c.comps)
+    comps, pairs, unsafe, baseline = c.comps, c.pairs, c.unsafe, c.baseline
     primary = rd.primary_metric
-    comps = verdicts.comparisons_table(samples, pairs, th, primary,
-                                       rd.primary_points, outcomes, controls,
-                                       unsafe)
     twins = [t for t in rd.observer_pairs() if t[0] in pairs and t[1] in pairs]
     observer = observer_mod.observer_table(comps, samples, twins, primary, th)
     obs_path = os.path.join(path, "observer.csv")
@@ -189,8 +166,6 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
             if line.startswith(f"  {cmd} ") and len(line) > summary.WIDTH:
                 lines[i:i + 1] = _shell_lines(cmd, line[len(cmd) + 3:])
     msg = "\n".join(lines) + "\n"
-    tidy.write_csv(os.path.join(path, "summary.csv"),
-                   verdicts.COMPARISONS_COLUMNS, comps.to_dict("records"))
     answer = "\n\n".join(summary.answer_text(comps, facts, th, primary))
     legend = "\n".join(summary.legend(th, primary, comps))
     # answer.txt and legend.txt: what report.html opens with (plots/ reads
@@ -216,7 +191,7 @@ def _run(args):
     if args.no_plots:
         return 0
     # The plots and the HTML/Markdown report are drawn from the tidy files
-    # and summary.csv just written.
+    # and tidy/comparisons.csv just written.
     from plots.common import PlotsError
     from plots.make_plots import make_plots
     from plots.report_html import write_reports

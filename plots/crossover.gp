@@ -13,8 +13,7 @@
 #            mblist='4 64'; rplist='50 90'; pp1='m4-r50-t0 ...'; pc1=2; \
 #            pb1='before'; pv1='after'; ptitle1='...'; cbmax=2; \
 #            cbtics='0.5 1 2'" plots/crossover.gp
-#   infile: rows of analysis/TIDY.md comparisons.csv (or DIR/summary.csv)
-#   of the primary metric (baseline, variant, cpus, point, read_pct,
+#   infile: rows of analysis/TIDY.md comparisons.csv of the primary metric (baseline, variant, cpus, point, read_pct,
 #   mailboxes, ratio).
 #   npan panels, laid out ncols a row (nrows rows); panel j: pp<j> its
 #   points (one think time), pc<j> its vCPU count, pb<j> and pv<j> the

@@ -27,7 +27,7 @@ if __package__ in (None, ""):
 
 from analysis.metrics import STEAL_FLAG_PCT, direction  # noqa: E402
 from plots.common import (EXIT_OK, MissingTool, OneLineParser, PlotsError,  # noqa: E402
-                          Run, gp_quote, read_csv, run_cli, to_int)
+                          Run, gp_quote, run_cli, to_int)
 
 PROG = "make_plots"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -149,28 +149,22 @@ VERDICT_COLS = ["baseline", "variant", "cpus", "point", "metric", "median_var",
 
 
 def compared_rows(run, cols):
-    """The rows of DIR/summary.csv when `report` wrote one, else of
-    tidy/comparisons.csv ([] when neither is there); PlotsError when the
-    file lacks one of cols."""
-    summary = os.path.join(run.dir, "summary.csv")
-    if os.path.isfile(summary):
-        path, rows = summary, read_csv(summary, cols)
-    elif run.has("comparisons.csv"):
-        path, rows = (os.path.join(run.tidy_dir, "comparisons.csv"),
-                      run.tidy("comparisons.csv", cols))
-    else:
+    """The rows of tidy/comparisons.csv, as the last analyze or report
+    judged them ([] when it is not there); PlotsError when the file lacks
+    one of cols."""
+    if not run.has("comparisons.csv"):
         return []
+    rows = run.tidy("comparisons.csv", cols)
     missing = [c for c in cols if rows and c not in rows[0]]
     if missing:   # read before with other columns required
-        raise PlotsError(f"{path}: no column {', '.join(missing)} "
-                         "(see analysis/TIDY.md)")
+        raise PlotsError(f"{os.path.join(run.tidy_dir, 'comparisons.csv')}: "
+                         f"no column {', '.join(missing)} (see analysis/TIDY.md)")
     return rows
 
 
 def verdict_rows(sel, metrics, cpus, warn):
     """The verdict of each compared pair (baseline, variant) per vCPU count
-    and point for these metrics: DIR/summary.csv when `report` wrote one,
-    else tidy/comparisons.csv; only pairs of known variants, points and vCPU
+    and point for these metrics, from tidy/comparisons.csv; only pairs of known variants, points and vCPU
     counts drawn, with a verdict and the variant's median (where its point
     is), and not the A/A control (role `control`: the baseline against
     itself booted again, which calibrates the others; a file without the
@@ -428,7 +422,7 @@ def tile_lines(ratio, verdict):
 
 def crossover(sel, warn):
     """The crossover heat map: the primary metric's ratio and verdict of
-    each compared pair (summary.csv or comparisons.csv), a tile per
+    each compared pair (tidy/comparisons.csv), a tile per
     mailboxes x read_pct, a panel per pair x vCPU count x think_ns (x
     miss_pct when the campaign varies it).  Only for a campaign whose
     points vary over at least two of mailboxes, read_pct and think_ns."""
@@ -447,7 +441,7 @@ def crossover(sel, warn):
             if r["metric"] == metric and sel.known(r) and r["baseline"] in sel.vorder
             and (r.get("role") or "").strip() != "control"]
     if not rows:
-        raise Skip(f"no comparison of {metric} (summary.csv, tidy/comparisons.csv)")
+        raise Skip(f"no comparison of {metric} in tidy/comparisons.csv")
     for r in rows:
         r["cpus"] = str(to_int(r["cpus"], "comparisons.csv cpus"))
         if r["ratio"] != "":
@@ -532,13 +526,11 @@ def crossover(sel, warn):
     pw = max(260, 110 * len(mbs))
     ph = max(200, 62 * len(rps))
     who = (f"{v0}/{b0}" if len(pairs) == 1 else "variant/baseline")
-    src = ("summary.csv" if os.path.isfile(os.path.join(run.dir, "summary.csv"))
-           else "tidy/comparisons.csv")
     return Plot("crossover",
                 (max(1000, len(thinks) * (pw + 100) + 220), 170 + var["nrows"] * (ph + 100)),
                 "Crossover: where each lock pays",
                 f"The ratio {who} of {metric} (the primary metric; "
-                f"{src} ratio and verdict, written in each tile) for each list "
+                f"tidy/comparisons.csv ratio and verdict, written in each tile) for each list "
                 "length (mailboxes) and share of reads, a panel per vCPU count "
                 "and pause between operations (think_ns), coloured on a log "
                 "scale centred on 1: teal where the variant is better, brown "

@@ -5,8 +5,8 @@ line, then the plots that make_plots.py drew (DIR/plots/plots.json).
 
 Usage: report_html.py DIR
 
-The verdicts come from DIR/summary.csv when `./run.sh report` wrote one,
-else from DIR/tidy/comparisons.csv (analysis/TIDY.md); the primary metric
+The verdicts come from DIR/tidy/comparisons.csv (analysis/TIDY.md), as
+`./run.sh report` (or analyze) last judged them; the primary metric
 of the campaign comes first.  DIR/observer.csv (a comparison measured with
 and without lock statistics) and DIR/tidy/notes.csv (kernels without
 lock_stat, lookups without a lock) are shown when present.  report.html is one static page: inline CSS,
@@ -83,15 +83,12 @@ def ratio_text(x):
 
 
 def load_verdicts(run):
-    """(source file name, rows) of summary.csv or tidy/comparisons.csv,
-    sorted: primary metric first, then METRIC_ORDER, variant, vCPUs, point."""
-    summary = os.path.join(run.dir, "summary.csv")
-    if os.path.isfile(summary):
-        src, rows = "summary.csv", read_csv(summary, NEEDED)
-    elif run.has("comparisons.csv"):
-        src, rows = "tidy/comparisons.csv", run.tidy("comparisons.csv", NEEDED)
-    else:
+    """(source file name, rows) of tidy/comparisons.csv (None, [] when it
+    is not there), sorted: primary metric first, then METRIC_ORDER,
+    variant, vCPUs, point."""
+    if not run.has("comparisons.csv"):
         return None, []
+    src, rows = "tidy/comparisons.csv", run.tidy("comparisons.csv", NEEDED)
     order = [run.primary_metric] + [m for m in METRIC_ORDER if m != run.primary_metric]
     vorder = {v: i for i, v in enumerate(run.variants)}
     porder = {p["id"]: i for i, p in enumerate(run.points)}
@@ -312,8 +309,8 @@ def write_html(run, path, src, table, plots, probs):
             h.append("<ol class=\"note\">" + "".join(f"<li>{e(n)}</li>" for n in table.notes)
                      + "</ol>")
     else:
-        h.append('<p class="note">No comparisons (no summary.csv or '
-                 "tidy/comparisons.csv: one variant only, or not analysed yet).</p>")
+        h.append('<p class="note">No comparisons (no tidy/comparisons.csv, '
+                 "or no row: one variant only, or not analysed yet).</p>")
     for otitle, orows in observer_rows(run):
         h.append(f"<h2>{e(otitle)}</h2><table><tr>"
                  + "".join(f'<th class="{"l" if i < 2 else ""}">{e(c)}</th>'
@@ -382,7 +379,7 @@ def write_md(run, path, src, table, plots, probs):
         if table.notes:
             m.append("")
     else:
-        m += ["No comparisons (no summary.csv or tidy/comparisons.csv).", ""]
+        m += ["No comparisons (no tidy/comparisons.csv, or no row).", ""]
     for otitle, orows in observer_rows(run):
         m += [f"## {otitle}", "", "| " + " | ".join(OBS_HEAD) + " |",
               "|---:|---|---|---|---|---|---|---|"]

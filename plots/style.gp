@@ -144,7 +144,7 @@ logfmt = " %.0s%c"
 #   L = yroom(0.08, logpanels ne ""); SP = yroom(0.06, logpanels ne "")
 yroom(frac, log) = max(frac, (log ? 100.0 : 80.0) / width)
 
-# Verdict labels (make_plots.py, from summary.csv or tidy/comparisons.csv):
+# Verdict labels (make_plots.py, from tidy/comparisons.csv):
 # nvl of them; vl<i> = 'PANEL CPUS K N COUNT Y': the panel, the vCPU count,
 # the variant's index (its colour), the label's place (0...) in the list of
 # the COUNT labels at this vCPU count, and the y of that list's middle (the

@@ -7,7 +7,8 @@ Usage: check_answer.py DIR
 summary.md, commit-msg.txt and report.html each open with the answer
 paragraph (summary.md: right under the title; commit-msg.txt: its first
 paragraph, <= 72 columns; report.html: before the first table), and that
-paragraph names every vCPU count of the primary rows of DIR/summary.csv
+paragraph names every vCPU count of the primary rows of
+DIR/tidy/comparisons.csv
 with each of their verdict labels, the setup (QEMU TCG, host cores) and n.
 """
 import csv
@@ -28,10 +29,10 @@ def first_para(text):
 
 def main(argv):
     d = argv[0]
-    with open(os.path.join(d, "summary.csv"), newline="") as f:
+    with open(os.path.join(d, "tidy", "comparisons.csv"), newline="") as f:
         prim = [r for r in csv.DictReader(f) if r["role"] == "primary"]
     if not prim:
-        fail("summary.csv has no primary row")
+        fail("tidy/comparisons.csv has no primary row")
     with open(os.path.join(d, "summary.md"), encoding="utf-8") as f:
         md = f.read().split("\n", 2)[2]  # under the title
     with open(os.path.join(d, "commit-msg.txt"), encoding="utf-8") as f:

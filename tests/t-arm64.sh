@@ -139,7 +139,7 @@ awk 'length > 72 { bad = 1 } END { exit bad }' "$out/run/commit-msg.txt"
 "$LB_PY" - "$out/run" <<'PY'
 import csv, sys
 d = sys.argv[1]
-rows = list(csv.DictReader(open(d + "/summary.csv")))
+rows = list(csv.DictReader(open(d + "/tidy/comparisons.csv")))
 pairs = {(r["baseline"], r["variant"]) for r in rows}
 assert pairs == {("before", "after"), ("before@arm64", "after@arm64")}, pairs
 for r in rows:

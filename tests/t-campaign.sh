@@ -114,7 +114,7 @@ print(f"ok: smoke: {len(cells)} cells done, interleaved {order}; the look at 2 "
       f"it ran to {c['repetitions']}")
 PY
 grep -q '^campaign: look at 2 repetitions: 2 of 2 primary cells undecided' "$out/smoke.log"
-for f in summary.md summary.csv commit-msg.txt tidy/samples.csv tidy/crosscheck.csv; do
+for f in summary.md commit-msg.txt tidy/comparisons.csv tidy/samples.csv tidy/crosscheck.csv; do
 	[ -s "$out/smoke/$f" ] || { echo "FAIL: smoke: no $f"; exit 1; }
 done
 grep -q 'QEMU TCG' "$out/smoke/summary.md"
@@ -128,7 +128,7 @@ echo "ok: smoke: summary.md says QEMU TCG, commit-msg.txt within 72 columns, cou
 # The A/A pair is judged, and the real comparison carries its calibration.
 "$LB_PY" - "$out/smoke" <<'PY'
 import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1] + "/summary.csv")))
+rows = list(csv.DictReader(open(sys.argv[1] + "/tidy/comparisons.csv")))
 ctl = [r for r in rows if r["role"] == "control"]
 assert ctl and all((r["baseline"], r["variant"]) == ("before", "before~aa") for r in ctl), ctl[:1]
 prim = [r for r in rows if r["role"] == "primary"]

@@ -87,7 +87,7 @@ fi
 "$LB_PY" - "$out/run" <<'PY'
 import csv, sys
 d = sys.argv[1]
-rows = list(csv.DictReader(open(d + "/summary.csv")))
+rows = list(csv.DictReader(open(d + "/tidy/comparisons.csv")))
 pairs = {(r["baseline"], r["variant"]) for r in rows}
 assert pairs == {("before", "after"), ("before-plain", "after-plain")}, pairs
 assert not [r for r in rows if r["variant"] == "after-plain" and r["metric"].startswith("lock_")]

@@ -44,7 +44,7 @@ from analysis import stats
 
 out = sys.argv[1]
 def rows(c):
-    with open(f"{out}/{c}/summary.csv") as f:
+    with open(f"{out}/{c}/tidy/comparisons.csv") as f:
         return {r["metric"]: r for r in csv.DictReader(f)}
 
 aa = rows("aa")

@@ -115,7 +115,8 @@ class EndToEnd(unittest.TestCase):
 
     def test_report_verdicts(self):
         self.assertEqual(self.r_status, 0, self.r_err)
-        rows = read_csv(os.path.join(self.dir, "summary.csv"))
+        rows = read_csv(os.path.join(self.dir, "tidy", "comparisons.csv"))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "summary.csv")))
         tp = {r["point"]: r for r in rows
               if r["metric"] == "throughput_ops_s"}
         self.assertEqual(tp["p1"]["verdict"], "harm")
@@ -151,14 +152,17 @@ class EndToEnd(unittest.TestCase):
         self.assertIn("QEMU TCG", msg)
 
     def test_report_options_and_staleness(self):
-        # an up-to-date tidy/ is not rewritten
+        # an up-to-date tidy/ is not analysed again; report rewrites only
+        # the comparisons, with its own margin
         stamp = os.path.join(self.dir, "tidy", "comparisons.csv")
+        samples = os.path.join(self.dir, "tidy", "samples.csv")
         before = os.path.getmtime(stamp)
+        samples_before = os.path.getmtime(samples)
         status, _out, err = run_main(report.main, [self.dir, "--margin",
                                                    "0.2", "--quiet"])
         self.assertEqual((status, err), (0, ""))
-        self.assertEqual(os.path.getmtime(stamp), before)
-        rows = read_csv(os.path.join(self.dir, "summary.csv"))
+        self.assertEqual(os.path.getmtime(samples), samples_before)
+        rows = read_csv(stamp)
         self.assertEqual({r["margin"] for r in rows}, {"0.2"})
         # a touched raw file makes it stale: report runs analyze first
         raw = os.path.join(self.dir, "cells", "r01-before-c2", "points",
@@ -173,7 +177,7 @@ class EndToEnd(unittest.TestCase):
         status, _out, _err = run_main(report.main, [self.dir, "--baseline",
                                                     "after", "--quiet"])
         self.assertEqual(status, 0)
-        rows = read_csv(os.path.join(self.dir, "summary.csv"))
+        rows = read_csv(stamp)
         self.assertEqual({r["variant"] for r in rows}, {"before"})
         run_main(report.main, [self.dir, "--quiet"])  # default summary
 

@@ -82,7 +82,7 @@ class Observer(unittest.TestCase):
         self.assertFalse({m for m in plain if m.startswith("lock_")})
 
     def test_compare_pairs(self):
-        rows = read_csv(os.path.join(self.dir, "summary.csv"))
+        rows = read_csv(os.path.join(self.dir, "tidy", "comparisons.csv"))
         pairs = list(dict.fromkeys((r["baseline"], r["variant"]) for r in rows))
         self.assertEqual(pairs, [tuple(p) for p in COMPARE])
         # lock_* metrics only where both sides measured them
@@ -128,7 +128,7 @@ class Observer(unittest.TestCase):
         st, out, err = run_main(report.main, [d, "--no-plots", "--baseline",
                                               "before", "--resamples", "500"])
         self.assertEqual(st, 0, err)
-        rows = read_csv(os.path.join(d, "summary.csv"))
+        rows = read_csv(os.path.join(d, "tidy", "comparisons.csv"))
         self.assertEqual({r["baseline"] for r in rows}, {"before"})
         self.assertEqual(len({r["variant"] for r in rows}), 4)
         self.assertFalse(os.path.exists(os.path.join(d, "observer.csv")))

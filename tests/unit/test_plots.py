@@ -1022,20 +1022,27 @@ class TestReport(FixtureRun):
         self.assertRegex(md, r"\n\[\d+\] every value is 0 on both sides\n")
         self.assertRegex(md, r"\n\[\d+\] host steal above 10% in ")
 
-    def test_summary_csv_preferred(self):
+    def test_verdicts_from_comparisons_csv(self):
+        # the one comparisons file: what report last judged is what the
+        # page shows (a summary.csv of an older run is not read)
         src = os.path.join(self.run_dir, "tidy", "comparisons.csv")
+        with open(src, encoding="utf-8") as f:
+            saved = f.read()
         rows = rows_of(src)
         for r in rows:
             r["verdict"] = "harm"
-        dst = os.path.join(self.run_dir, "summary.csv")
-        write_rows(dst, rows, list(rows[0]))
+        write_rows(src, rows, list(rows[0]))
+        old = os.path.join(self.run_dir, "summary.csv")
+        write_rows(old, [dict(r, verdict="better") for r in rows], list(rows[0]))
         try:
             html_path, _ = rh.write_reports(self.run_dir)
             page = self.read(html_path)
-            self.assertIn("From summary.csv", page)
+            self.assertIn("From tidy/comparisons.csv", page)
             self.assertNotIn(">better<", page)
         finally:
-            os.unlink(dst)
+            os.unlink(old)
+            with open(src, "w", encoding="utf-8") as f:
+                f.write(saved)
             rh.write_reports(self.run_dir)
 
 
@@ -1214,12 +1221,16 @@ class TestEdgeCases(unittest.TestCase):
     def verdict_data(self, run, plot):
         return rows_of(os.path.join(run, "plots", "data", f"{plot}-verdicts.csv"))
 
-    def test_verdict_labels_prefer_summary_csv(self):
+    def test_verdict_labels_from_comparisons_csv(self):
         run = copy_fixture(self.tmp)
-        rows = rows_of(os.path.join(run, "tidy", "comparisons.csv"))
+        path = os.path.join(run, "tidy", "comparisons.csv")
+        rows = rows_of(path)
         for r in rows:
             r["verdict"] = "harm"
-        write_rows(os.path.join(run, "summary.csv"), rows, list(rows[0]))
+        write_rows(path, rows, list(rows[0]))
+        # an older run's summary.csv is not read
+        write_rows(os.path.join(run, "summary.csv"),
+                   [dict(r, verdict="better") for r in rows], list(rows[0]))
         quiet(mp.make_plots, run, ["throughput"])
         text = svg_text(svg_info(os.path.join(run, "plots", "throughput.svg"))[2])
         self.assertEqual(text.count("after: harm"), 6)

@@ -56,10 +56,9 @@ class Unsafe(unittest.TestCase):
     def test_every_row_of_the_variant_is_unsafe(self):
         self.assertEqual(self.a[0], 0, self.a[2])
         self.assertEqual(self.r[0], 0, self.r[2])
-        for name in ("tidy/comparisons.csv", "summary.csv"):
-            rows = read_csv(os.path.join(self.dir, name))
-            self.assertTrue(rows)
-            self.assertEqual({r["verdict"] for r in rows}, {"unsafe"}, name)
+        rows = read_csv(os.path.join(self.dir, "tidy", "comparisons.csv"))
+        self.assertTrue(rows)
+        self.assertEqual({r["verdict"] for r in rows}, {"unsafe"})
 
     def test_the_answer_says_unsafe_before_any_number(self):
         with open(os.path.join(self.dir, "answer.txt")) as f:
