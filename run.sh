@@ -29,7 +29,8 @@ commands:
   campaign FILE [--jobs N] [--hosts FILE]
   campaign --resume DIR       run a campaign (campaigns/*.toml), or finish one
   analyze DIR                 raw results -> DIR/tidy/*.csv, cross-checks
-  report DIR                  verdict table, summary.md/csv, commit-msg.txt
+  report DIR [--no-plots]     verdict table, summary.md, commit-msg.txt, then
+                              the plots and report.html
   lockstat FILE [--class RE]  a /proc/lock_stat dump -> tidy CSV
   recheck DIR...              judge saved runs (a boot's or a campaign's)
                               again from their console and files, offline
@@ -54,6 +55,37 @@ EOF
 py() {
 	lb_need_file "$LB_PY" python3
 	PYTHONPATH=$LB_ROOT exec "$LB_PY" "$@"
+}
+
+# report: the analysis (comparisons, summary.md), then the plots step as a
+# command of its own (analysis/ never imports plots/), unless --no-plots.
+# DIR is the one operand: the words after analysis/report.py's options
+# that take a value (--baseline, --margin, --seed, --resamples, or a
+# prefix argparse accepts) are skipped; tests/unit/test_run_report.py
+# keeps this list in step with the parser.
+report() {
+	local a args=() dir='' plots=1 skip=''
+	for a in "$@"; do
+		if [ -n "$skip" ]; then
+			skip=''
+		else
+			case $a in
+			--n*)
+				plots=''
+				continue
+				;;
+			-h | --help) plots='' ;;
+			--*=*) ;;
+			--b* | --m* | --s* | --r*) skip=1 ;;
+			-*) ;;
+			*) dir=$a ;;
+			esac
+		fi
+		args+=("$a")
+	done
+	# a subshell: py execs, and the plots must wait for its status
+	(py -m analysis.report "${args[@]}") || exit
+	[ -z "$plots" ] || py -m plots "$dir"
 }
 
 cmd=${1:-all}
@@ -100,7 +132,7 @@ analyze)
 	py -m analysis.analyze "$@"
 	;;
 report)
-	py -m analysis.report "$@"
+	report "$@"
 	;;
 lockstat)
 	py -m analysis.lockstat_cli "$@"

@@ -4,7 +4,8 @@ DIR/tidy/comparisons.csv (with this report's --baseline/--margin),
 DIR/summary.md, DIR/commit-msg.txt, DIR/answer.txt, DIR/legend.txt (and
 DIR/observer.csv when a comparison was measured both with and without
 lock statistics). Runs analyze first when DIR/tidy is missing or older
-than the raw files.
+than the raw files. The plots and report.html are the next step,
+`python3 -m plots DIR`, which `./run.sh report` runs after this one.
 
 Usage: /usr/bin/python3 -m analysis.report DIR [--baseline V] [--margin M]
 """
@@ -61,7 +62,9 @@ def make_parser():
         "side by side (DIR/observer.csv). Runs analyze first "
         "when DIR/tidy is missing or older than the raw files. Under QEMU "
         "TCG absolute times are emulation times: the ratio is the result.",
-        epilog="Bad input: one line on stderr, exit status 2.")
+        epilog="Bad input: one line on stderr, exit status 2. ./run.sh "
+        "report DIR runs this, then the plots and report.html (python3 -m "
+        "plots DIR) unless given --no-plots.")
     p.add_argument("dir", metavar="DIR", help="a results/<name>-<stamp> "
                    "directory")
     p.add_argument("--baseline", metavar="V", default=None,
@@ -77,8 +80,6 @@ def make_parser():
                    help="bootstrap resamples (default %d)" % d.resamples)
     p.add_argument("--quiet", "-q", action="store_true",
                    help="write the files but do not print summary.md")
-    p.add_argument("--no-plots", action="store_true",
-                   help="do not draw the plots nor write report.html/.md")
     return p
 
 
@@ -168,8 +169,8 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     msg = "\n".join(lines) + "\n"
     answer = "\n\n".join(summary.answer_text(comps, facts, th, primary))
     legend = "\n".join(summary.legend(th, primary, comps))
-    # answer.txt and legend.txt: what report.html opens with (plots/ reads
-    # files, never imports analysis/)
+    # answer.txt and legend.txt: what report.html opens with (the plots
+    # step reads files: analysis/ never imports plots/)
     for name, text in (("summary.md", md), ("commit-msg.txt", msg),
                        ("answer.txt", answer + "\n"),
                        ("legend.txt", legend + "\n")):
@@ -188,19 +189,6 @@ def _run(args):
     if not args.quiet:
         sys.stdout.write(md)
         sys.stdout.flush()
-    if args.no_plots:
-        return 0
-    # The plots and the HTML/Markdown report are drawn from the tidy files
-    # and tidy/comparisons.csv just written.
-    from plots.common import PlotsError
-    from plots.make_plots import make_plots
-    from plots.report_html import write_reports
-    try:
-        make_plots(args.dir)
-        write_reports(args.dir)
-    except PlotsError as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
-        return getattr(e, "exit_code", 2)
     return 0
 
 

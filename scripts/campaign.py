@@ -602,8 +602,9 @@ def main(argv):
         return 130
     print(f"campaign: {summary}: {d}")
     if not args.no_report and states.get("done"):
-        rc = subprocess.call([PY, "-m", "analysis.report", d], cwd=ROOT,
-                             env=dict(os.environ, PYTHONPATH=ROOT))
+        # run.sh report: the analysis, then the plots step (two commands)
+        rc = subprocess.call([os.path.join(ROOT, "run.sh"), "report", d],
+                             cwd=ROOT)
         if rc == 0:
             print(f"campaign: verdicts in {d}/summary.md, plots in {d}/plots/, "
                   f"the page in {d}/report.html, a changelog block in {d}/commit-msg.txt")

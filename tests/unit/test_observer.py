@@ -42,7 +42,7 @@ class Observer(unittest.TestCase):
         cls.a_status, cls.a_out, cls.a_err = run_main(analyze.main,
                                                       [cls.dir])
         cls.r_status, cls.r_out, cls.r_err = run_main(
-            report.main, [cls.dir, "--no-plots", "--resamples", "2000"])
+            report.main, [cls.dir, "--resamples", "2000"])
 
     @classmethod
     def tearDownClass(cls):
@@ -125,7 +125,7 @@ class Observer(unittest.TestCase):
     def test_explicit_baseline_overrides_compare(self):
         d = os.path.join(self.tmp, "copy")
         shutil.copytree(self.dir, d)
-        st, out, err = run_main(report.main, [d, "--no-plots", "--baseline",
+        st, out, err = run_main(report.main, [d, "--baseline",
                                               "before", "--resamples", "500"])
         self.assertEqual(st, 0, err)
         rows = read_csv(os.path.join(d, "tidy", "comparisons.csv"))

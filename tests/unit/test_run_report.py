@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0
+"""./run.sh report: the analysis, then the plots step as a command of its
+own; analysis/ never imports plots/; --no-plots, exit codes and one-line
+errors of either step come through."""
+
+import ast
+import glob
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+from fnmatch import fnmatchcase
+
+from analysis import analyze, report
+from tests.unit import synth
+from tests.unit.helpers import run_main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def run_sh(*args):
+    cp = subprocess.run([os.path.join(ROOT, "run.sh"), "report", *args],
+                        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return cp.returncode, cp.stdout, cp.stderr
+
+
+class Layering(unittest.TestCase):
+    def test_analysis_never_imports_plots(self):
+        for path in glob.glob(os.path.join(ROOT, "analysis", "*.py")):
+            with open(path, encoding="utf-8") as f:
+                tree = ast.parse(f.read(), path)
+            for node in ast.walk(tree):
+                names = ([a.name for a in node.names]
+                         if isinstance(node, ast.Import) else
+                         [node.module or ""]
+                         if isinstance(node, ast.ImportFrom) else [])
+                for n in names:
+                    self.assertFalse(n == "plots" or n.startswith("plots."),
+                                     f"{path}: imports {n}")
+
+
+class OperandParsing(unittest.TestCase):
+    """run.sh finds DIR past the options that take a value: its patterns
+    must cover every such option of analysis/report.py, and no flag."""
+
+    def patterns(self):
+        with open(os.path.join(ROOT, "run.sh"), encoding="utf-8") as f:
+            text = f.read()
+        m = re.search(r"^\t\t\t(--b\*.*)\) skip=1 ;;$", text, re.M)
+        self.assertIsNotNone(m, "run.sh: no skip=1 case in report()")
+        return [p.strip() for p in m.group(1).split("|")]
+
+    def test_value_options_match_flags_do_not(self):
+        pats = self.patterns()
+        for a in report.make_parser()._actions:
+            for opt in (o for o in a.option_strings if o.startswith("--")):
+                takes = a.nargs is None
+                hit = any(fnmatchcase(opt, p) for p in pats)
+                self.assertEqual(hit, takes, f"{opt}: run.sh patterns {pats}")
+
+
+class RunReport(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="run-report-")
+        cls.dir = os.path.join(cls.tmp, "synth-20240101T000000Z")
+        synth.make_run(cls.dir, effects={"p1": 0.90, "p2": 1.00})
+        # analysed here, so that report's stderr is its own (the copies
+        # keep the times: their tidy files stay fresh)
+        status, _out, err = run_main(analyze.main, [cls.dir, "--quiet"])
+        assert status == 0, err
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def copy(self, name):
+        d = os.path.join(self.tmp, name)
+        shutil.copytree(self.dir, d)
+        return d
+
+    def test_no_plots_stops_after_the_analysis(self):
+        d = self.copy("noplots")
+        rc, out, err = run_sh("--margin", "0.1", d, "--no-plots")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("throughput_ops_s", out)
+        self.assertTrue(os.path.isfile(os.path.join(d, "summary.md")))
+        self.assertTrue(os.path.isfile(os.path.join(d, "tidy",
+                                                    "comparisons.csv")))
+        self.assertFalse(os.path.exists(os.path.join(d, "summary.csv")))
+        self.assertFalse(os.path.exists(os.path.join(d, "plots")))
+        self.assertFalse(os.path.exists(os.path.join(d, "report.html")))
+
+    @unittest.skipUnless(shutil.which("gnuplot"), "no gnuplot")
+    def test_plots_follow_the_analysis(self):
+        d = self.copy("plots")
+        rc, _out, err = run_sh(d, "--baseline", "before", "-q")
+        self.assertEqual(rc, 0, err)
+        for f in ("summary.md", "report.html", "report.md",
+                  "plots/throughput.svg", "plots/throughput.png"):
+            self.assertTrue(os.path.isfile(os.path.join(d, f)), f)
+        with open(os.path.join(d, "report.html"), encoding="utf-8") as f:
+            self.assertIn("From tidy/comparisons.csv", f.read())
+
+    def test_analysis_error_stops_before_the_plots(self):
+        d = self.copy("badbase")
+        rc, out, err = run_sh(d, "--baseline", "nosuch")
+        self.assertEqual((rc, out), (2, ""), err)
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertTrue(err.startswith("report: "), err)
+        self.assertFalse(os.path.exists(os.path.join(d, "plots")))
+
+    def test_plots_error_comes_through(self):
+        d = self.copy("plotsfile")
+        with open(os.path.join(d, "plots"), "w") as f:
+            f.write("a file where the plots directory goes\n")
+        rc, _out, err = run_sh(d, "-q")
+        lines = err.splitlines()
+        self.assertEqual(rc, 3 if not shutil.which("gnuplot") else 2, err)
+        self.assertEqual(len(lines), 1, err)
+        self.assertTrue(lines[0].startswith("plots: "), err)
+        self.assertNotIn("Traceback", err)
+        # the analysis was done all the same
+        self.assertTrue(os.path.isfile(os.path.join(d, "summary.md")))
+
+
+if __name__ == "__main__":
+    unittest.main()
