@@ -39,7 +39,9 @@ import zlib
 from html.parser import HTMLParser
 from unittest import mock
 
+from analysis.metrics import STEAL_FLAG_PCT
 from plots import make_plots as mp
+from plots import select
 from plots import report_html as rh
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -706,7 +708,7 @@ class TestSteal(FixtureRun):
     def test_flag_threshold_line_in_every_panel(self):
         """The dashed line of plots/steal.gp (#666666) stands vertical at
         STEAL_FLAG_PCT on each panel's x axis (0 to xmax)."""
-        self.assertEqual(float(self.gnuplot_var("steal", "flag")), mp.STEAL_FLAG_PCT)
+        self.assertEqual(float(self.gnuplot_var("steal", "flag")), STEAL_FLAG_PCT)
         xmax = float(self.gnuplot_var("steal", "xmax"))
         self.assertEqual(xmax, 100)
         with open(os.path.join(self.run_dir, "plots", "steal.svg"), encoding="utf-8") as f:
@@ -717,7 +719,7 @@ class TestSteal(FixtureRun):
         borders = {tuple(b) for b in self.layout["borders"]}
         self.assertEqual(len(vertical), len(borders))
         for b in borders:
-            x = b[0] + b[2] * mp.STEAL_FLAG_PCT / xmax
+            x = b[0] + b[2] * STEAL_FLAG_PCT / xmax
             self.assertTrue(any(abs(ln[0] - x) < 1.5 and b[1] - 1 <= min(ln[1], ln[3])
                                 and max(ln[1], ln[3]) <= b[1] + b[3] + 1
                                 for ln in vertical), (b, vertical))
@@ -738,16 +740,16 @@ class TestSteal(FixtureRun):
         self.assertIn("Look at the low markers: right of the line", cap.group(1))
 
     def test_log_ticks(self):
-        lo, hi, ticks = mp.log_ticks([550e3, 670e3])     # less than a decade
+        lo, hi, ticks = select.log_ticks([550e3, 670e3])     # less than a decade
         self.assertEqual((lo, hi), (500e3, 1e6))
         self.assertEqual(ticks, [500e3, 700e3, 1e6])
-        lo, hi, ticks = mp.log_ticks([1200, 90e3])       # a collapse: 2 decades
+        lo, hi, ticks = select.log_ticks([1200, 90e3])       # a collapse: 2 decades
         self.assertEqual((lo, hi, ticks), (1e3, 100e3, [1e3, 2e3, 5e3, 10e3, 20e3,
                                                         50e3, 100e3]))
-        lo, hi, ticks = mp.log_ticks([1200, 150e3])      # up to 3: 1 and 3
+        lo, hi, ticks = select.log_ticks([1200, 150e3])      # up to 3: 1 and 3
         self.assertEqual((lo, hi, ticks), (1e3, 300e3, [1e3, 3e3, 10e3, 30e3,
                                                         100e3, 300e3]))
-        lo, hi, ticks = mp.log_ticks([500, 900e3])       # more: decades only
+        lo, hi, ticks = select.log_ticks([500, 900e3])       # more: decades only
         self.assertEqual((lo, hi), (100, 1e6))
         self.assertEqual(ticks, [100, 1e3, 10e3, 100e3, 1e6])
 
@@ -1290,10 +1292,10 @@ class TestEdgeCases(unittest.TestCase):
         self.assertEqual(" ".join(lines), footer)
 
     def test_spans_decade(self):
-        self.assertFalse(mp.spans_decade(["100", "1000"]))
-        self.assertTrue(mp.spans_decade(["100", "", "1000.5"]))
-        self.assertFalse(mp.spans_decade(["0", "5000"]))     # 0: no log axis
-        self.assertFalse(mp.spans_decade([]))
+        self.assertFalse(select.spans_decade(["100", "1000"]))
+        self.assertTrue(select.spans_decade(["100", "", "1000.5"]))
+        self.assertFalse(select.spans_decade(["0", "5000"]))     # 0: no log axis
+        self.assertFalse(select.spans_decade([]))
 
     def test_steal_without_steal_samples_is_skipped(self):
         """A run from before host-steal.txt: no steal plot, the others
