@@ -88,7 +88,7 @@ LOCK_MEDS = ["lock_contentions", "lock_waittime_avg_us", "lock_waittime_max_us",
 
 def lockstat(sel, warn):
     run = sel.run
-    cls = run.lock_class
+    cls = run.rd.lock_class
     rows = [r for r in run.tidy("lockstat.csv", LOCK_COLS) if sel.known(r)]
     if any(r["class"] == cls for r in rows):
         rows = [r for r in rows if r["class"] == cls]
@@ -148,13 +148,13 @@ def most_contended(sel, hist):
     cont = {}
     if run.has("medians.csv"):
         for r in sel.medians(["lock_contentions"]):
-            if (r["variant"] == run.baseline and int(r["cpus"]) == cpus
+            if (r["variant"] == run.rd.baseline and int(r["cpus"]) == cpus
                     and r["point"] in have):
                 cont[r["point"]] = float(r["median"])
     if cont:
         pid = max(cont, key=lambda p: (cont[p], -sel.porder[p]))
-        why = (f"the most vCPUs, and the point with the most {run.lock_class} "
-               f"contentions there ({run.baseline}: median {cont[pid]:g})")
+        why = (f"the most vCPUs, and the point with the most {run.rd.lock_class} "
+               f"contentions there ({run.rd.baseline}: median {cont[pid]:g})")
     else:
         pid = min(have, key=lambda p: (run.point(p).get("read_pct", 100),
                                        sel.porder[p]))

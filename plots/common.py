@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the plot driver and the report share: one run directory (its
-manifest as analysis.rundir reads it, tidy/*.csv, see analysis/TIDY.md),
-the setup line, and one-line errors.  Only the standard library (and
+"""What the plot builders and the report share: one run directory (its
+manifest as analysis.rundir reads it, tidy/*.csv, see analysis/TIDY.md)
+and one-line errors.  Only the standard library (and
 analysis modules that use nothing else): selecting rows needs no pandas.
 """
 
@@ -72,16 +72,13 @@ def point_dict(point):
             if v is not None}
 
 
-def span(values):
-    """[5, 6, 6] -> '5-6', [6, 6] -> '6'."""
-    lo, hi = min(values), max(values)
-    return str(lo) if lo == hi else f"{lo}-{hi}"
-
-
 class Run:
-    """One results directory for the plots and the report: the campaign as
-    analysis.rundir reads it (the one reader of manifest.json), with the
-    variants baseline first and the points as dicts, and the tidy files."""
+    """One results directory as the plots and report.html see it: `rd`,
+    its analysis.rundir.RunDir (the one reader of manifest.json: the
+    campaign, its defaults and checks, the point labels, the setup line),
+    and only what drawing adds to it: the tidy files (read with one-line
+    errors, cached), the variants baseline first (the order of colours),
+    the points as dicts, the analysed boots, and names gnuplot can take."""
 
     def __init__(self, path):
         self.dir = os.path.abspath(path)
@@ -92,39 +89,26 @@ class Run:
             raise PlotsError(f"{path}: no tidy/ (run ./run.sh analyze {path} first)")
         self._cache = {}
         try:
-            self.rundir = rundir.load(self.dir)
+            self.rd = rundir.load(self.dir)
         except ParseError as e:
             raise PlotsError(str(e)) from None
-        self._from_rundir(self.rundir)
-
-    def _from_rundir(self, rd):
-        path = os.path.join(self.dir, "manifest.json")
-        self.name = str(rd.name)
-        self.baseline = str(rd.baseline)
-        self.variants = list(rd.variants)
-        self.points = [point_dict(p) for p in rd.points]
-        self.primary_metric = rd.primary_metric
-        self.lock_class = rd.lock_class
-        self.margin = rd.margin
-        self.host = rd.host
-        self.host_cores = rd.host_cores
-        self.accel = rd.accel
-        self.builds = rd.builds
-        self.cells = rd.cells
-        if self.baseline not in self.variants:
-            raise PlotsError(f"{path}: baseline {self.baseline!r} is not one "
+        manifest = os.path.join(self.dir, "manifest.json")
+        baseline = str(self.rd.baseline)
+        if baseline not in self.rd.variants:
+            raise PlotsError(f"{manifest}: baseline {baseline!r} is not one "
                              "of campaign.variants")
         # baseline first, the others in manifest order
-        self.variants.remove(self.baseline)
-        self.variants.insert(0, self.baseline)
+        self.variants = [baseline] + [v for v in self.rd.variants
+                                      if v != baseline]
+        self.points = [point_dict(p) for p in self.rd.points]
         # what gnuplot is given as words
         for v in self.variants:
             if not TOKEN.match(v):
-                raise PlotsError(f"{path}: variant name {v!r}: use letters, "
+                raise PlotsError(f"{manifest}: variant name {v!r}: use letters, "
                                  "digits and _.+:@~- only")
         for p in self.points:
             if not TOKEN.match(p["id"]):
-                raise PlotsError(f"{path}: point id {p['id']!r}: use "
+                raise PlotsError(f"{manifest}: point id {p['id']!r}: use "
                                  "letters, digits and _.+:@~- only")
 
     def tidy(self, name, required=()):
@@ -143,7 +127,7 @@ class Run:
     def point_label(self, pid):
         """'p1: 95% reads, 8 mailboxes, 10% misses' (rundir.point_label,
         its long form: a plot title has room for words)."""
-        return self.rundir.point_label(pid, long=True)
+        return self.rd.point_label(pid, long=True)
 
     def done_cells(self):
         """(variant, cpus, oversubscribed) of each boot that was analysed:
@@ -155,60 +139,26 @@ class Run:
                     out.append((r["variant"], to_int(r["cpus"], "cells.csv cpus"),
                                 r.get("oversubscribed") == "1"))
         else:
-            for c in self.cells:
+            for c in self.rd.cells:
                 if c.state == "done":
                     out.append((c.variant, c.cpus, c.oversubscribed))
         return out
 
-    def cpus(self):
-        """vCPU counts with at least one analysed boot, ascending."""
-        return sorted({c for _, c, _ in self.done_cells()})
-
     def oversubscribed(self):
         return sorted({c for _, c, o in self.done_cells() if o})
 
-    def facts(self, cpus=None):
-        """rundir.setup_facts() of the analysed boots (those at these vCPU
-        counts when cpus is given)."""
-        return rundir.setup_facts(self.rundir, [
-            c for c in self.done_cells() if cpus is None or c[1] in cpus])
+    def boots(self, cpus=None):
+        """done_cells() at these vCPU counts (all when cpus is None)."""
+        return [c for c in self.done_cells() if cpus is None or c[1] in cpus]
 
-    def kernel_versions(self, facts=None):
-        kernels = (facts or self.facts())["kernels"]
-        vs = {v: kernels.get(v, "") for v in self.variants}
-        known = {x for x in vs.values() if x}
-        if not known:
-            return "Linux (version not recorded)"
-        if len(known) == 1:
-            return "Linux " + known.pop()
-        return "Linux " + ", ".join(f"{v} {x or '?'}" for v, x in vs.items())
-
-    def guests(self, facts=None):
-        """What booted the analysed boots' arches, as the campaign recorded
-        it (manifest host.qemu_guests: 'qemu-system-aarch64 -M virt,
-        cortex-a57'), by arch; [] for an older manifest."""
-        f = facts or self.facts()
-        return [f["guests"][a] for a in f["archs"] if a in f["guests"]]
+    def guests(self):
+        """rundir.guests() of the analysed boots."""
+        return rundir.guests(rundir.setup_facts(self.rd, self.boots()))
 
     def setup_line(self, cpus=None):
-        """The footer: 'QEMU TCG emulation, 1, 2, 4 vCPUs on 2 host cores,
-        n=6 boots per variant, Linux 6.1.192' (+ oversubscribed), from
-        rundir.setup_facts(), as summary.md's setup."""
-        f = self.facts(cpus)
-        how = ("QEMU TCG emulation" if f["accel"] == "TCG"
-               else f"QEMU {f['accel']}")
-        guests = self.guests(f)
-        if guests:  # the QEMU binaries: the footer has no room for more
-            how += f" ({', '.join(g.split()[0] for g in guests)})"
-        boots = f["boots"].values()
-        line = (f"{how}, {', '.join(map(str, f['cpus'])) or '?'} vCPUs on "
-                f"{f['cores']} host cores, "
-                f"n={span(boots) if boots else 0} boots per "
-                f"variant, {self.kernel_versions(f)}")
-        if f["over_cpus"]:
-            line += (f", oversubscribed (*): {', '.join(map(str, f['over_cpus']))} "
-                     "vCPUs > host cores")
-        return line
+        """rundir.setup_line() of the analysed boots (those at these vCPU
+        counts when cpus is given), the kernels in the plots' order."""
+        return rundir.setup_line(self.rd, self.boots(cpus), self.variants)
 
 
 class OneLineParser(argparse.ArgumentParser):

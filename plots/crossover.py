@@ -56,7 +56,7 @@ def crossover(sel, warn):
         raise NotApplicable("the campaign's points vary over "
                             f"{' and '.join(vary) or 'none'} of {', '.join(GRID_KEYS)}, "
                             "not two")
-    metric = run.primary_metric
+    metric = run.rd.primary_metric
     rows = [r for r in compared_rows(run, CROSS_COLS)
             if r["metric"] == metric and sel.known(r) and r["baseline"] in sel.vorder
             and (r.get("role") or "").strip() != "control"]

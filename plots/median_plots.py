@@ -13,7 +13,7 @@ from plots.select import (MED_COLS, VERDICT_COLS, Plot, Skip, log_note,
 
 def latency(sel, warn):
     run = sel.run
-    stat = "median" if run.primary_metric.endswith("_lat_median_ns") else "mean"
+    stat = "median" if run.rd.primary_metric.endswith("_lat_median_ns") else "mean"
     metrics = [f"lookup_lat_{stat}_ns", f"write_lat_{stat}_ns"]
     rows = sel.medians(metrics)
     if not rows:

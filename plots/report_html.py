@@ -89,7 +89,7 @@ def load_verdicts(run):
     if not run.has("comparisons.csv"):
         return None, []
     src, rows = "tidy/comparisons.csv", run.tidy("comparisons.csv", NEEDED)
-    order = [run.primary_metric] + [m for m in METRIC_ORDER if m != run.primary_metric]
+    order = [run.rd.primary_metric] + [m for m in METRIC_ORDER if m != run.rd.primary_metric]
     vorder = {v: i for i, v in enumerate(run.variants)}
     porder = {p["id"]: i for i, p in enumerate(run.points)}
 
@@ -164,8 +164,8 @@ def title_of(run, table_rows):
     baselines: "NAME: after vs before, rcu vs after"."""
     pairs = list(dict.fromkeys(r["comparison"] for r in table_rows))
     if len({p.split(" vs ")[1] for p in pairs}) > 1:
-        return f"{run.name}: {', '.join(pairs)}"
-    return f"{run.name}: {', '.join(run.variants[1:]) or run.baseline} vs {run.baseline}"
+        return f"{run.rd.name}: {', '.join(pairs)}"
+    return f"{run.rd.name}: {', '.join(run.variants[1:]) or run.rd.baseline} vs {run.rd.baseline}"
 
 
 def kernel_notes(run):
@@ -212,15 +212,15 @@ OBS_NOTE = ("Ratio of ratios = the ratio without lock statistics / the ratio "
 
 
 def setup_paragraph(run):
-    host, extra = run.host, []
+    host, extra = run.rd.host, []
     if host.get("cpu_model"):
         extra.append(f"host CPU {host['cpu_model']}")
     if host.get("qemu_version"):
         extra.append(f"QEMU {host['qemu_version']}")
     if run.guests():
         extra.append("guests: " + "; ".join(run.guests()))
-    margin = f"; non-inferiority margin {run.margin:.0%}"
-    return (f"{run.setup_line()}. Campaign {run.name}: baseline {run.baseline}, "
+    margin = f"; non-inferiority margin {run.rd.margin:.0%}"
+    return (f"{run.setup_line()}. Campaign {run.rd.name}: baseline {run.rd.baseline}, "
             f"variants {', '.join(run.variants[1:]) or '(none)'}{margin}"
             f"{'; ' + ', '.join(extra) if extra else ''}. Absolute times are "
             "emulation times: only the ratio between variants measured side "
@@ -272,7 +272,7 @@ def split_primary(run, table):
     if any(r["role"] for r in table.rows):
         prim = [r for r in table.rows if r["role"] == "primary"]
     else:
-        prim = [r for r in table.rows if r["metric"] == run.primary_metric]
+        prim = [r for r in table.rows if r["metric"] == run.rd.primary_metric]
     return prim, [r for r in table.rows if r not in prim]
 
 
@@ -296,7 +296,7 @@ def write_html(run, path, src, table, plots, probs):
          f"<h1>{e(title)}</h1>"]
     h += [f'<p class="answer"><b>{e(a)}</b></p>' for a in read_text(run, "answer.txt")]
     if table.rows:
-        h.append(f"<h2>Verdict: {e(run.primary_metric or 'all metrics')}</h2>")
+        h.append(f"<h2>Verdict: {e(run.rd.primary_metric or 'all metrics')}</h2>")
         h.append(html_table(table, primary or table.rows, not primary))
         if primary and others:
             h.append(f"<details><summary>All other metrics ({len(others)} rows)</summary>")
@@ -369,7 +369,7 @@ def write_md(run, path, src, table, plots, probs):
     for a in read_text(run, "answer.txt"):
         m += [f"**{a}**", ""]
     if table.rows:
-        m += [f"## Verdict: {run.primary_metric or 'all metrics'}", "",
+        m += [f"## Verdict: {run.rd.primary_metric or 'all metrics'}", "",
               md_table(table, primary or table.rows, not primary), ""]
         if primary and others:
             m += ["## Other metrics", "", md_table(table, others), ""]

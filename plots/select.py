@@ -75,7 +75,7 @@ class Selector:
              "points": " ".join(points),
              "oversub": " ".join(map(str, over)),
              "footer": self.run.setup_line(set(cpus)),
-             "lockname": self.run.lock_class}
+             "lockname": self.run.rd.lock_class}
         for i, pid in enumerate(points, 1):
             v[f"plabel{i}"] = self.run.point_label(pid)
             p = self.run.point(pid)
@@ -188,7 +188,7 @@ def verdict_labels(sel, rows, panel):
         else:
             first[at][2] += 1
         ak, y, n = first[at]
-        who = (r["variant"] if r["baseline"] == sel.run.baseline
+        who = (r["variant"] if r["baseline"] == sel.run.rd.baseline
                else f"{r['variant']} vs {r['baseline']}")
         v[f"vl{i}"] = f"{at[0]} {r['cpus']} {k} {n} {count[at]} {y}"
         v[f"vt{i}"] = f"{who}: {r['verdict'].strip()}"
