@@ -63,8 +63,8 @@ STEAL_FLAG_PCT = 10.0
 #: paragraph names the primary metric with it)
 PLAIN = {
     "throughput_ops_s": "operations per second",
-    "throughput_run": "operations per second that the vCPUs were on a "
-                      "host core: the host's steal divided out",
+    "throughput_run": "operations per second the vCPUs were on a host "
+                      "core, the host's steal divided out",
     "throughput_ref": "operations per unit of host speed (the module's "
                       "probe)",
 }

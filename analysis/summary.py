@@ -471,11 +471,11 @@ def regime(labels, think):
 
 
 def metric_words(metric):
-    """A metric's name, with what it is in words where the name does not
-    say it (metrics.PLAIN)."""
+    """A metric's name and the separator before the ratio, with what it
+    is in words where the name does not say it (metrics.PLAIN)."""
     plain = metrics.PLAIN.get(metric)
-    return f"{metric}: {plain}" if plain and metric != "throughput_ops_s" \
-        else metric
+    return f"{metric} = {plain}; " if plain and metric != "throughput_ops_s" \
+        else f"{metric}, "
 
 
 def answer_text(comps, f, th, primary):
@@ -529,7 +529,7 @@ def answer_text(comps, f, th, primary):
         head = (f"A/A calibration only, {v} ({b} booted a second time) "
                 f"against {b}" if control_only else f"Answer for {v} against {b}")
         paras.append(
-            f"{head} ({metric_words(primary)}, ratio "
+            f"{head} ({metric_words(primary)}ratio "
             f"{v}/{b} [{pct_s(th.confidence)}% CI], margin "
             f"{100 * th.margin:g}%): " + "; ".join(clauses) + ". "
             f"Regime: {regime(pts, f['think_ns'])}. Setup: QEMU "
