@@ -57,37 +57,6 @@ py() {
 	PYTHONPATH=$LB_ROOT exec "$LB_PY" "$@"
 }
 
-# report: the analysis (comparisons, summary.md), then the plots step as a
-# command of its own (analysis/ never imports plots/), unless --no-plots.
-# DIR is the one operand: the words after analysis/report.py's options
-# that take a value (--baseline, --margin, --seed, --resamples, or a
-# prefix argparse accepts) are skipped; tests/unit/test_run_report.py
-# keeps this list in step with the parser.
-report() {
-	local a args=() dir='' plots=1 skip=''
-	for a in "$@"; do
-		if [ -n "$skip" ]; then
-			skip=''
-		else
-			case $a in
-			--n*)
-				plots=''
-				continue
-				;;
-			-h | --help) plots='' ;;
-			--*=*) ;;
-			--b* | --m* | --s* | --r*) skip=1 ;;
-			-*) ;;
-			*) dir=$a ;;
-			esac
-		fi
-		args+=("$a")
-	done
-	# a subshell: py execs, and the plots must wait for its status
-	(py -m analysis.report "${args[@]}") || exit
-	[ -z "$plots" ] || py -m plots "$dir"
-}
-
 cmd=${1:-all}
 [ $# -eq 0 ] || shift
 case $cmd in
@@ -132,7 +101,7 @@ analyze)
 	py -m analysis.analyze "$@"
 	;;
 report)
-	report "$@"
+	py -m plots.report "$@"
 	;;
 lockstat)
 	py -m analysis.lockstat_cli "$@"

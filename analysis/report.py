@@ -63,8 +63,8 @@ def make_parser():
         "when DIR/tidy is missing or older than the raw files. Under QEMU "
         "TCG absolute times are emulation times: the ratio is the result.",
         epilog="Bad input: one line on stderr, exit status 2. ./run.sh "
-        "report DIR runs this, then the plots and report.html (python3 -m "
-        "plots DIR) unless given --no-plots.")
+        "report DIR (python3 -m plots.report) runs this, then the plots "
+        "and report.html (python3 -m plots DIR) unless given --no-plots.")
     p.add_argument("dir", metavar="DIR", help="a results/<name>-<stamp> "
                    "directory")
     p.add_argument("--baseline", metavar="V", default=None,
@@ -181,7 +181,9 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     return md, warnings
 
 
-def _run(args):
+def run(args):
+    """The analysis's part of ./run.sh report (plots/report.py runs it,
+    then the plots)."""
     th = stats.Thresholds().with_(seed=args.seed, resamples=args.resamples)
     md, warnings = report(args.dir, args.baseline, args.margin, th,
                           run_dir=_short_path(args.dir))
@@ -193,7 +195,7 @@ def _run(args):
 
 
 def main(argv=None):
-    return run_cli(PROG, make_parser(), argv, _run)
+    return run_cli(PROG, make_parser(), argv, run)
 
 
 if __name__ == "__main__":

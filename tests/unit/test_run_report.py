@@ -1,19 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-"""./run.sh report: the analysis, then the plots step as a command of its
-own; analysis/ never imports plots/; --no-plots, exit codes and one-line
+"""./run.sh report (plots/report.py): the analysis, then the plots step;
+analysis/ never imports plots/; --no-plots, exit codes and one-line
 errors of either step come through."""
 
 import ast
 import glob
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 import unittest
-from fnmatch import fnmatchcase
 
-from analysis import analyze, report
+from analysis import analyze
 from tests.unit import synth
 from tests.unit.helpers import run_main
 
@@ -40,26 +38,6 @@ class Layering(unittest.TestCase):
                 for n in names:
                     self.assertFalse(n == "plots" or n.startswith("plots."),
                                      f"{path}: imports {n}")
-
-
-class OperandParsing(unittest.TestCase):
-    """run.sh finds DIR past the options that take a value: its patterns
-    must cover every such option of analysis/report.py, and no flag."""
-
-    def patterns(self):
-        with open(os.path.join(ROOT, "run.sh"), encoding="utf-8") as f:
-            text = f.read()
-        m = re.search(r"^\t\t\t(--b\*.*)\) skip=1 ;;$", text, re.M)
-        self.assertIsNotNone(m, "run.sh: no skip=1 case in report()")
-        return [p.strip() for p in m.group(1).split("|")]
-
-    def test_value_options_match_flags_do_not(self):
-        pats = self.patterns()
-        for a in report.make_parser()._actions:
-            for opt in (o for o in a.option_strings if o.startswith("--")):
-                takes = a.nargs is None
-                hit = any(fnmatchcase(opt, p) for p in pats)
-                self.assertEqual(hit, takes, f"{opt}: run.sh patterns {pats}")
 
 
 class RunReport(unittest.TestCase):
