@@ -13,7 +13,14 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
 
 
-class ParseError(ValueError):
+class CliError(Exception):
+    """An error a command reports on one line of stderr ("prog: message")
+    and exits with exit_code (run_cli): the one error base of every
+    command in analysis/ and plots/."""
+    exit_code = EXIT_BAD_INPUT
+
+
+class ParseError(CliError, ValueError):
     """A file does not have the expected format.
 
     str() gives "FILE:LINE: what is wrong" (":LINE" left out when the
@@ -30,7 +37,7 @@ class ParseError(ValueError):
         return f"{where}: {self.message}"
 
 
-class UsageError(Exception):
+class UsageError(CliError):
     """Bad command-line usage; main() prints it on one line, exit 2."""
 
 
@@ -172,20 +179,21 @@ def split_lines(text, path, limit=MAX_LINE_CHARS, sep=None):
 def run_cli(prog, parser, argv, body):
     """Parse argv with parser and call body(args) -> int.
 
-    ParseError and UsageError become "prog: message" on stderr and exit 2;
-    --help returns 0. body may raise them freely."""
+    A CliError (ParseError, UsageError, plots' PlotsError) becomes
+    "prog: message" on stderr and its exit_code (2 for bad input); --help
+    returns 0. body may raise them freely."""
     try:
         args = parser.parse_args(argv)
-    except UsageError as e:
+    except CliError as e:
         print(f"{prog}: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return e.exit_code
     except SystemExit as e:  # --help, --version
         return e.code if isinstance(e.code, int) else EXIT_OK
     try:
         return body(args)
-    except (ParseError, UsageError) as e:
+    except CliError as e:
         print(f"{prog}: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return e.exit_code
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130

@@ -5,18 +5,14 @@ and one-line errors.  Only the standard library (and
 analysis modules that use nothing else): selecting rows needs no pandas.
 """
 
-import argparse
 import csv
 import dataclasses
 import os
 import re
-import sys
 
 from analysis import rundir
-from analysis.common import ParseError
+from analysis.common import EXIT_BAD_INPUT, CliError, ParseError
 
-EXIT_OK = 0
-EXIT_BAD_INPUT = 2
 EXIT_NO_TOOL = 3
 
 # Names that go into gnuplot word lists must be plain tokens ("~": an A/A
@@ -24,8 +20,9 @@ EXIT_NO_TOOL = 3
 TOKEN = re.compile(r"^[A-Za-z0-9_.+:@~-]+$")
 
 
-class PlotsError(Exception):
-    """Bad input: main() prints it on one line and exits with exit_code."""
+class PlotsError(CliError):
+    """Bad input: run_cli (analysis.common) prints it on one line and
+    exits with exit_code."""
     exit_code = EXIT_BAD_INPUT
 
 
@@ -161,22 +158,3 @@ class Run:
         return rundir.setup_line(self.rd, self.boots(cpus), self.variants)
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is a PlotsError (one line, exit 2)."""
-
-    def error(self, message):
-        raise PlotsError(message)
-
-
-def run_cli(prog, parser, argv, body):
-    """Parse argv with a OneLineParser, call body(args) -> int; a
-    PlotsError becomes "prog: message" on stderr and its exit code."""
-    try:
-        try:
-            args = parser.parse_args(argv)
-        except SystemExit as e:  # --help
-            return e.code if isinstance(e.code, int) else EXIT_OK
-        return body(args)
-    except PlotsError as e:
-        print(f"{prog}: {e}", file=sys.stderr)
-        return e.exit_code

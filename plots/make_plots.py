@@ -26,8 +26,8 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from plots.boot_plots import cdf, lockstat, steal  # noqa: E402
-from plots.common import (EXIT_OK, MissingTool, OneLineParser, PlotsError,  # noqa: E402
-                          Run, gp_quote, run_cli)
+from analysis.common import EXIT_OK, OneLineParser, run_cli  # noqa: E402
+from plots.common import MissingTool, PlotsError, Run, gp_quote  # noqa: E402
 from plots.crossover import crossover  # noqa: E402
 from plots.median_plots import fairness, latency, starvation, throughput  # noqa: E402
 from plots.select import NotApplicable, Selector, Skip  # noqa: E402

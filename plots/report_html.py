@@ -25,7 +25,8 @@ import sys
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from plots.common import EXIT_OK, OneLineParser, PlotsError, Run, run_cli  # noqa: E402
+from analysis.common import EXIT_OK, OneLineParser, run_cli  # noqa: E402
+from plots.common import PlotsError, Run  # noqa: E402
 from plots.report_content import (OBS_HEAD, OBS_NOTE, Table, kernel_notes,  # noqa: E402
                                   load_plots, load_verdicts, observer_rows,
                                   problems, read_text, setup_paragraph,
