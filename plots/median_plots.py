@@ -43,25 +43,42 @@ def latency(sel, warn):
                 v, data)
 
 
+#: what the throughput plot says of each throughput metric
+THROUGHPUT_WORDS = {
+    "throughput_ops_s": "Operations per second of all benchmark threads "
+                        "together",
+    "throughput_run": "Operations per second that the vCPUs were on a host "
+                      "core (raw throughput / (1 - host steal)), all "
+                      "benchmark threads together",
+    "throughput_ref": "Operations per 1000 times of the host-speed probe, "
+                      "all benchmark threads together",
+}
+
+
 def throughput(sel, warn):
-    rows = sel.medians(["throughput_ops_s"])
+    # the campaign's answer where it is a throughput (throughput_run in
+    # the default campaign), raw throughput otherwise
+    metric = sel.run.rd.primary_metric
+    if metric not in THROUGHPUT_WORDS or not sel.medians([metric]):
+        metric = "throughput_ops_s"
+    rows = sel.medians([metric])
     if not rows:
         raise Skip("medians.csv has no throughput_ops_s rows")
     rows.sort(key=sel.key("point", "variant", "cpus"))
     v, points, cpus = sel.common(rows)
     v["logpanels"] = log_panels(rows, lambda r: r["point"])
+    v["metric"] = metric
     data = [sel.write("throughput", rows, MED_COLS)]
-    verdicts = verdict_rows(sel, ["throughput_ops_s"], set(cpus), warn)
+    verdicts = verdict_rows(sel, [metric], set(cpus), warn)
     if verdicts:
         v.update(verdict_labels(sel, verdicts, lambda r: r["point"]))
         data.append(sel.write("throughput-verdicts", verdicts, VERDICT_COLS))
     return Plot("throughput", wide(len(points), 450),
                 "Throughput vs vCPUs",
-                "Operations per second of all benchmark threads together per "
-                "workload point: the median over boots (medians.csv "
-                "throughput_ops_s), bars: its 95% CI"
+                f"{THROUGHPUT_WORDS[metric]} per workload point: the median "
+                f"over boots (medians.csv {metric}), bars: its 95% CI"
                 f"{log_note(v)}; beside each compared variant's point, its "
-                "verdict on throughput_ops_s. Higher is better.",
+                f"verdict on {metric}. Higher is better.",
                 v, data)
 
 

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Throughput vs vCPUs: a panel per workload point, a line per kernel
-# variant: the median over boots of throughput_ops_s (all benchmark
+# variant: the median over boots of the throughput metric (all benchmark
 # threads together), bars = its 95% CI.  Beside each compared variant's
-# point, its verdict on throughput_ops_s (e.g. "after: no harm").
+# point, its verdict on that metric (e.g. "after: no harm").
 #
 # Usage: gnuplot -e "infile='DIR/plots/data/throughput.csv'; \
 #            variants='before after'; points='p1 p2'; cpuslist='1 2 4'" \
@@ -12,6 +12,8 @@
 #   metric, median, ci_lo, ci_hi), the rows of a line next to each other.
 #   plabel1, plabel2, ...: panel titles of the points (default: the id).
 #   logpanels: the points whose panel has a log y axis (default none).
+#   metric: which throughput (default throughput_ops_s; throughput_run:
+#   per second the vCPUs were on a host core).
 #   nvl, vl1, vt1, ...: the verdict labels (plots/style.gp; PANEL = point).
 #   Common variables: plots/style.gp.
 
@@ -23,10 +25,11 @@ if (!exists("points") || !exists("cpuslist")) {
 	exit status 2
 }
 if (!exists("logpanels")) logpanels = ""
+if (!exists("metric")) metric = "throughput_ops_s"
 np = words(points)
 plabel(p) = exists(sprintf("plabel%d", p)) ? value(sprintf("plabel%d", p)) : word(points, p)
 sel(k, p) = strcol("variant") eq word(variants, k) && strcol("point") eq word(points, p) \
-	&& strcol("metric") eq "throughput_ops_s"
+	&& strcol("metric") eq metric
 col(k, p, name) = sel(k, p) ? column(name) : NaN
 
 # verdict labels need room right of the last vCPU count
@@ -70,7 +73,7 @@ do for [fmt in formats] {
 		set title plabel(p) font fitfont(strlen(plabel(p)), panelw(np, L, R, SP), basefont(fmt))
 		lg = hasword(logpanels, word(points, p))
 		if (lg) { eval logy_on } else { eval logy_off }
-		set ylabel loglabel("throughput (ops/s, all threads)", lg) offset screen logloff(lg), 0
+		set ylabel loglabel(metric eq "throughput_run" ? "throughput (ops per running s, all threads)" : "throughput (ops/s, all threads)", lg) offset screen logloff(lg), 0
 		set format y (lg ? logfmt : "%.1s%c")
 		if (nvl > 0) { vy0 = ylo[p]; vy1 = yhi[p]; vlog = lg }
 		do for [i=1:nvl] { if (vl(i, 1) eq word(points, p)) { eval verdict_cmd(i) } }
