@@ -306,10 +306,15 @@ def _own_threads(rows, samples, th):
                     f"{len(v)} boots): the variant may have kept its own "
                     f"vCPUs off the host")
         else:
-            # log(exp(x)) = x: the shift and its CI are differences in
-            # points of a core
-            d, lo, hi = (float(x[0]) for x in stats.shift_ci_many(
-                np.exp(b)[None], np.exp(v)[None], th.confidence))
+            # log(exp(x - c)) = x - c: the shift and its CI are
+            # differences in points of a core (c keeps exp finite; a
+            # file's absurd values give inf or nan, and nan withholds)
+            c = float(np.median(np.concatenate([b, v])))
+            with np.errstate(over="ignore", divide="ignore",
+                             invalid="ignore"):
+                d, lo, hi = (float(x[0]) for x in stats.shift_ci_many(
+                    np.exp(b - c)[None], np.exp(v - c)[None],
+                    th.confidence))
             if hi <= OWN_TOLERANCE_PCT:
                 continue
             note = (f"the variant's own QEMU threads ran {d:+.2f} "

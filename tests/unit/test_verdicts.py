@@ -208,6 +208,16 @@ class RunTwin(unittest.TestCase):
         self.assertEqual(r["verdict"], "withheld (steal)")
         self.assertIn("qemu_other_pct not measured", r["warnings"])
 
+    def test_absurd_own_thread_values_withhold_without_error(self):
+        rng = np.random.default_rng(3)
+        g = {("before", "throughput_run"): boots(100, 8, 0.01, 1),
+             ("after", "throughput_run"): boots(100, 8, 0.01, 2),
+             ("before", "qemu_other_pct"): rng.uniform(0.3, 0.6, 8),
+             ("after", "qemu_other_pct"): [1e6] * 8}
+        comps = verdicts.comparisons_table(frame(g), PAIR, TH)
+        self.assertEqual(verdict_of(comps, "throughput_run")["verdict"],
+                         "withheld (steal)")
+
     def test_harm_stands_whatever_the_own_threads(self):
         comps = self.run_case(80, 5)
         self.assertEqual(verdict_of(comps, "throughput_run")["verdict"],
