@@ -576,8 +576,7 @@ def _commit_msg_metric(w, comps, metric, thresholds, pct):
         out.append("")
         what = (" (divided by the host speed the module measured during "
                 "each run; probe = the probe's own ratio)" if ref else
-                " (per second the vCPUs were on a host core: the host's "
-                "steal divided out)"
+                f" ({metrics.PLAIN[metric]})"
                 if metric in verdicts.RUN_TWIN.values() else "")
         out += w.wrap(f"{metric}{what}, {variant}/{baseline}: ratio "
                       f"[{pct}% CI], p, verdict at a "

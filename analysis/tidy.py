@@ -11,8 +11,8 @@ absent, never zeros.
 
 import csv
 import math
-import re
 import os
+import re
 from dataclasses import dataclass, field
 
 from analysis import bench_results, lockstat, perf_lock, perf_stat

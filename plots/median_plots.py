@@ -5,6 +5,7 @@ points), the writer's tail against the share of reads (starvation), and
 the fairness between threads.
 """
 
+from analysis import metrics
 from plots.common import to_int
 from plots.select import (MED_COLS, VERDICT_COLS, Plot, Skip, log_note,
                           log_panels, spans_decade, verdict_labels,
@@ -43,23 +44,12 @@ def latency(sel, warn):
                 v, data)
 
 
-#: what the throughput plot says of each throughput metric
-THROUGHPUT_WORDS = {
-    "throughput_ops_s": "Operations per second of all benchmark threads "
-                        "together",
-    "throughput_run": "Operations per second that the vCPUs were on a host "
-                      "core (raw throughput / (1 - host steal)), all "
-                      "benchmark threads together",
-    "throughput_ref": "Operations per 1000 times of the host-speed probe, "
-                      "all benchmark threads together",
-}
-
-
 def throughput(sel, warn):
     # the campaign's answer where it is a throughput (throughput_run in
     # the default campaign), raw throughput otherwise
     metric = sel.run.rd.primary_metric
-    if metric not in THROUGHPUT_WORDS or not sel.medians([metric]):
+    if not metric.startswith("throughput_") or metric not in metrics.PLAIN \
+            or not sel.medians([metric]):
         metric = "throughput_ops_s"
     rows = sel.medians([metric])
     if not rows:
@@ -75,7 +65,8 @@ def throughput(sel, warn):
         data.append(sel.write("throughput-verdicts", verdicts, VERDICT_COLS))
     return Plot("throughput", wide(len(points), 450),
                 "Throughput vs vCPUs",
-                f"{THROUGHPUT_WORDS[metric]} per workload point: the median "
+                f"{metrics.PLAIN[metric][:1].upper()}{metrics.PLAIN[metric][1:]}, all benchmark "
+                f"threads together, per workload point: the median "
                 f"over boots (medians.csv {metric}), bars: its 95% CI"
                 f"{log_note(v)}; beside each compared variant's point, its "
                 f"verdict on {metric}. Higher is better.",
