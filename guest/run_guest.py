@@ -51,6 +51,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import job as jobmod  # noqa: E402
 from collect import NOSPACE, collect, point_needs, write_all  # noqa: E402
+import dirlock  # noqa: E402
 import judge  # noqa: E402
 from judge import EXIT, RunError, split_lines  # noqa: E402
 from vcpu import apply_pin, note_run_mark, parse_pin, pin_line, write_steal  # noqa: E402
@@ -421,6 +422,9 @@ def _run_job(args, art, job, scratch):
     lockdep_silence = min(silence, extra + 2 * longest)
     out = args.out
     os.makedirs(out, exist_ok=True)
+    # Held until this runner exits (dirlock: a resume waits for it).
+    if dirlock.hold(out) is None:
+        raise RunError(2, f"run directory {out} is in use by another runner")
     if os.listdir(out):
         raise RunError(2, f"run directory {out} is not empty")
     with open(os.path.join(out, "job.conf"), "w") as f:

@@ -49,6 +49,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "guest"))
 import campaign_file  # noqa: E402
 import campaign_hosts  # noqa: E402
+import dirlock  # noqa: E402
 import run_guest  # noqa: E402
 import judge  # noqa: E402
 import vcpu  # noqa: E402
@@ -229,6 +230,21 @@ def keep_aside(path):
         n += 1
     os.rename(path, f"{path}.partial-{n}")
     return f"{path}.partial-{n}"
+
+
+def set_aside_unfinished(tmp, wait_s=dirlock.RUNNER_END_S):
+    """Move a killed campaign's unfinished cell TMP, with its runner's
+    log, to TMP.partial-N once its runner has ended (dirlock): a runner
+    still at work there would write into the cell started next at the
+    same path.  Returns the new path."""
+    if not dirlock.wait_free(tmp, wait_s):
+        raise campaign_file.CampaignError(
+            f"refusing to resume: the stopped campaign's runner is still at work in {tmp} "
+            f"after {wait_s:g} s (let it end, or stop it, then resume)")
+    kept = keep_aside(tmp)
+    with contextlib.suppress(FileNotFoundError):
+        os.replace(tmp + ".log", os.path.join(kept, "runner.log"))
+    return kept
 
 
 def read_meta(tmp):
@@ -545,7 +561,7 @@ def resume(args):
     for cell in man.data["cells"]:
         tmp = os.path.join(d, "cells", f".tmp-{cell['id']}")
         if os.path.isdir(tmp):  # a harness that was killed outright
-            keep_aside(tmp)
+            set_aside_unfinished(tmp)
         if cell["state"] == "running":
             cell["state"] = "interrupted"
     man.save()

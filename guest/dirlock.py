@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+"""One runner per run directory.
+
+A runner (guest/run_guest.py) holds an exclusive flock(2) on its --out
+directory from the moment it claims it until it exits; a campaign's
+--resume waits for that lock to be free before it moves a stopped
+campaign's unfinished cell aside and starts the cell again at the same
+path.
+
+Why: a runner outlives a campaign killed outright (SIGKILL) by seconds.
+It gets SIGTERM from the kernel (PR_SET_PDEATHSIG), stops its QEMU (up to
+5 s), collects what came back and writes meta.json, all by path.  A
+resume that moved its directory and started a new runner there before it
+ended had the old runner unlink the new QEMU's results stream, and the
+new cell lost its points with no other sign (CI, t-campaign, stop 23).
+"""
+import fcntl
+import os
+import time
+
+#: how long a resume waits for a stopped campaign's runner to end: its
+#: QEMU stop (5 s at most) and the collection of a results stream
+RUNNER_END_S = 30
+
+
+def hold(path):
+    """Lock directory path for as long as this process lives: the open
+    descriptor (never inherited: Python opens with O_CLOEXEC, so QEMU
+    does not keep it), or None when another process holds it."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def wait_free(path, timeout_s=RUNNER_END_S, poll_s=0.1):
+    """True once no process holds path's lock, waiting up to timeout_s
+    seconds; False while one still does then.  The lock is not kept: the
+    runner that held it has ended, and no runner takes a directory it did
+    not create empty (run_guest refuses a non-empty --out)."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(poll_s)
+    finally:
+        os.close(fd)
