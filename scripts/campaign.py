@@ -237,6 +237,9 @@ def set_aside_unfinished(tmp, wait_s=dirlock.RUNNER_END_S):
     log, to TMP.partial-N once its runner has ended (dirlock): a runner
     still at work there would write into the cell started next at the
     same path.  Returns the new path."""
+    if not dirlock.wait_free(tmp, 0):
+        print(f"campaign: waiting up to {wait_s:g} s for the stopped campaign's runner "
+              f"in {os.path.basename(tmp)} to end", file=sys.stderr, flush=True)
     if not dirlock.wait_free(tmp, wait_s):
         raise campaign_file.CampaignError(
             f"refusing to resume: the stopped campaign's runner is still at work in {tmp} "

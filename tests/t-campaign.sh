@@ -141,18 +141,36 @@ PY
 grep -q '^\*\*Answer for after against before (throughput_ops_s.*2 vCPUs: inconclusive (n<6) at all 2 points' "$out/smoke/summary.md"
 "$LB_PY" tests/check_report.py "$out/smoke"
 
-# 3. Killed outright mid-campaign, then resumed.
+# 3. Killed outright mid-campaign, its runners slow to end (stopped
+# across the kill, as on a loaded host), then resumed: the resume waits
+# for them before it starts their cells again at the same paths (else an
+# old runner unlinks the new cell's results stream: guest/dirlock.py).
 d=$out/killed
 "$LB_PY" scripts/campaign.py tests/campaigns/resume.toml --out "$d" --no-report >"$out/killed.log" 2>&1 &
 pid=$!
 wait_done "$d" 2
+runners=
+for _ in $(seq 100); do
+	runners=$(pgrep -f "run_guest.py .*--out $d/cells/" | tr '\n' ' ') && break
+	sleep 0.1
+done
+[ -n "$runners" ] || { echo "FAIL: killed: no runner of $d running after 2 cells"; exit 1; }
+# shellcheck disable=SC2086 # a list of pids
+kill -STOP $runners
 kill -KILL "$pid"
 wait "$pid" || true
-no_qemu_left "$d"
 before=$(cells_in "$d" "done")
 hashes "$d" >"$out/killed.before"
-./run.sh campaign --resume "$d" --no-report >"$out/killed-resume.log" 2>&1 ||
-	{ tail -n 20 "$out/killed-resume.log"; exit 1; }
+./run.sh campaign --resume "$d" --no-report >"$out/killed-resume.log" 2>&1 &
+rpid=$!
+sleep 2
+# shellcheck disable=SC2086
+kill -CONT $runners
+wait "$rpid" || { tail -n 20 "$out/killed-resume.log"; exit 1; }
+grep -q "^campaign: waiting up to 30 s for the stopped campaign's runner in .tmp-" \
+	"$out/killed-resume.log" ||
+	{ echo "FAIL: killed: the resume did not wait for the stopped runners"; exit 1; }
+no_qemu_left "$d"
 "$LB_PY" - "$d" "$before" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1] + "/manifest.json"))
