@@ -75,7 +75,8 @@ def check_hosts_file(path):
 # all a host needs of the harness (guest/run_guest.py checks variant
 # names with scripts/variant.py, which reads the arch table).
 RUNNER_FILES = ("guest/run_guest.py", "guest/judge.py", "guest/collect.py", "guest/vcpu.py",
-                "guest/job.py", "guest/init.sh", "scripts/variant.py", "scripts/arches.toml")
+                "guest/dirlock.py", "guest/job.py", "guest/init.sh", "scripts/variant.py",
+                "scripts/arches.toml")
 
 
 def make_payload(path, build, variants, job):
