@@ -5,7 +5,7 @@
 # static binary for the guests' architecture: arm (Debian armhf,
 # arm-linux-gnueabihf-gcc) or arm64 (aarch64-linux-gnu-gcc).  Static, so
 # that it needs nothing from the guest's root file system; the runner
-# (guest/run_guest.py make_initrd) puts it in every job's initrd as
+# (guest/qemu.py make_initrd) puts it in every job's initrd as
 # /lockload.
 #
 # Nothing is done when OUTDIR/inputs.sha256 matches the source, this

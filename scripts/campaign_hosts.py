@@ -36,7 +36,7 @@ ROOT = os.path.dirname(HERE)
 PARALLEL = "parallel"
 sys.path.insert(0, HERE)
 import campaign_file  # noqa: E402
-import run_guest  # noqa: E402  (guest/ is on sys.path: campaign_file)
+import qemu  # noqa: E402  (guest/ is on sys.path: campaign_file)
 import variant as variantmod  # noqa: E402
 
 # GNU parallel's default (-rlDzR) keeps symlinks, devices and FIFOs: a
@@ -75,8 +75,8 @@ def check_hosts_file(path):
 # all a host needs of the harness (guest/run_guest.py checks variant
 # names with scripts/variant.py, which reads the arch table).
 RUNNER_FILES = ("guest/run_guest.py", "guest/judge.py", "guest/collect.py", "guest/vcpu.py",
-                "guest/dirlock.py", "guest/job.py", "guest/init.sh", "scripts/variant.py",
-                "scripts/arches.toml")
+                "guest/dirlock.py", "guest/job.py", "guest/qemu.py", "guest/init.sh",
+                "scripts/variant.py", "scripts/arches.toml")
 
 
 def make_payload(path, build, variants, job):
@@ -152,7 +152,7 @@ def popen_parallel(cmd, **kw):
     SIGKILL: a TERMed parallel kills its jobs, ssh, and the remote side
     kills the runner when its ssh goes (parallel(1), --termseq)."""
     return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True,
-                            preexec_fn=run_guest.die_with_parent(signal.SIGTERM), **kw)
+                            preexec_fn=qemu.die_with_parent(signal.SIGTERM), **kw)
 
 
 def run_parallel(cmd, cwd, timeout):

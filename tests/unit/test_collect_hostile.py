@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """A hostile guest against the host's collector (issue #17): crafted tar
 streams through the real collect.collect(), and a crafted console
-through the real run_guest.watch() (a real process writing to a pipe).
+through the real qemu.watch() (a real process writing to a pipe).
 Each test checks what the host kept, what it refused (one line each),
 that the next point is still collected and that nothing was written
 outside the run directory."""
@@ -22,7 +22,7 @@ import unittest.mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))), "guest"))
-import run_guest  # noqa: E402
+import qemu  # noqa: E402
 import collect  # noqa: E402
 import judge  # noqa: E402
 
@@ -295,7 +295,7 @@ class Collect(unittest.TestCase):
 
 
 class Console(unittest.TestCase):
-    """run_guest.watch() reading a real process's output through a pipe."""
+    """qemu.watch() reading a real process's output through a pipe."""
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="console-hostile-")
@@ -309,10 +309,10 @@ class Console(unittest.TestCase):
         events, problems = {}, []
         t0 = time.process_time()
         try:
-            stopped = run_guest.watch(proc, os.path.join(self.tmp, "console.log"), 120, 60,
+            stopped = qemu.watch(proc, os.path.join(self.tmp, "console.log"), 120, 60,
                                       os.path.join(self.tmp, ".results.tar"), events, problems)
         finally:
-            run_guest.stop(proc)
+            qemu.stop(proc)
             proc.stdout.close()
         self.cpu_s = time.process_time() - t0
         self.assertIsNone(stopped)
@@ -356,11 +356,11 @@ class Console(unittest.TestCase):
         events, problems = {}, []
         t0 = time.monotonic()
         try:
-            stopped = run_guest.watch(proc, os.path.join(self.tmp, "console.log"), 120, 60,
+            stopped = qemu.watch(proc, os.path.join(self.tmp, "console.log"), 120, 60,
                                       os.path.join(self.tmp, ".results.tar"), events, problems,
                                       lockdep_silence=1)
         finally:
-            run_guest.stop(proc)
+            qemu.stop(proc)
             proc.stdout.close()
         self.assertLess(time.monotonic() - t0, 20)
         self.assertEqual(stopped, ("hung", "no console output or results for 1 s after "
@@ -369,11 +369,11 @@ class Console(unittest.TestCase):
         proc = subprocess.Popen(["sh", "-c", "echo quiet; sleep 30"], stdout=subprocess.PIPE)
         t0 = time.monotonic()
         try:
-            stopped = run_guest.watch(proc, os.path.join(self.tmp, "console2.log"), 120, 3,
+            stopped = qemu.watch(proc, os.path.join(self.tmp, "console2.log"), 120, 3,
                                       os.path.join(self.tmp, ".results.tar"), {}, [],
                                       lockdep_silence=1)
         finally:
-            run_guest.stop(proc)
+            qemu.stop(proc)
             proc.stdout.close()
         self.assertGreaterEqual(time.monotonic() - t0, 3)
         self.assertEqual(stopped, ("hung", "no console output or results for 3 s"))

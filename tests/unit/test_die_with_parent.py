@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""guest/run_guest.py's die_with_parent(): a child whose parent is gone,
+"""guest/qemu.py's die_with_parent(): a child whose parent is gone,
 even before the child could ask to be told, does not live on (the race
 that left a QEMU running after a campaign was SIGKILLed while starting a
 cell: tests/t-campaign.sh)."""
@@ -16,10 +16,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SCRIPT = r"""
 import os, signal, sys, time
 sys.path.insert(0, os.path.join(sys.argv[1], "guest"))
-import run_guest
+import qemu
 w = int(sys.argv[2])
 parent = os.getpid()
-fn = run_guest.die_with_parent(signal.SIGTERM)
+fn = qemu.die_with_parent(signal.SIGTERM)
 if os.fork() == 0:
     while os.getppid() == parent:
         time.sleep(0.01)

@@ -27,8 +27,8 @@ def local_imports(path):
             for d in ("guest", "scripts"):
                 if os.path.isfile(os.path.join(ROOT, d, n + ".py")):
                     found.add(f"{d}/{n}.py")
-    # run_guest imports scripts/variant.py by path (variantmod())
-    if "variantmod" in open(path).read() and path.endswith("run_guest.py"):
+    # guest/qemu.py imports scripts/variant.py by path (variantmod())
+    if "def variantmod" in open(path).read():
         found.add("scripts/variant.py")
     return found
 

@@ -22,7 +22,7 @@ from tests.unit import helpers, synth
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "guest"))
-import run_guest  # noqa: E402
+import qemu  # noqa: E402
 import collect  # noqa: E402
 import vcpu  # noqa: E402
 
@@ -257,7 +257,7 @@ class HostSteal(unittest.TestCase):
 
     def test_qemu_is_asked_to_name_its_threads(self):
         art = {"arch": "arm", "kernel": "K"}
-        cmd = run_guest.qemu_cmd(art, 2, 512, "I", "/r/.results.tar")
+        cmd = qemu.qemu_cmd(art, 2, 512, "I", "/r/.results.tar")
         self.assertIn("lockbench,debug-threads=on", cmd)
         i = cmd.index("lockbench,debug-threads=on")
         self.assertEqual(cmd[i - 1], "-name")

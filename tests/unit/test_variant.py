@@ -57,7 +57,7 @@ class Targets(unittest.TestCase):
         import contextlib
         import io
         sys.path.insert(0, os.path.join(ROOT, "guest"))
-        import run_guest
+        import qemu
         self.assertEqual(variant.DEFAULT_ARCH, "arm")
         for arch, info in variant.ARCHES.items():
             with self.subTest(arch=arch):
@@ -70,7 +70,7 @@ class Targets(unittest.TestCase):
                 self.assertEqual(lines["cross_prefix"], info["cross_prefix"])
                 self.assertEqual(lines["triplet"] + "-", info["cross_prefix"])
                 for cpus, gic in ((2, False), (info["gicv2_max_cpus"] + 1, True)):
-                    cmd = run_guest.qemu_cmd({"arch": arch, "kernel": "K"}, cpus, 256, "I")
+                    cmd = qemu.qemu_cmd({"arch": arch, "kernel": "K"}, cpus, 256, "I")
                     self.assertEqual(cmd[:5], [info["qemu"], "-M", info["machine"]
                                                + (",gic-version=3" if gic else ""),
                                                "-cpu", info["cpu"]])
