@@ -130,7 +130,6 @@ trap 'exit 143' TERM
 suite=
 packages=()
 dirs=()
-nodes=()
 applets=()
 files=()
 lineno=0
@@ -149,14 +148,6 @@ while read -r word rest || [ -n "$word" ]; do
 			bad "usage: dir /PATH [OCTAL-MODE]"
 		fi
 		dirs+=("${args[0]#/} ${args[1]:-755}")
-		;;
-	node)
-		if ! [[ ${#args[@]} -eq 5 && ${args[0]} == /?* && ${args[1]} == [cb] &&
-			${args[2]} =~ ^[0-9]+$ && ${args[3]} =~ ^[0-9]+$ &&
-			${args[4]} =~ ^[0-7]{3,4}$ ]]; then
-			bad "usage: node /PATH c|b MAJOR MINOR OCTAL-MODE"
-		fi
-		nodes+=("${args[*]}")
 		;;
 	applet) applets+=("${args[@]}") ;;
 	file)
@@ -448,50 +439,19 @@ done | awk '
 
 # --- Write the archive. -----------------------------------------------
 
-# The archive is written here rather than by cpio -o so that its entries
-# are root's, its device nodes need no mknod (and no root) and the same
-# packages give the same bytes.  cpio -t checks it below.
+# GNU cpio writes it, as it writes each boot's initrd (guest/qemu.py
+# make_initrd): entries root's (-R 0:0), inodes renumbered and no device
+# numbers (--reproducible), every mtime the same, names in C order, so
+# that the same packages give the same bytes.  No device node, so no
+# mknod and no root: the kernel unpacks its built-in initramfs
+# (usr/default_cpio_list: /dev/console for init's stdio) before this
+# archive, and init mounts devtmpfs on /dev.
 epoch=${SOURCE_DATE_EPOCH:-0}
-ino=0
-nul() { head -c "$1" /dev/zero; }
-# entry NAME MODE(hex) NLINK SIZE RDEVMAJOR RDEVMINOR
-entry() {
-	local namesize=$((${#1} + 1))
-	ino=$((ino + 1))
-	printf '070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%s' \
-		"$ino" "0x$2" 0 0 "$3" "$epoch" "$4" 0 0 "$5" "$6" "$namesize" 0 "$1"
-	nul $((1 + (4 - (110 + namesize) % 4) % 4))
-}
-pad4() { nul $(((4 - $1 % 4) % 4)); }
-
-mapfile -t paths < <(cd "$root" && find . -mindepth 1 | sed 's|^\./||' | sort)
-{
-	for p in "${paths[@]}"; do
-		IFS=' ' read -r mode size < <(stat -c '%f %s' "$root/$p")
-		if [ -L "$root/$p" ]; then
-			target=$(readlink "$root/$p")
-			entry "$p" "$mode" 1 "${#target}" 0 0
-			printf '%s' "$target"
-			pad4 "${#target}"
-		elif [ -d "$root/$p" ]; then
-			size=0
-			entry "$p" "$mode" 2 0 0 0
-		else
-			entry "$p" "$mode" 1 "$size" 0 0
-			cat "$root/$p"
-			pad4 "$size"
-		fi
-		echo "$mode $size /$p" >>"$tmp/rootfs.list"
-	done
-	for n in "${nodes[@]}"; do
-		read -r p type major minor perm <<<"$n"
-		if [ "$type" = c ]; then type=0x2000; else type=0x6000; fi
-		mode=$(printf '%x' $((type | 8#$perm)))
-		entry "${p#/}" "$mode" 1 0 "$major" "$minor"
-		echo "$mode 0 $p" >>"$tmp/rootfs.list"
-	done
-	entry TRAILER!!! 0 1 0 0 0
-} >"$tmp/rootfs.cpio"
+find "$root" -mindepth 1 -exec touch -h -d "@$epoch" {} +
+(cd "$root" && find . -mindepth 1 -printf '%P\n' | sort) >"$tmp/names"
+(cd "$root" && cpio -o -H newc -R 0:0 --reproducible --quiet) <"$tmp/names" >"$tmp/rootfs.cpio" ||
+	lb_die 1 "cpio could not write the archive"
+(cd "$root" && find . -mindepth 1 -printf '%M %s /%P\n' | sort -k 3) >"$tmp/rootfs.list"
 
 count=$(cpio -it --quiet <"$tmp/rootfs.cpio" | wc -l) ||
 	lb_die 1 "cpio cannot read the archive written"

@@ -33,9 +33,11 @@ fail() {
 	poweroff -f
 }
 
+# /dev first: the root fs has no device node (guest/rootfs-files.txt);
+# init's stdio is the built-in initramfs's /dev/console.
+mount -t devtmpfs devtmpfs /dev
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t tmpfs tmpfs /tmp

@@ -121,6 +121,10 @@ def main(argv):
           f"{meta['boot_to_workload_s']} s")
     with open(os.path.join(args.dir, "console.log"), errors="replace") as f:
         console = f.read()
+    # The root fs has no /dev/console of its own: the kernel's built-in
+    # initramfs must give init its console (guest/rootfs-files.txt).
+    if "unable to open an initial console" in console:
+        fail("console: the kernel found no /dev/console for init")
     if args.lock == "none":
         said = console.count("no /proc/lock_stat (kernel built without CONFIG_LOCK_STAT)")
         if "lock_stat='lock_stat version" in console or said != 1:
