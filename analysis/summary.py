@@ -6,8 +6,7 @@ statistics here (analysis.stats), no file access (analysis.report)."""
 import math
 import textwrap
 
-from analysis import metrics, safety, stats, verdicts
-from analysis import rundir as rundir_mod
+from analysis import metrics, run_setup, safety, stats, verdicts
 from analysis.rundir import point_label
 
 WIDTH = 72  # commit message columns
@@ -131,11 +130,11 @@ def pinned_s(rundir):
 
 def setup_facts(rundir, cells, samples, baseline, primary, unsafe):
     """Facts for the headers: a dict of short strings; unsafe: the run's
-    safety.lockdep_reports(). The setup itself is rundir.setup_facts(),
+    safety.lockdep_reports(). The setup itself is run_setup.setup_facts(),
     the plots' footer's too; this adds the counts of samples and cells."""
     done = cells[cells["analyzed"] == 1] if len(cells) else cells
     over = done[done["oversubscribed"] == 1] if len(done) else done
-    setup = rundir_mod.setup_facts(rundir, list(zip(
+    setup = run_setup.setup_facts(rundir, list(zip(
         done["variant"], (int(c) for c in done["cpus"]),
         done["oversubscribed"] == 1)) if len(done) else [])
     prim = samples[samples["metric"] == primary]
