@@ -18,7 +18,7 @@ except ImportError as e:  # not a traceback: say which package is missing
 from analysis import compare as compare_mod
 from analysis import medians as medians_mod
 from analysis import rundir as rundir_mod
-from analysis import stats, tidy, verdicts
+from analysis import stats, tidy, tidy_csv, verdicts
 from analysis.common import OneLineParser, ParseError, run_cli
 
 PROG = "analyze"
@@ -89,9 +89,9 @@ def analyze(path, thresholds=None, compare=True):
             if os.path.exists(stale):
                 os.remove(stale)
             continue
-        tidy.write_csv(os.path.join(out, name + ".csv"), columns,
+        tidy_csv.write_csv(os.path.join(out, name + ".csv"), columns,
                        t.tables[name])
-    tidy.write_csv(os.path.join(out, "medians.csv"),
+    tidy_csv.write_csv(os.path.join(out, "medians.csv"),
                    medians_mod.MEDIANS_COLUMNS, medians.to_dict("records"))
     c = None
     if compare:
@@ -104,7 +104,7 @@ def analyze(path, thresholds=None, compare=True):
 def write_comparisons(path, comps):
     """DIR/tidy/comparisons.csv, the one comparisons file (analysis/TIDY.md);
     written last: its time says when the tidy tables were (is_stale)."""
-    tidy.write_csv(os.path.join(path, TIDY_DIR, STAMP_FILE),
+    tidy_csv.write_csv(os.path.join(path, TIDY_DIR, STAMP_FILE),
                    verdicts.COMPARISONS_COLUMNS, comps.to_dict("records"))
 
 

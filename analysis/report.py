@@ -26,7 +26,7 @@ from analysis import answer as answer_mod
 from analysis import rundir as rundir_mod
 from analysis import observer as observer_mod
 from analysis import compare as compare_mod
-from analysis import commit_msg, stats, summary, tidy
+from analysis import commit_msg, stats, summary, tidy, tidy_csv
 from analysis.common import (OneLineParser, ParseError, UsageError,
                              read_text, run_cli)
 
@@ -146,8 +146,8 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     observer = observer_mod.observer_table(comps, samples, twins, primary, th)
     obs_path = os.path.join(path, "observer.csv")
     if len(observer):
-        tidy.write_csv(obs_path, observer_mod.OBSERVER_COLUMNS,
-                       observer.to_dict("records"))
+        tidy_csv.write_csv(obs_path, observer_mod.OBSERVER_COLUMNS,
+                           observer.to_dict("records"))
     elif os.path.exists(obs_path):
         os.remove(obs_path)
     notes = [f"{v}: {text}" for v, text in tidy.variant_notes(rd)]
