@@ -16,8 +16,9 @@ except ImportError as e:  # not a traceback: say which package is missing
     sys.exit(3)
 
 from analysis import compare as compare_mod
+from analysis import medians as medians_mod
 from analysis import rundir as rundir_mod
-from analysis import stats, tidy, verdicts
+from analysis import stats, tidy, tidy_csv, verdicts
 from analysis.common import OneLineParser, ParseError, run_cli
 
 PROG = "analyze"
@@ -76,7 +77,7 @@ def analyze(path, thresholds=None, compare=True):
         raise ParseError(path, None, why)
     thresholds = run_thresholds(rd, thresholds)
     samples = pd.DataFrame(t.tables["samples"])
-    medians = stats.medians_table(samples, thresholds)
+    medians = medians_mod.medians_table(samples, thresholds)
     out = os.path.join(path, TIDY_DIR)
     os.makedirs(out, exist_ok=True)
     stamp = os.path.join(out, STAMP_FILE)
@@ -88,10 +89,10 @@ def analyze(path, thresholds=None, compare=True):
             if os.path.exists(stale):
                 os.remove(stale)
             continue
-        tidy.write_csv(os.path.join(out, name + ".csv"), columns,
+        tidy_csv.write_csv(os.path.join(out, name + ".csv"), columns,
                        t.tables[name])
-    tidy.write_csv(os.path.join(out, "medians.csv"), stats.MEDIANS_COLUMNS,
-                   medians.to_dict("records"))
+    tidy_csv.write_csv(os.path.join(out, "medians.csv"),
+                   medians_mod.MEDIANS_COLUMNS, medians.to_dict("records"))
     c = None
     if compare:
         c = compare_mod.compare(rd, samples, pd.DataFrame(
@@ -103,7 +104,7 @@ def analyze(path, thresholds=None, compare=True):
 def write_comparisons(path, comps):
     """DIR/tidy/comparisons.csv, the one comparisons file (analysis/TIDY.md);
     written last: its time says when the tidy tables were (is_stale)."""
-    tidy.write_csv(os.path.join(path, TIDY_DIR, STAMP_FILE),
+    tidy_csv.write_csv(os.path.join(path, TIDY_DIR, STAMP_FILE),
                    verdicts.COMPARISONS_COLUMNS, comps.to_dict("records"))
 
 

@@ -22,10 +22,11 @@ except ImportError as e:  # not a traceback: say which package is missing
     sys.exit(3)
 
 from analysis import analyze as analyze_mod
+from analysis import answer as answer_mod
 from analysis import rundir as rundir_mod
 from analysis import observer as observer_mod
 from analysis import compare as compare_mod
-from analysis import stats, summary, tidy
+from analysis import commit_msg, stats, summary, tidy, tidy_csv
 from analysis.common import (OneLineParser, ParseError, UsageError,
                              read_text, run_cli)
 
@@ -107,7 +108,7 @@ def _short_path(path):
     return path
 
 
-def _shell_lines(cmd, arg, width=summary.WIDTH):
+def _shell_lines(cmd, arg, width=commit_msg.WIDTH):
     line = f"  {cmd} {arg}"
     if len(line) <= width:
         return [line]
@@ -145,8 +146,8 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     observer = observer_mod.observer_table(comps, samples, twins, primary, th)
     obs_path = os.path.join(path, "observer.csv")
     if len(observer):
-        tidy.write_csv(obs_path, observer_mod.OBSERVER_COLUMNS,
-                       observer.to_dict("records"))
+        tidy_csv.write_csv(obs_path, observer_mod.OBSERVER_COLUMNS,
+                           observer.to_dict("records"))
     elif os.path.exists(obs_path):
         os.remove(obs_path)
     notes = [f"{v}: {text}" for v, text in tidy.variant_notes(rd)]
@@ -158,16 +159,16 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
                                  primary, notes, observer)
     campaign_file = _short_path(rd.campaign.get("file")
                                 or f"campaigns/{rd.name}.toml")
-    msg = summary.render_commit_msg(comps, facts, th, primary, campaign_file,
-                                    run_dir or path)
+    msg = commit_msg.render_commit_msg(comps, facts, th, primary,
+                                       campaign_file, run_dir or path)
     lines = msg.rstrip("\n").split("\n")
     # a long path is split as a shell continuation, never past 72 columns
     for i, line in enumerate(lines):
         for cmd in ("./run.sh campaign", "./run.sh report"):
-            if line.startswith(f"  {cmd} ") and len(line) > summary.WIDTH:
+            if line.startswith(f"  {cmd} ") and len(line) > commit_msg.WIDTH:
                 lines[i:i + 1] = _shell_lines(cmd, line[len(cmd) + 3:])
     msg = "\n".join(lines) + "\n"
-    answer = "\n\n".join(summary.answer_text(comps, facts, th, primary))
+    answer = "\n\n".join(answer_mod.answer_text(comps, facts, th, primary))
     legend = "\n".join(summary.legend(th, primary, comps))
     # answer.txt and legend.txt: what report.html opens with (the plots
     # step reads files: analysis/ never imports plots/)

@@ -16,17 +16,19 @@ returned as data (benchstat's benchmath, in spirit).
   medians: on this host boots run at one of two speeds, and the median of
   8 boots jumps between them; HL uses every pair (Hollander & Wolfe,
   Nonparametric Statistical Methods, 3rd ed., 4.2-4.3; Lehmann 1963).
+  U's distribution, the shift and its CI are analysis.mann_whitney.
 - Verdict against the margin m, for the metric's direction (verdict()).
+
+Holm across a table is analysis.holm; medians.csv is analysis.medians.
 """
 
-import functools
 import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import stats as sps
 
-from analysis import metrics
+from analysis import mann_whitney
 
 NO_HARM, BETTER, WORSE, HARM = "no harm", "better", "worse", "harm"
 INCONCLUSIVE = "inconclusive"
@@ -135,93 +137,6 @@ def describe(values, confidence=0.95):
                    max=float(x.max()))
 
 
-# --- Mann-Whitney U: exact null distribution, HL shift and Moses CI --------
-
-EXACT_MAX = 60  # n + m up to which U's null distribution is exact
-
-
-@functools.lru_cache(maxsize=256)
-def _u_cdf(n, m):
-    """P(U <= u) for u = 0..n*m under H0 (no ties), as a numpy array: the
-    counts are the coefficients of the Gaussian binomial [n+m choose n]_q,
-    built as prod_{i=1..n} (1 - q^(m+i)) / (1 - q^i) in integers."""
-    size = n * m + 1
-    c = np.zeros(size, dtype=object)
-    c[0] = 1
-    for i in range(1, n + 1):
-        s = m + i
-        c[s:] = c[s:] - c[:size - s]  # times (1 - q^s)
-        for k in range(i, size):  # divided by (1 - q^i)
-            c[k] += c[k - i]
-    total = sum(c)
-    return np.cumsum(c).astype(float) / float(total)
-
-
-def _cdf(u, n, m):
-    """P(U0 <= u) under H0 (no ties), exact up to n + m = EXACT_MAX, then
-    the normal approximation with continuity correction."""
-    if u < 0:
-        return 0.0
-    if u >= n * m:
-        return 1.0
-    if n + m <= EXACT_MAX:
-        return float(_u_cdf(n, m)[int(u)])
-    mu, sd = n * m / 2, math.sqrt(n * m * (n + m + 1) / 12)
-    return float(sps.norm.cdf((u + 0.5 - mu) / sd))
-
-
-def _p_at_least(u, n, m):
-    """P(U0 >= u) under H0; a half-integer u (ties) is rounded down, which
-    makes the p-value conservative."""
-    return 1.0 - _cdf(math.floor(u + 1e-9) - 1, n, m)
-
-
-def _k_crit(n, m, tail):
-    """The largest k with P(U0 <= k - 1) <= tail (0 when none): the Moses
-    CI is [d_(k), d_(nm+1-k)] of the sorted pairwise differences."""
-    if n + m <= EXACT_MAX:
-        cdf = _u_cdf(n, m)
-        return int(np.searchsorted(cdf, tail * (1 + 1e-12), side="right"))
-    mu, sd = n * m / 2, math.sqrt(n * m * (n + m + 1) / 12)
-    k = int(math.floor(mu - sps.norm.isf(tail) * sd + 0.5))
-    while k > 0 and _cdf(k - 1, n, m) > tail:
-        k -= 1
-    return max(0, k)
-
-
-def log_diffs(base, var):
-    """Sorted pairwise differences log(v_j) - log(b_i) (all values > 0)."""
-    return np.sort((np.log(var)[None, :] - np.log(base)[:, None]).ravel())
-
-
-def shift_ci_many(base, var, confidence=0.95):
-    """Hodges-Lehmann shifts of log values with their Moses CIs, for many
-    comparisons at once: base (S x n) and var (S x m) arrays of values
-    > 0. Returns (shift, lo, hi) arrays of length S (infinite bounds when
-    n, m are too small for the level). compare() and the simulations in
-    tests/unit/test_verdict_sim.py both go through here."""
-    base, var = np.atleast_2d(base), np.atleast_2d(var)
-    n, m = base.shape[1], var.shape[1]
-    d = np.sort((np.log(var)[:, None, :] - np.log(base)[:, :, None])
-                .reshape(len(base), n * m), axis=1)
-    shift = np.median(d, axis=1)
-    k = _k_crit(n, m, (1 - confidence) / 2)
-    if k == 0:
-        inf = np.full(len(d), np.inf)
-        return shift, -inf, inf
-    return shift, d[:, k - 1], d[:, n * m - k]
-
-
-def p_shift(d, n, m, delta, side):
-    """One-sided p of the claim "shift > delta" (side +1) or "shift <
-    delta" (side -1): the Mann-Whitney test of the data with the variant
-    moved by -delta. Differences equal to delta count half."""
-    above = np.count_nonzero(d > delta + 1e-12)
-    below = np.count_nonzero(d < delta - 1e-12)
-    ties = d.size - above - below
-    u = (above if side > 0 else below) + ties / 2
-    return _p_at_least(u, n, m)
-
 
 def mann_whitney_p(base, var):
     """Two-sided Mann-Whitney p (the same test the CI inverts)."""
@@ -230,8 +145,8 @@ def mann_whitney_p(base, var):
         return math.nan
     d = np.sort((v[None, :] - b[:, None]).ravel())
     n, m = len(b), len(v)
-    return min(1.0, 2 * min(p_shift(d, n, m, 0.0, 1),
-                            p_shift(d, n, m, 0.0, -1)))
+    return min(1.0, 2 * min(mann_whitney.p_shift(d, n, m, 0.0, 1),
+                            mann_whitney.p_shift(d, n, m, 0.0, -1)))
 
 
 # --- the verdict -------------------------------------------------------------
@@ -314,7 +229,8 @@ def p_claim(d, n, m, label, direction, margin):
     label the smallest over the four claims."""
     cl = claims(direction, margin)
     want = [cl[label]] if label in cl else cl.values()
-    return min(min(1.0, 2 * p_shift(d, n, m, b, s)) for b, s in want)
+    return min(min(1.0, 2 * mann_whitney.p_shift(d, n, m, b, s))
+               for b, s in want)
 
 
 def compare(base, var, direction, thresholds=Thresholds()):
@@ -341,11 +257,12 @@ def compare(base, var, direction, thresholds=Thresholds()):
         return Comparison(n, m, sb, sv, nan, nan, nan,
                           mann_whitney_p(b, v), False, "", None, nan,
                           warnings)
-    d = log_diffs(b, v)
-    shift, lo, hi = (float(x[0]) for x in shift_ci_many(b, v, t.confidence))
+    d = mann_whitney.log_diffs(b, v)
+    shift, lo, hi = (float(x[0]) for x in
+                     mann_whitney.shift_ci_many(b, v, t.confidence))
     ratio, rlo, rhi = math.exp(shift), math.exp(lo), math.exp(hi)
-    p = min(1.0, 2 * min(p_shift(d, n, m, 0.0, 1),
-                         p_shift(d, n, m, 0.0, -1)))
+    p = min(1.0, 2 * min(mann_whitney.p_shift(d, n, m, 0.0, 1),
+                         mann_whitney.p_shift(d, n, m, 0.0, -1)))
     label, needed = verdict(ratio, rlo, rhi, direction, t.margin, min(n, m),
                             t.min_n)
     pc = (p_claim(d, n, m, label, direction, t.margin)
@@ -353,35 +270,6 @@ def compare(base, var, direction, thresholds=Thresholds()):
     return Comparison(n, m, sb, sv, ratio, rlo, rhi, p, bool(p < t.alpha),
                       label, needed, pc, warnings)
 
-
-def ci_level(n, m, confidence):
-    """The Moses CI's actual coverage for groups of n and m (>= the
-    nominal confidence; 1.0 when the groups are too small for any)."""
-    k = _k_crit(n, m, (1 - confidence) / 2)
-    return 1.0 if k == 0 else 1 - 2 * _cdf(k - 1, n, m)
-
-
-def holm(pvalues, alpha=0.05):
-    """Holm's step-down: a list of booleans, True where the hypothesis is
-    rejected with the family-wise error rate held at alpha."""
-    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
-    out = [False] * len(pvalues)
-    k = len(pvalues)
-    for rank, i in enumerate(order):
-        if not pvalues[i] <= alpha / (k - rank):
-            break
-        out[i] = True
-    return out
-
-
-def holm_levels(pvalues, alpha=0.05):
-    """Per hypothesis, the confidence level Holm's step-down tests it at:
-    1 - alpha / (K - rank), rank = its place among the sorted p-values."""
-    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
-    out = [1 - alpha] * len(pvalues)
-    for rank, i in enumerate(order):
-        out[i] = 1 - alpha / (len(pvalues) - rank)
-    return out
 
 
 def aa_false_alarm_rate(values, direction="higher", thresholds=Thresholds(),
@@ -410,34 +298,3 @@ def aa_false_alarm_rate(values, direction="higher", thresholds=Thresholds(),
         alarms += c.verdict in (BETTER, WORSE, HARM)
     return {"rate": alarms / splits, "splits": splits, "group_size": k,
             "significant_rate": significant / splits, "verdicts": verdicts}
-
-
-# --- tables (pandas), for analyze and report --------------------------------
-
-GROUP = ("cpus", "point", "read_pct", "mailboxes", "miss_pct", "duration_ms",
-         "metric", "unit")
-
-
-def medians_table(samples, thresholds=Thresholds()):
-    """samples: DataFrame of samples.csv rows. One row per campaign x
-    variant x cpus x point x metric (medians.csv)."""
-    import pandas as pd
-    rows = []
-    if samples.empty:
-        return pd.DataFrame(rows)
-    keys = ["campaign", "variant"] + list(GROUP)
-    for k, g in samples.groupby(keys, sort=False, dropna=False):
-        s = describe(g["value"].tolist(), thresholds.confidence)
-        d = dict(zip(keys, k))
-        d["direction"] = metrics.direction(d["metric"]) or "none"
-        d.update(n=s.n, median=s.median, ci_lo=s.ci_lo, ci_hi=s.ci_hi,
-                 ci_level=s.ci_level, min=s.min, q25=s.q25, q75=s.q75,
-                 max=s.max)
-        rows.append(d)
-    return pd.DataFrame(rows)
-
-
-MEDIANS_COLUMNS = ("campaign", "variant", "cpus", "point", "read_pct",
-                   "mailboxes", "miss_pct", "duration_ms", "metric", "unit",
-                   "direction", "n", "median", "ci_lo", "ci_hi", "ci_level",
-                   "min", "q25", "q75", "max")

@@ -30,7 +30,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis import metrics, paired, safety, stats
+from analysis import (holm, mann_whitney, medians, metrics, paired, safety,
+                      stats)
 
 #: a raw metric and the same read against the host's speed (TIDY.md)
 REF_TWIN = {"throughput_ops_s": "throughput_ref",
@@ -111,8 +112,8 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
     campaign = samples["campaign"].iloc[0]
     fails = _failures(outcomes)
     rows, groups = [], []
-    for k, g in samples.groupby(list(stats.GROUP), sort=False, dropna=False):
-        d0 = dict(zip(stats.GROUP, k))
+    for k, g in samples.groupby(list(medians.GROUP), sort=False, dropna=False):
+        d0 = dict(zip(medians.GROUP, k))
         metric = d0["metric"]
         direction = metrics.direction(metric)
         role = ("primary" if metric == primary and (
@@ -192,7 +193,7 @@ def _flag_steal(rows, samples):
 def _level(c, confidence):
     if c.n_base == 0 or c.n_var == 0 or math.isnan(c.ratio):
         return math.nan
-    return stats.ci_level(c.n_base, c.n_var, confidence)
+    return mann_whitney.ci_level(c.n_base, c.n_var, confidence)
 
 
 def _holm(rows, groups, th):
@@ -210,7 +211,7 @@ def _holm(rows, groups, th):
            and not math.isnan(r["p_claim"])]
     if not idx:
         return
-    levels = stats.holm_levels([rows[i]["p_claim"] for i in idx], th.alpha)
+    levels = holm.holm_levels([rows[i]["p_claim"] for i in idx], th.alpha)
     stopped = False
     for i, level in sorted(zip(idx, levels), key=lambda x: -x[1]):
         r = rows[i]
@@ -225,7 +226,7 @@ def _holm(rows, groups, th):
         keep = {k: r[k] for k in ("campaign", "baseline", "variant", "role",
                                   "direction", "failed_base", "failed_var",
                                   "starved_base", "starved_var")}
-        keep.update({k: r[k] for k in stats.GROUP})
+        keep.update({k: r[k] for k in medians.GROUP})
         new = _row(keep, c, th, _level(c, level))
         for k in ("median_base", "ci_lo_base", "ci_hi_base", "median_var",
                   "ci_lo_var", "ci_hi_var", "n_pairs", "paired_ratio",
@@ -312,7 +313,7 @@ def _own_threads(rows, samples, th):
             c = float(np.median(np.concatenate([b, v])))
             with np.errstate(over="ignore", divide="ignore",
                              invalid="ignore"):
-                d, lo, hi = (float(x[0]) for x in stats.shift_ci_many(
+                d, lo, hi = (float(x[0]) for x in mann_whitney.shift_ci_many(
                     np.exp(b - c)[None], np.exp(v - c)[None],
                     th.confidence))
             if hi <= OWN_TOLERANCE_PCT:

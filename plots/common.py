@@ -10,7 +10,7 @@ import dataclasses
 import os
 import re
 
-from analysis import rundir
+from analysis import run_setup, rundir
 from analysis.common import EXIT_BAD_INPUT, CliError, ParseError
 
 EXIT_NO_TOOL = 3
@@ -149,12 +149,12 @@ class Run:
         return [c for c in self.done_cells() if cpus is None or c[1] in cpus]
 
     def guests(self):
-        """rundir.guests() of the analysed boots."""
-        return rundir.guests(rundir.setup_facts(self.rd, self.boots()))
+        """run_setup.guests() of the analysed boots."""
+        return run_setup.guests(run_setup.setup_facts(self.rd, self.boots()))
 
     def setup_line(self, cpus=None):
-        """rundir.setup_line() of the analysed boots (those at these vCPU
+        """run_setup.setup_line() of the analysed boots (those at these vCPU
         counts when cpus is given), the kernels in the plots' order."""
-        return rundir.setup_line(self.rd, self.boots(cpus), self.variants)
+        return run_setup.setup_line(self.rd, self.boots(cpus), self.variants)
 
 

@@ -26,7 +26,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from analysis import bench_results, stats, tidy  # noqa: E402
+from analysis import bench_results, point_metrics, stats  # noqa: E402
 from analysis.common import ParseError  # noqa: E402
 
 
@@ -115,7 +115,7 @@ def main(argv):
                 except (OSError, ParseError) as e:
                     die(str(e), 1)
                 lat = res.lat.get("lookup")
-                m = tidy.bench_metrics(res)
+                m = point_metrics.bench_metrics(res)
                 rows.append({"boot": b + 1, "round": r, "timing": t,
                              "ops_per_sec": res.total["ops_per_sec"],
                              "ref_ns": m.get("ref_probe_ns", ""),

@@ -71,15 +71,15 @@ echo "ok: rcu: 2 churn boots, self-checks ok, no lockdep/RCU splat or stall, loc
 # 3. analyze's cross-check reads lookup_lock from build-meta.json.
 PYTHONPATH=$LB_ROOT "$LB_PY" - "$out/boot1" "$d/build-meta.json" <<'PY'
 import json, os, sys
-from analysis import lockstat, bench_results, tidy
+from analysis import lockstat, bench_results, crosscheck
 run, meta = sys.argv[1], json.load(open(sys.argv[2]))
 for pid in sorted(os.listdir(run + "/points")):
     pd = f"{run}/points/{pid}"
     res = bench_results.parse_file(pd + "/results.txt")
     rows = lockstat.parse_file(pd + "/lock_stat.txt").select(exact="mboxes_lock")
-    cc = tidy.crosscheck_row(res.lockops, rows, lookup_lock=meta["lookup_lock"])
+    cc = crosscheck.crosscheck_row(res.lockops, rows, lookup_lock=meta["lookup_lock"])
     assert cc["relation"] == "writes" and cc["ok"] == 1, cc
-    wrong = tidy.crosscheck_row(res.lockops, rows)
+    wrong = crosscheck.crosscheck_row(res.lockops, rows)
     assert wrong["ok"] == 0, wrong
     print(f"ok: {pid}: cross-check 'writes': lock_stat {cc['observed']} == write "
           f"{cc['lockops_write']} (read {cc['lockops_read']} took no lock; the "

@@ -17,7 +17,7 @@
 # names the other work the host did during p1, over 0.1 of a core; on a
 # quiet host an undisturbed point once read 14.1%, QEMU's own threads
 # taking their turn, hence two of them);
-# and analysis/tidy.py turns the files into steal_pct and steal_max_pct.
+# and analysis/host_steal.py turns the files into steal_pct and steal_max_pct.
 #
 # Usage: tests/t-steal.sh
 
@@ -103,7 +103,7 @@ sed 's/^/    | /' "$out/run.stderr" "$out/run.stdout"
 "$LB_PY" - "$out" "$other" <<'PY'
 import json, os, shutil, sys
 sys.path.insert(0, os.getcwd())
-from analysis import metrics, rundir, tidy
+from analysis import host_steal, metrics, rundir, tidy
 
 out, other = sys.argv[1], float(sys.argv[2])
 TH = metrics.STEAL_FLAG_PCT
@@ -116,16 +116,16 @@ def fail(msg):
 
 rows = {}
 for p in ("p0", "p1", "p2"):
-    allrows = tidy.parse_host_steal(
+    allrows = host_steal.parse_host_steal(
         os.path.join(out, "run", "points", p, "host-steal.txt"))
     rows[p] = {r["thread"]: r for r in allrows
-               if tidy.VCPU_THREAD.fullmatch(r["thread"])}
+               if host_steal.VCPU_THREAD.fullmatch(r["thread"])}
     if sorted(rows[p]) != ["CPU 0/TCG", "CPU 1/TCG"]:
         fail(f"{p}: threads {sorted(rows[p])}, want CPU 0/TCG and CPU 1/TCG")
     # QEMU's other threads follow: the main loop at least, and what they
     # ran is a sliver of a core (both vCPUs' ~200% would be a mix-up)
     others = [r["thread"] for r in allrows if r["thread"] not in rows[p]]
-    own = tidy.steal_metrics(allrows).get("qemu_other_pct")
+    own = host_steal.steal_metrics(allrows).get("qemu_other_pct")
     if "qemu-system-arm" not in others or own is None or not 0 <= own < 25:
         fail(f"{p}: QEMU's other threads {others}, qemu_other_pct {own}: "
              "want the main loop's row and under 25% of a core")
@@ -147,13 +147,13 @@ print("ok: every point has host-steal.txt with CPU 0/TCG and CPU 1/TCG, windows 
 held = rows["p2"]["CPU 1/TCG"]
 if held["wait_ns"] < 200e6:
     fail(f"p2: CPU 1/TCG waited {held['wait_ns'] / 1e6:.0f} ms, want >= 200 of the 300 held")
-m2 = tidy.steal_metrics(list(rows["p2"].values()))
+m2 = host_steal.steal_metrics(list(rows["p2"].values()))
 if not m2["steal_max_pct"] > TH:
     fail(f"p2: steal_max_pct {m2['steal_max_pct']:.1f} not above {TH:g}")
 print(f"ok: p2: CPU 1/TCG waited {held['wait_ns'] / 1e6:.0f} ms; steal_max_pct "
       f"{m2['steal_max_pct']:.1f} > {TH:g}")
-m0 = tidy.steal_metrics(list(rows["p0"].values()))
-m1 = tidy.steal_metrics(list(rows["p1"].values()))
+m0 = host_steal.steal_metrics(list(rows["p0"].values()))
+m1 = host_steal.steal_metrics(list(rows["p1"].values()))
 calm = min(m0["steal_max_pct"], m1["steal_max_pct"])
 # Two busy vCPU threads fill both cores, so other work takes its time
 # from them: ~50% steal per core of it (0.19 core gave 8-11%).

@@ -35,7 +35,7 @@ PARSERS = {
     "perf_stat": ("analysis.perf_stat", "parse_file"),
     "perf_lock": ("analysis.perf_lock", "parse_file"),
     "bench_results": ("analysis.bench_results", "parse_file"),
-    "host_steal": ("analysis.tidy", "parse_host_steal"),
+    "host_steal": ("analysis.host_steal", "parse_host_steal"),
 }
 
 LOCKSTAT_HEAD = ("lock_stat version 0.4\n" + "-" * 40 + "\n"

@@ -6,7 +6,7 @@ import os
 import re
 import unittest
 
-from analysis import metrics, observer, stats, tidy, verdicts
+from analysis import medians, metrics, observer, tidy, verdicts
 
 TIDY_MD = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "analysis", "TIDY.md")
@@ -20,7 +20,7 @@ class TidyDoc(unittest.TestCase):
 
     def test_every_file_and_column_line(self):
         documented = set(re.findall(r"^`([a-z_0-9,]+)`$", self.text, re.M))
-        files = dict(tidy.COLUMNS, medians=stats.MEDIANS_COLUMNS,
+        files = dict(tidy.COLUMNS, medians=medians.MEDIANS_COLUMNS,
                      comparisons=verdicts.COMPARISONS_COLUMNS,
                      observer=observer.OBSERVER_COLUMNS)
         for name, cols in files.items():

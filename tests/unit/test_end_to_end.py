@@ -11,7 +11,8 @@ import tempfile
 import time
 import unittest
 
-from analysis import analyze, bench_results, metrics, report, tidy
+from analysis import (analyze, bench_results, metrics, point_metrics, report,
+                      tidy)
 from analysis.tidy import COLUMNS
 from tests.unit import kernelfmt, synth
 from tests.unit.helpers import read_csv, run_main
@@ -371,14 +372,14 @@ class Rates(unittest.TestCase):
         res = self.results("r01-before-c2", "p1")
         m = {"lock_contentions": 10, "lock_acquisitions": 1000,
              "context_switches": 5}
-        self.assertEqual(set(tidy.rate_metrics(m, res)),
+        self.assertEqual(set(point_metrics.rate_metrics(m, res)),
                          {"lock_contentions_per_kacq",
                           "context_switches_per_mop"})
-        self.assertEqual(tidy.rate_metrics(m, None), {})
+        self.assertEqual(point_metrics.rate_metrics(m, None), {})
         res.status = "FAILURE"
-        self.assertEqual(tidy.rate_metrics(m, res), {})
+        self.assertEqual(point_metrics.rate_metrics(m, res), {})
         res.status, res.total["ops"] = "SUCCESS", 0
-        self.assertNotIn("context_switches_per_mop", tidy.rate_metrics(m, res))
+        self.assertNotIn("context_switches_per_mop", point_metrics.rate_metrics(m, res))
 
 
 class MetricsTable(unittest.TestCase):
@@ -392,9 +393,9 @@ class MetricsTable(unittest.TestCase):
 
     def test_each_rate_right_after_its_total_and_lower_is_better(self):
         names = list(metrics.METRICS)
-        self.assertEqual({total for total, _, _ in tidy.RATES.values()},
+        self.assertEqual({total for total, _, _ in point_metrics.RATES.values()},
                          set(self.TOTALS))
-        for rate, (total, _, _) in tidy.RATES.items():
+        for rate, (total, _, _) in point_metrics.RATES.items():
             self.assertEqual(metrics.direction(rate), "lower", rate)
             self.assertEqual(names.index(rate), names.index(total) + 1, rate)
         self.assertEqual(metrics.unit("lock_contentions_per_kacq"),

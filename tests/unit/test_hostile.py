@@ -18,7 +18,7 @@ import unittest
 from unittest import mock
 
 from analysis import bench_results, common, lockstat, perf_lock, perf_stat
-from analysis import analyze, tidy
+from analysis import analyze, host_steal, tidy
 from analysis.common import ParseError
 from tests.unit import hostile, synth
 from tests.unit.helpers import read
@@ -186,7 +186,7 @@ class BadNumbers(unittest.TestCase):
             def parse(t, _name):
                 with open(path, "w") as f:
                     f.write(t)
-                return tidy.parse_host_steal(path)
+                return host_steal.parse_host_steal(path)
             self.refused(parse, text, 3, "not a number")
             self.refused(parse, text.replace("@", "7").replace("10.000",
                                                                "@"), 3,

@@ -90,11 +90,11 @@ class RealRates(unittest.TestCase):
     acquisition.  The total would call it better; the rate does not."""
 
     def metrics(self, n):
-        from analysis import tidy
+        from analysis import point_metrics
         ls = lockstat.parse_file(path(f"lock_stat-{n}.txt"))
         res = bench_results.parse_file(path(f"results-{n}.txt"))
-        m = tidy._lock_metrics(ls.select(exact="mboxes_lock"))
-        m.update(tidy.rate_metrics(m, res))
+        m = point_metrics.lock_metrics(ls.select(exact="mboxes_lock"))
+        m.update(point_metrics.rate_metrics(m, res))
         return m, res
 
     def test_rate_reverses_the_total(self):

@@ -26,7 +26,7 @@ import unittest
 
 import numpy as np
 
-from analysis import stats, verdicts
+from analysis import mann_whitney, stats, verdicts
 
 SIMS = 2000
 MARGIN = 0.05
@@ -41,7 +41,7 @@ def host_steal(rng, size):
 
 
 def labels(base, var, conf=CONF):
-    shift, lo, hi = stats.shift_ci_many(base, var, conf)
+    shift, lo, hi = mann_whitney.shift_ci_many(base, var, conf)
     n = base.shape[1]
     out = [stats.verdict(math.exp(s), math.exp(a), math.exp(c), "higher",
                          MARGIN, n)[0].split(" (")[0]
@@ -63,7 +63,7 @@ def campaign(n, ratio, self_steal, seed):
     # verdicts._own_threads takes it (exp: shift_ci_many works on logs)
     ob = 0.5 + rng.normal(0, OWN_SD, (SIMS, n))
     ov = 0.5 + self_steal + rng.normal(0, OWN_SD, (SIMS, n))
-    _, _, own_hi = stats.shift_ci_many(np.exp(ob), np.exp(ov), CONF)
+    _, _, own_hi = mann_whitney.shift_ci_many(np.exp(ob), np.exp(ov), CONF)
     guarded = own_hi > verdicts.OWN_TOLERANCE_PCT
     return raw, run, lo, hi, guarded
 

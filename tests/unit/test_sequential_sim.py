@@ -22,7 +22,7 @@ import unittest
 
 import numpy as np
 
-from analysis import stats
+from analysis import mann_whitney, stats
 from tests.unit.test_verdict_sim import draw, mc_bound
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
@@ -49,7 +49,7 @@ def run_campaigns(shape, ratio, looks, confidence, seed):
     used = np.zeros(SIMS, dtype=int)
     for k in looks:
         open_ = used == 0
-        shift, lo, hi = stats.shift_ci_many(b[open_, :k], v[open_, :k],
+        shift, lo, hi = mann_whitney.shift_ci_many(b[open_, :k], v[open_, :k],
                                             confidence)
         got = [stats.verdict(math.exp(s), math.exp(x), math.exp(y),
                              "higher", MARGIN, k)[0].split(" (")[0]

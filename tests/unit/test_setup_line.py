@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""analysis.rundir.setup_line: the one setup line of the plots' footers
+"""analysis.run_setup.setup_line: the one setup line of the plots' footers
 and report.html (plots.common.Run only passes its boots and order)."""
 
 import os
@@ -7,7 +7,7 @@ import shutil
 import tempfile
 import unittest
 
-from analysis import rundir
+from analysis import run_setup, rundir
 from tests.unit import synth
 
 
@@ -31,7 +31,7 @@ class SetupLine(unittest.TestCase):
         rd = self.rd(accel="tcg", cores=2)
         rd.builds = {v: {"kernel_version": "6.1.192"} for v in rd.variants}
         done = [("before", 2, False), ("after", 2, False), ("before", 2, False)]
-        self.assertEqual(rundir.setup_line(rd, done),
+        self.assertEqual(run_setup.setup_line(rd, done),
                          "QEMU TCG emulation, 2 vCPUs on 2 host cores, n=1-2 "
                          "boots per variant, Linux 6.1.192")
 
@@ -40,7 +40,7 @@ class SetupLine(unittest.TestCase):
         rd.builds = {"before": {"kernel_version": "6.1"},
                      "after": {"kernel_version": "6.6"}}
         done = [("before", 4, True), ("after", 4, True)]
-        self.assertEqual(rundir.setup_line(rd, done, ["after", "before"]),
+        self.assertEqual(run_setup.setup_line(rd, done, ["after", "before"]),
                          "QEMU KVM, 4 vCPUs on 2 host cores, n=1 boots per "
                          "variant, Linux after 6.6, before 6.1, oversubscribed "
                          "(*): 4 vCPUs > host cores")
@@ -49,7 +49,7 @@ class SetupLine(unittest.TestCase):
         rd = self.rd(cores=None)
         rd.host.pop("cores")
         rd.builds = {}
-        self.assertEqual(rundir.setup_line(rd, []),
+        self.assertEqual(run_setup.setup_line(rd, []),
                          "QEMU TCG emulation, ? vCPUs on ? host cores, n=0 "
                          "boots per variant, Linux (version not recorded)")
 

@@ -15,7 +15,7 @@ import threading
 import time
 import unittest
 
-from analysis import metrics, rundir, tidy
+from analysis import host_steal, metrics, rundir, tidy
 from analysis.common import ParseError
 from tests.unit import helpers, synth
 
@@ -50,7 +50,7 @@ def write_steal_file(pdir, wait0_ms, wait1_ms, point_id="p1"):
     """host-steal.txt in pdir, as the runner writes it."""
     begin, end = two_threads(wait0_ms, wait1_ms)
     rows = vcpu.steal_rows(begin, end)
-    with open(os.path.join(pdir, tidy.STEAL_FILE), "w") as f:
+    with open(os.path.join(pdir, host_steal.STEAL_FILE), "w") as f:
         f.write(vcpu.steal_text(point_id, marks_for(begin, end), rows))
 
 
@@ -148,13 +148,13 @@ class HostSteal(unittest.TestCase):
 
     def test_round_trip(self):
         write_steal_file(self.tmp, 20, 300)
-        rows = tidy.parse_host_steal(os.path.join(self.tmp, tidy.STEAL_FILE))
+        rows = host_steal.parse_host_steal(os.path.join(self.tmp, host_steal.STEAL_FILE))
         self.assertEqual([r["thread"] for r in rows],
                          ["CPU 0/TCG", "CPU 1/TCG"])
         self.assertEqual(rows[1]["wait_ns"], 300 * 10**6)
-        self.assertEqual(tuple(rows[0]), tidy.STEAL_COLUMNS)
-        self.assertEqual(tidy.STEAL_COLUMNS, vcpu.STEAL_COLUMNS)
-        m = tidy.steal_metrics(rows)
+        self.assertEqual(tuple(rows[0]), host_steal.STEAL_COLUMNS)
+        self.assertEqual(host_steal.STEAL_COLUMNS, vcpu.STEAL_COLUMNS)
+        m = host_steal.steal_metrics(rows)
         self.assertAlmostEqual(m["steal_pct"], 16.0)
         self.assertAlmostEqual(m["steal_max_pct"], 30.0)
 
@@ -166,35 +166,35 @@ class HostSteal(unittest.TestCase):
         rows = vcpu.steal_rows(begin, end)
         self.assertEqual([r["thread"] for r in rows],
                          ["CPU 0/TCG", "CPU 1/TCG", "qemu-system-arm"])
-        path = os.path.join(self.tmp, tidy.STEAL_FILE)
+        path = os.path.join(self.tmp, host_steal.STEAL_FILE)
         with open(path, "w") as f:
             f.write(vcpu.steal_text("p1", marks_for(begin, end), rows))
-        m = tidy.steal_metrics(tidy.parse_host_steal(path))
+        m = host_steal.steal_metrics(host_steal.parse_host_steal(path))
         self.assertAlmostEqual(m["steal_pct"], 16.0)  # the vCPUs only
         self.assertAlmostEqual(m["qemu_other_pct"], 0.5)
-        self.assertNotIn("qemu_other_pct", tidy.steal_metrics(
-            [r for r in tidy.parse_host_steal(path)
+        self.assertNotIn("qemu_other_pct", host_steal.steal_metrics(
+            [r for r in host_steal.parse_host_steal(path)
              if r["thread"] != "qemu-system-arm"]))
-        self.assertEqual(tidy.VCPU_THREAD.pattern, vcpu.VCPU_COMM.pattern)
+        self.assertEqual(host_steal.VCPU_THREAD.pattern, vcpu.VCPU_COMM.pattern)
         # no vCPU row: not a host-steal file the runner writes
         lines = open(path).read().splitlines()
         with open(path, "w") as f:
             f.write("\n".join(ln for ln in lines if "/TCG" not in ln)
                     + "\n")
         with self.assertRaisesRegex(ParseError, "no vCPU thread rows"):
-            tidy.parse_host_steal(path)
+            host_steal.parse_host_steal(path)
 
     def bad(self, text):
         path = os.path.join(self.tmp, "bad.txt")
         with open(path, "w") as f:
             f.write(text)
         with self.assertRaises(ParseError) as cm:
-            tidy.parse_host_steal(path)
+            host_steal.parse_host_steal(path)
         return str(cm.exception)
 
     def test_malformed(self):
         head = ("lockbench-host-steal v1\n# c\n"
-                + "\t".join(tidy.STEAL_COLUMNS) + "\n")
+                + "\t".join(host_steal.STEAL_COLUMNS) + "\n")
         good = "CPU 0/TCG\t7\t1000\t900\t100\t2\t10.000\n"
         cases = [
             ("thread\n", "not 'lockbench-host-steal v1'"),
@@ -218,7 +218,7 @@ class HostSteal(unittest.TestCase):
         got = vcpu.write_steal(self.tmp, ["p1", "p2"], marks)
         self.assertEqual(got, {"file": "host-steal.txt", "points": ["p1"]})
         path = os.path.join(self.tmp, "points", "p1", "host-steal.txt")
-        self.assertEqual(len(tidy.parse_host_steal(path)), 2)
+        self.assertEqual(len(host_steal.parse_host_steal(path)), 2)
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "points", "p2",
                                                      "host-steal.txt")))
         # Never over a file that is there.
@@ -278,7 +278,7 @@ class StealMetrics(unittest.TestCase):
         write_steal_file(cls.pdir("r01-after-c2", "p1"), 300, 500)
         write_steal_file(cls.pdir("r02-after-c2", "p2"), 1, 1)
         with open(os.path.join(cls.pdir("r02-before-c2", "p2"),
-                               tidy.STEAL_FILE), "w") as f:
+                               host_steal.STEAL_FILE), "w") as f:
             f.write("lockbench-host-steal v1\nnonsense\n")
         synth.fail_point(cls.dir, "r02-after-c2", "p1", "registry")
         write_steal_file(cls.pdir("r02-after-c2", "p1"), 800, 800)
@@ -345,10 +345,10 @@ class StealMetrics(unittest.TestCase):
                                       "throughput_run"))
 
     def test_throughput_run_edges(self):
-        self.assertEqual(tidy.run_metrics({"throughput_ops_s": 5.0,
+        self.assertEqual(host_steal.run_metrics({"throughput_ops_s": 5.0,
                                            "steal_pct": 100.0}), {})
-        self.assertEqual(tidy.run_metrics({"steal_pct": 1.0}), {})
-        self.assertEqual(tidy.run_metrics({"throughput_ops_s": 9.0,
+        self.assertEqual(host_steal.run_metrics({"steal_pct": 1.0}), {})
+        self.assertEqual(host_steal.run_metrics({"throughput_ops_s": 9.0,
                                            "steal_pct": 0.0}),
                          {"throughput_run": 9.0})
 

@@ -7,10 +7,10 @@ host's two-speed mixture (each boot at 150k or 85k ops/s, 3% CV within a
 speed; tests/RELIABILITY.md). The variant is the baseline scaled by a true
 ratio (throughput: 1.00, 0.97, 0.95 = the margin, 0.90; latency, lower is
 better: the mirror 1.00, 1/0.97, 1.05, 1/0.90). Every comparison goes
-through stats.shift_ci_many() and stats.verdict(), as compare() does.
+through mann_whitney.shift_ci_many() and stats.verdict(), as compare() does.
 
 The Moses CI is distribution-free under a shift of log values, so its
-error rates are known exactly (1 - stats.ci_level()); a simulation of
+error rates are known exactly (1 - mann_whitney.ci_level()); a simulation of
 SIMS comparisons estimates them with a Monte Carlo standard error, and
 the bounds below allow 3 of those above the target.
 """
@@ -20,7 +20,7 @@ import unittest
 
 import numpy as np
 
-from analysis import stats
+from analysis import mann_whitney, stats
 
 SIMS = 4000
 NS = (6, 8, 12)
@@ -42,7 +42,7 @@ def simulate(shape, n, ratio, direction, seed):
     rng = np.random.default_rng(seed)
     b = draw(rng, shape, (SIMS, n))
     v = draw(rng, shape, (SIMS, n)) * ratio
-    shift, lo, hi = stats.shift_ci_many(b, v)
+    shift, lo, hi = mann_whitney.shift_ci_many(b, v)
     labels = [stats.verdict(math.exp(s), math.exp(a), math.exp(c), direction,
                             MARGIN, n)[0].split(" (")[0]
               for s, a, c in zip(shift, lo, hi)]
@@ -90,14 +90,15 @@ class Simulation(unittest.TestCase):
     def test_false_alarms_at_no_difference(self):
         for d, shape, n, s in self.each(0):
             false = s["better"] + s["worse"] + s["harm"]
-            exact = 1 - stats.ci_level(n, n, 0.95)  # <= 5% by construction
+            # <= 5% by construction
+            exact = 1 - mann_whitney.ci_level(n, n, 0.95)
             self.assertLessEqual(exact, 0.05)
             self.assertLessEqual(false, mc_bound(exact),
                                  f"{d} {shape} n={n}: {false:.1%}")
 
     def test_no_harm_at_the_margin(self):
         for d, shape, n, s in self.each(2):
-            exact = (1 - stats.ci_level(n, n, 0.95)) / 2  # <= 2.5%
+            exact = (1 - mann_whitney.ci_level(n, n, 0.95)) / 2  # <= 2.5%
             self.assertLessEqual(s["no harm"], mc_bound(exact),
                                  f"{d} {shape} n={n}: {s['no harm']:.1%}")
 

@@ -8,7 +8,7 @@ import unittest
 import numpy as np
 import pandas as pd
 
-from analysis import stats, verdicts
+from analysis import holm, mann_whitney, stats, verdicts
 
 TH = stats.Thresholds()
 
@@ -41,11 +41,11 @@ PAIR = [("before", "after")]
 class Holm(unittest.TestCase):
     def test_known_table(self):
         # sorted 0.005 <= .05/4, 0.01 <= .05/3, 0.03 > .05/2: stop there
-        self.assertEqual(stats.holm([0.01, 0.04, 0.03, 0.005]),
+        self.assertEqual(holm.holm([0.01, 0.04, 0.03, 0.005]),
                          [True, False, False, True])
-        self.assertEqual(stats.holm([0.001, 0.002]), [True, True])
-        self.assertEqual(stats.holm([]), [])
-        self.assertEqual(stats.holm_levels([0.01, 0.04, 0.03, 0.005]),
+        self.assertEqual(holm.holm([0.001, 0.002]), [True, True])
+        self.assertEqual(holm.holm([]), [])
+        self.assertEqual(holm.holm_levels([0.01, 0.04, 0.03, 0.005]),
                          [1 - 0.05 / 3, 1 - 0.05 / 1, 1 - 0.05 / 2,
                           1 - 0.05 / 4])
 
@@ -72,7 +72,8 @@ class Holm(unittest.TestCase):
             metrics.METRICS.update(saved)
         prim = verdict_of(comps, "throughput_ops_s")
         self.assertEqual(prim["role"], "primary")
-        self.assertAlmostEqual(prim["ci_level"], stats.ci_level(8, 8, 0.95))
+        self.assertAlmostEqual(prim["ci_level"],
+                               mann_whitney.ci_level(8, 8, 0.95))
         expl = comps[comps["role"] == "exploratory"]
         self.assertEqual(len(expl), 40)
         # Holm's levels, 1 - 0.05 / k for k = 40..1 (each CI's actual
