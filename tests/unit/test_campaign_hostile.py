@@ -319,8 +319,9 @@ class Hostile(unittest.TestCase):
             import json, os, sys
             sys.path.insert(0, "scripts")
             import campaign
+            import campaign_manifest
             d = sys.argv[1]
-            man = campaign.Manifest.load(d)
+            man = campaign_manifest.Manifest.load(d)
             cell = man.data["cells"][0]
             tmp = os.path.join(d, "cells", ".tmp-" + cell["id"])
             os.makedirs(tmp)
