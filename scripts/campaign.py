@@ -45,15 +45,14 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "guest"))
 import campaign_file  # noqa: E402
+import campaign_cell  # noqa: E402
 import campaign_hosts  # noqa: E402
 import campaign_manifest  # noqa: E402
-import dirlock  # noqa: E402
 import run_guest  # noqa: E402
 import judge  # noqa: E402
 import vcpu  # noqa: E402
 import variant as variantmod  # noqa: E402
 
-PY = "/usr/bin/python3"
 RESULTS = os.path.join(ROOT, "results")
 
 
@@ -128,106 +127,6 @@ def pin_for(c, cell, running):
                            os.sched_getaffinity(0), busy)
 
 
-def start_cell(d, man, cell, job_path, pin=()):
-    tmp = os.path.join(d, "cells", f".tmp-{cell['id']}")
-    if os.path.exists(tmp):
-        shutil.rmtree(tmp)
-    c = man.data["campaign"]
-    cmd = [PY, os.path.join(ROOT, "guest", "run_guest.py"), campaign_file.image(c, cell["variant"]),
-           "--cpus", str(cell["cpus"]), "--mem", str(c["mem_mb"]),
-           "--job", job_path, "--out", tmp] + (["--pin", ",".join(map(str, pin))] if pin else [])
-    if pin:
-        cell["pin"] = list(pin)
-    log = open(os.path.join(d, "cells", f".tmp-{cell['id']}.log"), "w")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, preexec_fn=run_guest.die_with_parent(signal.SIGTERM))
-    log.close()
-    cell["state"] = "running"
-    cell["attempts"] = cell.get("attempts", 0) + 1
-    man.save()
-    return proc, tmp
-
-
-def keep_aside(path):
-    """Move an unfinished cell's files to PATH.partial-N."""
-    n = 1
-    while os.path.exists(f"{path}.partial-{n}"):
-        n += 1
-    os.rename(path, f"{path}.partial-{n}")
-    return f"{path}.partial-{n}"
-
-
-def set_aside_unfinished(tmp, wait_s=dirlock.RUNNER_END_S):
-    """Move a killed campaign's unfinished cell TMP, with its runner's
-    log, to TMP.partial-N once its runner has ended (dirlock): a runner
-    still at work there would write into the cell started next at the
-    same path.  Returns the new path."""
-    if not dirlock.wait_free(tmp, 0):
-        print(f"campaign: waiting up to {wait_s:g} s for the stopped campaign's runner "
-              f"in {os.path.basename(tmp)} to end", file=sys.stderr, flush=True)
-    if not dirlock.wait_free(tmp, wait_s):
-        raise campaign_file.CampaignError(
-            f"refusing to resume: the stopped campaign's runner is still at work in {tmp} "
-            f"after {wait_s:g} s (let it end, or stop it, then resume)")
-    kept = keep_aside(tmp)
-    with contextlib.suppress(FileNotFoundError):
-        os.replace(tmp + ".log", os.path.join(kept, "runner.log"))
-    return kept
-
-
-def read_meta(tmp):
-    """A cell's meta.json, or None: missing, not a regular file, not a
-    JSON object (a remote host's cell is not trusted)."""
-    try:
-        meta = json.loads(campaign_file.read_capped(os.path.join(tmp, "meta.json")))
-    except (OSError, ValueError, RecursionError):
-        return None
-    return meta if isinstance(meta, dict) else None
-
-
-def finish_cell(d, man, cell, tmp, interrupted, refused=None):
-    """Record how the cell in TMP ended and move it into place; REFUSED
-    (a line) fails it whatever its meta.json says."""
-    final = os.path.join(d, "cells", cell["id"])
-    log = tmp + ".log"
-    meta = read_meta(tmp)
-    if os.path.isdir(tmp) and os.path.exists(log):
-        os.replace(log, os.path.join(tmp, "runner.log"))
-    state = meta.get("state") if meta else "error"
-    if not isinstance(state, str) or not campaign_manifest.STATE_RE.fullmatch(state):
-        state = "error"
-    if interrupted and state != "ok":
-        state = "interrupted"
-    if refused:
-        state = "failed"
-    if state == "ok":
-        if os.path.exists(final):
-            keep_aside(final)
-        os.rename(tmp, final)
-        cell["state"] = "done"
-    else:
-        cell["state"] = state
-        if os.path.isdir(tmp):
-            if os.path.exists(final):
-                keep_aside(final)
-            os.rename(tmp, final)
-            cell["kept"] = os.path.basename(keep_aside(final))
-    problems = []
-    if meta:
-        number = (lambda v: v if isinstance(v, (int, float)) and not isinstance(v, bool) else None)
-        cell["wall_s"] = number(meta.get("wall_s"))
-        cell["boot_to_workload_s"] = number(meta.get("boot_to_workload_s"))
-        got = meta.get("problems")
-        problems = [f"{p.get('state')}: {p.get('line')}"[:300]
-                    for p in (got if isinstance(got, list) else []) if isinstance(p, dict)]
-    elif state != "interrupted":
-        problems = ["error: no readable meta.json (the runner wrote none, or not a JSON object)"]
-    if meta or refused or problems:
-        cell["problems"] = ([refused] if refused else []) + problems[:10]
-    man.save()
-    return meta
-
-
 @contextlib.contextmanager
 def stop_signals():
     """Yield a list that SIGINT and SIGTERM append their names to, so that
@@ -248,7 +147,7 @@ def stop_signals():
 def take_look(d, man, reps, prog):
     """Judge the boots of repetitions 1..reps (analysis.looks); record the
     look in the manifest; True when every primary cell is decided."""
-    cp = subprocess.run([PY, "-m", "analysis.looks", d], cwd=ROOT, capture_output=True,
+    cp = subprocess.run([campaign_cell.PY, "-m", "analysis.looks", d], cwd=ROOT, capture_output=True,
                         text=True, env=dict(os.environ, PYTHONPATH=ROOT), check=False)
     try:
         res = json.loads(cp.stdout)
@@ -322,7 +221,7 @@ def run_batch(d, man, jobs, reps, prog, tried):
                     break
                 cells.pop(0)
                 tried.add(nxt["id"])
-                running[nxt["id"]] = (*start_cell(d, man, nxt, job_path, pin), nxt)
+                running[nxt["id"]] = (*campaign_cell.start_cell(d, man, nxt, job_path, pin), nxt)
                 used += nxt["cpus"]
                 prog.show(done, list(running))
             if stop and not running:
@@ -332,7 +231,7 @@ def run_batch(d, man, jobs, reps, prog, tried):
                 if proc.poll() is None:
                     continue
                 del running[cid]
-                meta = finish_cell(d, man, cell, tmp, bool(stop))
+                meta = campaign_cell.finish_cell(d, man, cell, tmp, bool(stop))
                 if cell["state"] == "done":
                     done += 1
                     if meta and cell.get("wall_s") is not None:
@@ -347,7 +246,7 @@ def run_batch(d, man, jobs, reps, prog, tried):
 def run_on_hosts(d, man, hosts):
     prog = Progress(len(man.data["cells"]))
     with stop_signals() as stop:
-        campaign_hosts.run(d, man, hosts, lambda cell, tmp, refused: finish_cell(
+        campaign_hosts.run(d, man, hosts, lambda cell, tmp, refused: campaign_cell.finish_cell(
             d, man, cell, tmp, bool(stop), refused), prog, stop)
     if prog.tty:
         print()
@@ -404,7 +303,7 @@ def resume(args):
     for cell in man.data["cells"]:
         tmp = os.path.join(d, "cells", f".tmp-{cell['id']}")
         if os.path.isdir(tmp):  # a harness that was killed outright
-            set_aside_unfinished(tmp)
+            campaign_cell.set_aside_unfinished(tmp)
         if cell["state"] == "running":
             cell["state"] = "interrupted"
     man.save()
