@@ -26,6 +26,14 @@ nor the kernels changed.
 loaded and checked again and re-planned, and the manifest's cells, builds
 and root fs hashes must be that plan's (else exit 2).
 
+This file is the entry point: the arguments, a new campaign's results
+directory (create) or a --resume's checks (resume), and the summary.  The
+rest lies beside it in scripts/, one job a file: campaign_file.py (the
+campaign file), campaign_manifest.py (the plan, manifest.json and what
+--resume checks in it), campaign_cell.py (one cell's start and end),
+campaign_run.py (cells side by side up to each look, Ctrl-C) and
+campaign_hosts.py (cells on --hosts).
+
 Exit status: 0 every cell done (or unneeded); 1 some cell failed; 2 bad input; 3 not
 built; 130 interrupted.
 """
