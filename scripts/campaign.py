@@ -26,46 +26,38 @@ nor the kernels changed.
 loaded and checked again and re-planned, and the manifest's cells, builds
 and root fs hashes must be that plan's (else exit 2).
 
+This file is the entry point: the arguments, a new campaign's results
+directory (create) or a --resume's checks (resume), and the summary.  The
+rest lies beside it in scripts/, one job a file: campaign_file.py (the
+campaign file), campaign_manifest.py (the plan, manifest.json and what
+--resume checks in it), campaign_cell.py (one cell's start and end),
+campaign_run.py (cells side by side up to each look, Ctrl-C) and
+campaign_hosts.py (cells on --hosts).
+
 Exit status: 0 every cell done (or unneeded); 1 some cell failed; 2 bad input; 3 not
 built; 130 interrupted.
 """
 import argparse
-import contextlib
 import datetime
-import hashlib
-import json
 import os
-import random
-import re
 import shutil
-import signal
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "guest"))
 import campaign_file  # noqa: E402
+import campaign_cell  # noqa: E402
 import campaign_hosts  # noqa: E402
-import dirlock  # noqa: E402
+import campaign_manifest  # noqa: E402
+import campaign_run  # noqa: E402
 import run_guest  # noqa: E402
 import judge  # noqa: E402
-import vcpu  # noqa: E402
 import variant as variantmod  # noqa: E402
 
-PY = "/usr/bin/python3"
 RESULTS = os.path.join(ROOT, "results")
-# A manifest of the biggest campaign (16 vCPU counts x 100 repetitions x
-# a few variants) is a few MB.
-MANIFEST_MAX_BYTES = 64 << 20
-# A cell's state as the runner or a guest's meta.json names it.
-STATE_RE = re.compile(r"[a-z][a-z_-]{0,31}")
-# Build-meta fields that identify a kernel; the others (build time, harness
-# commit) change on a no-op rebuild.
-IDENTITY = ("kernel_version", "debian_package_version", "patches",
-            "config_fragments", "config_sha256", "compiler", "tree_commit")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -95,364 +87,14 @@ def utc_stamp():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
 
-def plan(c):
-    """The cells, interleaved: variants alternate (or are shuffled) per rep."""
-    cells = []
-    rng = random.Random(c["seed"])
-    for rep in range(1, c["repetitions"] + 1):
-        for cpus in c["cpus"]:
-            order = list(c["variants"])
-            if c["order"] == "random":
-                rng.shuffle(order)
-            elif rep % 2 == 0:
-                order.reverse()
-            for v in order:
-                cells.append({"id": f"r{rep:02d}-{v}-c{cpus}", "variant": v, "cpus": cpus,
-                              "rep": rep, "state": "planned",
-                              "oversubscribed": cpus > (os.cpu_count() or 1)})
-    return cells
-
-
-def build_identity(variant):
-    vdir = os.path.join(run_guest.BUILD, variant)
-    meta_path = os.path.join(vdir, "build-meta.json")
-    kernel = run_guest.arch_info(run_guest.target(variant)[1])["kernel"]
-    try:
-        with open(meta_path) as f:
-            meta = json.load(f)
-        meta["module_sha256"] = variantmod.sha256(os.path.join(vdir, "mbox_bench.ko"))
-        meta["image_size"] = os.path.getsize(os.path.join(vdir, kernel))
-    except (OSError, ValueError):
-        raise judge.RunError(3, f"variant {variant!r} is not built: run ./run.sh build {variant}") from None
-    return meta
-
-
-def same_kernel(a, b):
-    return all(a.get(k) == b.get(k) for k in IDENTITY + ("module_sha256",))
-
-
-class Manifest:
-    def __init__(self, path, data):
-        self.path, self.data = path, data
-
-    @classmethod
-    def load(cls, d):
-        """The manifest as JSON; what it says is checked by resume()."""
-        path = os.path.join(d, "manifest.json")
-        try:
-            data = json.loads(campaign_file.read_capped(path, MANIFEST_MAX_BYTES))
-        except (OSError, ValueError, RecursionError) as e:
-            why = (getattr(e, "strerror", None) or str(e)) if str(e) else "nested too deeply"
-            raise campaign_file.CampaignError(f"{d}: no readable manifest.json ({why})") from None
-        if not isinstance(data, dict):
-            raise campaign_file.CampaignError(f"{d}: no readable manifest.json (not a JSON object)")
-        return cls(path, data)
-
-    def save(self):
-        tmp = self.path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(self.data, f, indent=2)
-            f.write("\n")
-        os.replace(tmp, self.path)
-
-    def cell(self, cid):
-        return next(c for c in self.data["cells"] if c["id"] == cid)
-
-
-class Progress:
-    def __init__(self, total):
-        self.total, self.t0 = total, time.monotonic()
-        self.tty = sys.stdout.isatty()
-        self.walls = []
-
-    def show(self, done, running, note=""):
-        el = time.monotonic() - self.t0
-        left = self.total - done
-        eta = "?"
-        if self.walls:
-            par = max(1, len(running))
-            eta = fmt(sum(self.walls) / len(self.walls) * left / par)
-        line = (f"[{done}/{self.total}] {', '.join(running) or '-'} | "
-                f"elapsed {fmt(el)} | ETA {eta}" + (f" | {note}" if note else ""))
-        if self.tty:
-            print("\r\033[K" + line, end="", flush=True)
-        else:
-            print(line, flush=True)
-
-    def say(self, msg):
-        print(("\r\033[K" if self.tty else "") + msg, flush=True)
-
-
-def fmt(s):
-    s = int(s)
-    return f"{s // 60}m{s % 60:02d}s"
-
-
-def pin_for(c, cell, running):
-    """The host cores a cell about to start is pinned to (campaign pin =
-    true): [] when the campaign does not pin or the cell has one vCPU,
-    None while its cores are in use by a running cell (guest/run_guest.py
-    cell_cores).  One vCPU is left to the host's scheduler: measured
-    interleaved, pinning 1-vCPU cells side by side widened the A/A
-    throughput CI (median width 0.32 pinned, 0.22 not), while at 2 vCPUs
-    it narrowed it (0.99 against 1.13): README, "Measured"."""
-    if not c.get("pin") or cell["cpus"] < 2:
-        return []
-    busy = {k for _p, _t, other in running.values() for k in other.get("pin") or ()}
-    return vcpu.cell_cores(cell["cpus"], cell["rep"], c["variants"].index(cell["variant"]),
-                           os.sched_getaffinity(0), busy)
-
-
-def start_cell(d, man, cell, job_path, pin=()):
-    tmp = os.path.join(d, "cells", f".tmp-{cell['id']}")
-    if os.path.exists(tmp):
-        shutil.rmtree(tmp)
-    c = man.data["campaign"]
-    cmd = [PY, os.path.join(ROOT, "guest", "run_guest.py"), campaign_file.image(c, cell["variant"]),
-           "--cpus", str(cell["cpus"]), "--mem", str(c["mem_mb"]),
-           "--job", job_path, "--out", tmp] + (["--pin", ",".join(map(str, pin))] if pin else [])
-    if pin:
-        cell["pin"] = list(pin)
-    log = open(os.path.join(d, "cells", f".tmp-{cell['id']}.log"), "w")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, preexec_fn=run_guest.die_with_parent(signal.SIGTERM))
-    log.close()
-    cell["state"] = "running"
-    cell["attempts"] = cell.get("attempts", 0) + 1
-    man.save()
-    return proc, tmp
-
-
-def keep_aside(path):
-    """Move an unfinished cell's files to PATH.partial-N."""
-    n = 1
-    while os.path.exists(f"{path}.partial-{n}"):
-        n += 1
-    os.rename(path, f"{path}.partial-{n}")
-    return f"{path}.partial-{n}"
-
-
-def set_aside_unfinished(tmp, wait_s=dirlock.RUNNER_END_S):
-    """Move a killed campaign's unfinished cell TMP, with its runner's
-    log, to TMP.partial-N once its runner has ended (dirlock): a runner
-    still at work there would write into the cell started next at the
-    same path.  Returns the new path."""
-    if not dirlock.wait_free(tmp, 0):
-        print(f"campaign: waiting up to {wait_s:g} s for the stopped campaign's runner "
-              f"in {os.path.basename(tmp)} to end", file=sys.stderr, flush=True)
-    if not dirlock.wait_free(tmp, wait_s):
-        raise campaign_file.CampaignError(
-            f"refusing to resume: the stopped campaign's runner is still at work in {tmp} "
-            f"after {wait_s:g} s (let it end, or stop it, then resume)")
-    kept = keep_aside(tmp)
-    with contextlib.suppress(FileNotFoundError):
-        os.replace(tmp + ".log", os.path.join(kept, "runner.log"))
-    return kept
-
-
-def read_meta(tmp):
-    """A cell's meta.json, or None: missing, not a regular file, not a
-    JSON object (a remote host's cell is not trusted)."""
-    try:
-        meta = json.loads(campaign_file.read_capped(os.path.join(tmp, "meta.json")))
-    except (OSError, ValueError, RecursionError):
-        return None
-    return meta if isinstance(meta, dict) else None
-
-
-def finish_cell(d, man, cell, tmp, interrupted, refused=None):
-    """Record how the cell in TMP ended and move it into place; REFUSED
-    (a line) fails it whatever its meta.json says."""
-    final = os.path.join(d, "cells", cell["id"])
-    log = tmp + ".log"
-    meta = read_meta(tmp)
-    if os.path.isdir(tmp) and os.path.exists(log):
-        os.replace(log, os.path.join(tmp, "runner.log"))
-    state = meta.get("state") if meta else "error"
-    if not isinstance(state, str) or not STATE_RE.fullmatch(state):
-        state = "error"
-    if interrupted and state != "ok":
-        state = "interrupted"
-    if refused:
-        state = "failed"
-    if state == "ok":
-        if os.path.exists(final):
-            keep_aside(final)
-        os.rename(tmp, final)
-        cell["state"] = "done"
-    else:
-        cell["state"] = state
-        if os.path.isdir(tmp):
-            if os.path.exists(final):
-                keep_aside(final)
-            os.rename(tmp, final)
-            cell["kept"] = os.path.basename(keep_aside(final))
-    problems = []
-    if meta:
-        number = (lambda v: v if isinstance(v, (int, float)) and not isinstance(v, bool) else None)
-        cell["wall_s"] = number(meta.get("wall_s"))
-        cell["boot_to_workload_s"] = number(meta.get("boot_to_workload_s"))
-        got = meta.get("problems")
-        problems = [f"{p.get('state')}: {p.get('line')}"[:300]
-                    for p in (got if isinstance(got, list) else []) if isinstance(p, dict)]
-    elif state != "interrupted":
-        problems = ["error: no readable meta.json (the runner wrote none, or not a JSON object)"]
-    if meta or refused or problems:
-        cell["problems"] = ([refused] if refused else []) + problems[:10]
-    man.save()
-    return meta
-
-
-@contextlib.contextmanager
-def stop_signals():
-    """Yield a list that SIGINT and SIGTERM append their names to, so that
-    the cells running can be stopped and recorded instead of lost."""
-    stop = []
-
-    def on_signal(signum, _frame):
-        stop.append(signal.Signals(signum).name)
-
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield stop
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-
-
-UNNEEDED = "unneeded"  # a cell past the look where the campaign stopped
-SETTLED = ("done", UNNEEDED)
-
-
-def take_look(d, man, reps, prog):
-    """Judge the boots of repetitions 1..reps (analysis.looks); record the
-    look in the manifest; True when every primary cell is decided."""
-    cp = subprocess.run([PY, "-m", "analysis.looks", d], cwd=ROOT, capture_output=True,
-                        text=True, env=dict(os.environ, PYTHONPATH=ROOT), check=False)
-    try:
-        res = json.loads(cp.stdout)
-        n, todo = int(res["primary"]), list(res["undecided"])
-    except (ValueError, KeyError, TypeError):
-        err = (cp.stderr.strip().splitlines() or ["no output"])[-1]
-        prog.say(f"campaign: look at {reps} repetitions: the analysis failed ({err}); going on")
-        n, todo = 0, ["the analysis failed"]
-    decided = n > 0 and not todo
-    seq = man.data.setdefault("sequential", {"looks": [], "stopped_at": None})
-    seq["looks"] = [x for x in seq["looks"] if x["reps"] != reps]
-    seq["looks"].append({"reps": reps, "primary": n, "undecided": todo})
-    if decided:
-        seq["stopped_at"] = reps
-    man.save()
-    prog.say(f"campaign: look at {reps} repetitions: "
-             + ("every primary cell decided: stopping" if decided else
-                f"{len(todo)} of {n} primary cells undecided: " + "; ".join(todo[:4])
-                + (f"; +{len(todo) - 4} more" if len(todo) > 4 else "")))
-    return decided
-
-
-def run_cells(d, man, jobs):
-    """Run the cells repetition by repetition up to each look; at a look
-    before the last, stop when every primary cell is decided (the cells
-    after it become `unneeded`)."""
-    c = man.data["campaign"]
-    looks = c.get("looks") or [c["repetitions"]]
-    prog = Progress(len(man.data["cells"]))
-    stop, tried = [], set()
-    for reps in looks:
-        stop = run_batch(d, man, jobs, reps, prog, tried)
-        if stop or reps == looks[-1]:
-            break
-        if take_look(d, man, reps, prog):
-            for cell in man.data["cells"]:
-                if cell["rep"] > reps and cell["state"] not in SETTLED:
-                    cell["state"] = UNNEEDED
-            man.save()
-            break
-    if prog.tty:
-        print()
-    return stop
-
-
-def run_batch(d, man, jobs, reps, prog, tried):
-    """Run every cell of repetitions 1..reps not done yet and not `tried`
-    in this invocation (a failed cell waits for --resume)."""
-    cells = [c for c in man.data["cells"]
-             if c["state"] not in SETTLED and c["rep"] <= reps and c["id"] not in tried]
-    job_path = os.path.join(d, "job.conf")
-    cores = os.cpu_count() or 1
-    done = sum(c["state"] == "done" for c in man.data["cells"])
-    running = {}
-    with stop_signals() as stop:
-        while cells or running:
-            if stop and running:
-                for proc, _tmp, _cell in running.values():
-                    if proc.poll() is None:
-                        proc.send_signal(signal.SIGTERM)
-            used = sum(c["cpus"] for _p, _t, c in running.values())
-            while cells and not stop and len(running) < jobs:
-                nxt = cells[0]
-                # Never oversubscribe the host with side-by-side cells; a
-                # cell bigger than the host runs alone (and is flagged).
-                if running and used + nxt["cpus"] > cores:
-                    break
-                # Pinned, it waits for its own cores (a slow core cancels).
-                pin = pin_for(man.data["campaign"], nxt, running)
-                if pin is None:
-                    break
-                cells.pop(0)
-                tried.add(nxt["id"])
-                running[nxt["id"]] = (*start_cell(d, man, nxt, job_path, pin), nxt)
-                used += nxt["cpus"]
-                prog.show(done, list(running))
-            if stop and not running:
-                break
-            time.sleep(0.2)
-            for cid, (proc, tmp, cell) in list(running.items()):
-                if proc.poll() is None:
-                    continue
-                del running[cid]
-                meta = finish_cell(d, man, cell, tmp, bool(stop))
-                if cell["state"] == "done":
-                    done += 1
-                    if meta and cell.get("wall_s") is not None:
-                        prog.walls.append(cell["wall_s"])
-                else:
-                    prog.say(f"campaign: cell {cid}: {cell['state']}"
-                             + (f": {cell['problems'][0]}" if cell.get("problems") else ""))
-                prog.show(done, list(running))
-    return stop
-
-
-def run_on_hosts(d, man, hosts):
-    prog = Progress(len(man.data["cells"]))
-    with stop_signals() as stop:
-        campaign_hosts.run(d, man, hosts, lambda cell, tmp, refused: finish_cell(
-            d, man, cell, tmp, bool(stop), refused), prog, stop)
-    if prog.tty:
-        print()
-    return stop
-
-
-def rootfs_hashes(arches):
-    """{arch: SHA-256 of its guest root fs}; RunError 3 if one is missing."""
-    out = {}
-    for a in arches:
-        path = run_guest.rootfs_path(a)
-        if not os.path.isfile(path):
-            raise judge.RunError(3, f"no guest root file system for {a} ({path}): "
-                                 "run ./run.sh build")
-        out[a] = variantmod.sha256(path)
-    return out
-
-
 def create(args):
     c = campaign_file.load(args.file)
-    builds = {v: build_identity(campaign_file.image(c, v)) for v in c["variants"]}
-    rootfs = rootfs_hashes(c["arches"])
+    builds = {v: campaign_manifest.build_identity(campaign_file.image(c, v)) for v in c["variants"]}
+    rootfs = campaign_manifest.rootfs_hashes(c["arches"])
     d = args.out or os.path.join(RESULTS, f"{c['name']}-{utc_stamp()}")
     if os.path.exists(d) and os.listdir(d):
         raise campaign_file.CampaignError(f"{d}: exists and is not empty")
-    cells = plan(c)
+    cells = campaign_manifest.plan(c)
     if args.dry_run:
         for cell in cells:
             print(f"{cell['id']}: {cell['variant']} {cell['cpus']} vCPUs"
@@ -473,87 +115,18 @@ def create(args):
         data["rootfs_sha256"] = rootfs["arm"]
     data["rootfs_sha256_by_arch"] = rootfs
     data["cells"] = cells
-    man = Manifest(os.path.join(d, "manifest.json"), data)
+    man = campaign_manifest.Manifest(os.path.join(d, "manifest.json"), data)
     man.save()
     return d, man
 
 
-def checked_manifest(d, man):
-    """Refuse a manifest that is not what this campaign's saved
-    campaign.toml plans, so that nothing in it is trusted: the campaign is
-    loaded (and checked) again from that file, the cells re-planned, and
-    every cell, build and root fs hash must match."""
-    data = man.data
-
-    def refuse(why):
-        raise campaign_file.CampaignError(f"{d}: refusing to resume: {why}")
-
-    old = data.get("campaign")
-    if not isinstance(old, dict):
-        refuse("manifest.json has no campaign")
-    cells_dir = os.path.join(d, "cells")
-    if os.path.islink(cells_dir) or not os.path.isdir(cells_dir):
-        refuse(f"{cells_dir} is not a directory")
-    c = campaign_file.load(os.path.join(d, "campaign.toml"))
-    if c["file_sha256"] != old.get("file_sha256"):
-        refuse(f"{d}/campaign.toml changed since the campaign started")
-    orig = old.get("file")
-    if isinstance(orig, str) and os.path.isfile(orig):
-        try:
-            sha = hashlib.sha256(campaign_file.read_capped(orig)).hexdigest()
-        except OSError:
-            sha = None
-        if sha != c["file_sha256"]:
-            refuse(f"campaign file {orig} changed since the campaign started")
-        c["file"] = orig
-    if {k: v for k, v in old.items() if k != "file"} != {k: v for k, v in c.items() if k != "file"}:
-        diff = sorted(k for k in set(old) | set(c) if k != "file" and old.get(k) != c.get(k))
-        refuse(f"manifest.json's campaign is not campaign.toml's (differs in {', '.join(diff)})")
-    cells = data.get("cells")
-    planned = plan(c)
-    if not isinstance(cells, list) or len(cells) != len(planned):
-        refuse(f"manifest.json's cells are not the {len(planned)} cells campaign.toml plans")
-    for cell, want in zip(cells, planned):
-        if not isinstance(cell, dict) or any(cell.get(k) != want[k] or type(cell.get(k)) is not type(want[k])
-                                             for k in ("id", "variant", "cpus", "rep")):
-            refuse(f"manifest.json's cell {str(cell.get('id') if isinstance(cell, dict) else cell)[:40]!r} "
-                   f"is not the planned cell {want['id']!r}")
-        if not isinstance(cell.get("state"), str) or not STATE_RE.fullmatch(cell["state"]):
-            refuse(f"cell {want['id']}: state {str(cell.get('state'))[:40]!r} is not a state")
-        if not isinstance(cell.get("attempts", 0), int) or cell.get("attempts", 0) < 0:
-            refuse(f"cell {want['id']}: attempts is not a count")
-    builds = data.get("builds")
-    if not isinstance(builds, dict) or set(builds) != set(c["variants"]) \
-            or not all(isinstance(b, dict) for b in builds.values()):
-        refuse("manifest.json's builds do not name every variant's kernel ("
-               + ", ".join(c["variants"]) + ")")
-    want = data.get("rootfs_sha256_by_arch")
-    if want is None and c["arches"] == ["arm"]:
-        want = {"arm": data.get("rootfs_sha256")}
-    if not isinstance(want, dict) or set(want) != set(c["arches"]) \
-            or not all(isinstance(v, str) for v in want.values()):
-        refuse("manifest.json has no root fs hash for each of " + ", ".join(c["arches"]))
-    remotes = data.get("hosts_remote", [])
-    if not (type(data.get("hosts_seq", 0)) is int and data.get("hosts_seq", 0) >= 0
-            and isinstance(remotes, list)
-            and all(isinstance(r, str) and campaign_hosts.REMOTE_RE.fullmatch(r) for r in remotes)):
-        refuse("manifest.json's hosts_seq or hosts_remote is not what --hosts writes")
-    seq = data.get("sequential")
-    if seq is not None and not (
-            isinstance(seq, dict) and isinstance(seq.get("looks"), list)
-            and all(isinstance(x, dict) and type(x.get("reps")) is int for x in seq["looks"])
-            and (seq.get("stopped_at") is None or type(seq.get("stopped_at")) is int)):
-        refuse("manifest.json's sequential looks are not a list of looks")
-    data["campaign"] = c
-    return c, builds, want
-
-
 def resume(args):
     d = args.resume
-    man = Manifest.load(d)
-    c, builds, want = checked_manifest(d, man)
+    man = campaign_manifest.Manifest.load(d)
+    c, builds, want = campaign_manifest.checked_manifest(d, man)
     for v, old in builds.items():
-        if not same_kernel(old, build_identity(campaign_file.image(c, v))):
+        if not campaign_manifest.same_kernel(
+                old, campaign_manifest.build_identity(campaign_file.image(c, v))):
             raise campaign_file.CampaignError(
                 f"{d}: refusing to resume: kernel variant {v!r} was rebuilt differently since")
     for a, sha in want.items():
@@ -564,7 +137,7 @@ def resume(args):
     for cell in man.data["cells"]:
         tmp = os.path.join(d, "cells", f".tmp-{cell['id']}")
         if os.path.isdir(tmp):  # a harness that was killed outright
-            set_aside_unfinished(tmp)
+            campaign_cell.set_aside_unfinished(tmp)
         if cell["state"] == "running":
             cell["state"] = "interrupted"
     man.save()
@@ -593,7 +166,7 @@ def main(argv):
         print(f"campaign: {e}", file=sys.stderr)
         return getattr(e, "code", 2)
     jobs = args.jobs or max(1, (os.cpu_count() or 1) // min(c["cpus"] for c in man.data["cells"]))
-    todo = sum(c["state"] not in SETTLED for c in man.data["cells"])
+    todo = sum(c["state"] not in campaign_manifest.SETTLED for c in man.data["cells"])
     print(f"campaign: {man.data['campaign']['name']}: {todo} of {len(man.data['cells'])} "
           f"cells to run, {'on the hosts of ' + args.hosts if args.hosts else f'{jobs} at a time'}, "
           f"into {d}")
@@ -604,13 +177,13 @@ def main(argv):
               + (" (not with --hosts: every repetition runs)" if args.hosts else ""))
     if args.hosts:
         try:
-            stop = run_on_hosts(d, man, args.hosts)
+            stop = campaign_run.run_on_hosts(d, man, args.hosts)
         except (campaign_hosts.HostsError, OSError) as e:
             print(f"campaign: {e}; finish with: ./run.sh campaign --resume {d} --hosts "
                   f"{args.hosts}", file=sys.stderr)
             return 1
     else:
-        stop = run_cells(d, man, jobs)
+        stop = campaign_run.run_cells(d, man, jobs)
     states = {}
     for c in man.data["cells"]:
         states[c["state"]] = states.get(c["state"], 0) + 1
@@ -627,7 +200,7 @@ def main(argv):
         if rc == 0:
             print(f"campaign: verdicts in {d}/summary.md, plots in {d}/plots/, "
                   f"the page in {d}/report.html, a changelog block in {d}/commit-msg.txt")
-    settled = sum(states.get(s, 0) for s in SETTLED)
+    settled = sum(states.get(s, 0) for s in campaign_manifest.SETTLED)
     return 0 if settled == len(man.data["cells"]) else 1
 
 

@@ -318,15 +318,16 @@ class Hostile(unittest.TestCase):
         cp = subprocess.run([PY, "-c", """if True:
             import json, os, sys
             sys.path.insert(0, "scripts")
-            import campaign
+            import campaign_cell
+            import campaign_manifest
             d = sys.argv[1]
-            man = campaign.Manifest.load(d)
+            man = campaign_manifest.Manifest.load(d)
             cell = man.data["cells"][0]
             tmp = os.path.join(d, "cells", ".tmp-" + cell["id"])
             os.makedirs(tmp)
             with open(os.path.join(tmp, "meta.json"), "w") as f:
                 json.dump({"state": "ok", "wall_s": "a lot", "problems": [1, {"line": "x"}]}, f)
-            campaign.finish_cell(d, man, cell, tmp, False, "refused: the host sent 1 file(s) ...")
+            campaign_cell.finish_cell(d, man, cell, tmp, False, "refused: the host sent 1 file(s) ...")
             """, self.d], cwd=ROOT, env=self.env, capture_output=True, text=True, check=False)
         self.assertEqual(cp.returncode, 0, cp.stderr)
         cell = self.manifest()["cells"][0]

@@ -14,7 +14,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "guest"))
-import campaign  # noqa: E402
+import campaign_cell  # noqa: E402
 import campaign_file  # noqa: E402
 import dirlock  # noqa: E402
 import judge  # noqa: E402
@@ -84,7 +84,7 @@ class DirLock(unittest.TestCase):
         with open(os.path.join(self.dir, "meta.json"), "w") as f:
             f.write("{}\n")
         self.holder(0.6)
-        kept = campaign.set_aside_unfinished(self.dir, wait_s=20)
+        kept = campaign_cell.set_aside_unfinished(self.dir, wait_s=20)
         self.assertEqual(kept, self.dir + ".partial-1")
         self.assertFalse(os.path.exists(self.dir))
         self.assertFalse(os.path.exists(self.dir + ".log"))
@@ -94,7 +94,7 @@ class DirLock(unittest.TestCase):
         self.holder(60)
         with self.assertRaisesRegex(campaign_file.CampaignError,
                                     r"still at work in .*\.tmp-r02-after-c1 after 0\.3 s"):
-            campaign.set_aside_unfinished(self.dir, wait_s=0.3)
+            campaign_cell.set_aside_unfinished(self.dir, wait_s=0.3)
         self.assertTrue(os.path.isdir(self.dir), "moved while its runner was at work")
 
     def test_runner_refuses_a_directory_in_use(self):

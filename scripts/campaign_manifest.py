@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A campaign's manifest.json: the planned cells and their states, the
+kernels and guest root file systems the campaign started with, and the
+checks --resume makes before it trusts any of it (checked_manifest).
+
+Apart from scripts/campaign.py (the entry point) so that what a results
+directory's manifest holds, and why a resume refuses one, is read in one
+file; the cells' lifecycle (scripts/campaign_cell.py) and the runner
+(scripts/campaign_run.py) change cells' states and save it.
+"""
+import hashlib
+import json
+import os
+import random
+import re
+
+import campaign_file  # puts guest/ on sys.path
+import campaign_hosts
+import judge
+import run_guest
+import variant as variantmod
+
+# A manifest of the biggest campaign (16 vCPU counts x 100 repetitions x
+# a few variants) is a few MB.
+MANIFEST_MAX_BYTES = 64 << 20
+# A cell's state as the runner or a guest's meta.json names it.
+STATE_RE = re.compile(r"[a-z][a-z_-]{0,31}")
+UNNEEDED = "unneeded"  # a cell past the look where the campaign stopped
+SETTLED = ("done", UNNEEDED)
+# Build-meta fields that identify a kernel; the others (build time, harness
+# commit) change on a no-op rebuild.
+IDENTITY = ("kernel_version", "debian_package_version", "patches",
+            "config_fragments", "config_sha256", "compiler", "tree_commit")
+
+
+def plan(c):
+    """The cells, interleaved: variants alternate (or are shuffled) per rep."""
+    cells = []
+    rng = random.Random(c["seed"])
+    for rep in range(1, c["repetitions"] + 1):
+        for cpus in c["cpus"]:
+            order = list(c["variants"])
+            if c["order"] == "random":
+                rng.shuffle(order)
+            elif rep % 2 == 0:
+                order.reverse()
+            for v in order:
+                cells.append({"id": f"r{rep:02d}-{v}-c{cpus}", "variant": v, "cpus": cpus,
+                              "rep": rep, "state": "planned",
+                              "oversubscribed": cpus > (os.cpu_count() or 1)})
+    return cells
+
+
+def build_identity(variant):
+    vdir = os.path.join(run_guest.BUILD, variant)
+    meta_path = os.path.join(vdir, "build-meta.json")
+    kernel = run_guest.arch_info(run_guest.target(variant)[1])["kernel"]
+    try:
+        with open(meta_path) as f:
+            meta = json.load(f)
+        meta["module_sha256"] = variantmod.sha256(os.path.join(vdir, "mbox_bench.ko"))
+        meta["image_size"] = os.path.getsize(os.path.join(vdir, kernel))
+    except (OSError, ValueError):
+        raise judge.RunError(3, f"variant {variant!r} is not built: run ./run.sh build {variant}") from None
+    return meta
+
+
+def same_kernel(a, b):
+    return all(a.get(k) == b.get(k) for k in IDENTITY + ("module_sha256",))
+
+
+def rootfs_hashes(arches):
+    """{arch: SHA-256 of its guest root fs}; RunError 3 if one is missing."""
+    out = {}
+    for a in arches:
+        path = run_guest.rootfs_path(a)
+        if not os.path.isfile(path):
+            raise judge.RunError(3, f"no guest root file system for {a} ({path}): "
+                                 "run ./run.sh build")
+        out[a] = variantmod.sha256(path)
+    return out
+
+
+class Manifest:
+    def __init__(self, path, data):
+        self.path, self.data = path, data
+
+    @classmethod
+    def load(cls, d):
+        """The manifest as JSON; what it says is checked by resume()."""
+        path = os.path.join(d, "manifest.json")
+        try:
+            data = json.loads(campaign_file.read_capped(path, MANIFEST_MAX_BYTES))
+        except (OSError, ValueError, RecursionError) as e:
+            why = (getattr(e, "strerror", None) or str(e)) if str(e) else "nested too deeply"
+            raise campaign_file.CampaignError(f"{d}: no readable manifest.json ({why})") from None
+        if not isinstance(data, dict):
+            raise campaign_file.CampaignError(f"{d}: no readable manifest.json (not a JSON object)")
+        return cls(path, data)
+
+    def save(self):
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.data, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, self.path)
+
+    def cell(self, cid):
+        return next(c for c in self.data["cells"] if c["id"] == cid)
+
+
+def checked_manifest(d, man):
+    """Refuse a manifest that is not what this campaign's saved
+    campaign.toml plans, so that nothing in it is trusted: the campaign is
+    loaded (and checked) again from that file, the cells re-planned, and
+    every cell, build and root fs hash must match."""
+    data = man.data
+
+    def refuse(why):
+        raise campaign_file.CampaignError(f"{d}: refusing to resume: {why}")
+
+    old = data.get("campaign")
+    if not isinstance(old, dict):
+        refuse("manifest.json has no campaign")
+    cells_dir = os.path.join(d, "cells")
+    if os.path.islink(cells_dir) or not os.path.isdir(cells_dir):
+        refuse(f"{cells_dir} is not a directory")
+    c = campaign_file.load(os.path.join(d, "campaign.toml"))
+    if c["file_sha256"] != old.get("file_sha256"):
+        refuse(f"{d}/campaign.toml changed since the campaign started")
+    orig = old.get("file")
+    if isinstance(orig, str) and os.path.isfile(orig):
+        try:
+            sha = hashlib.sha256(campaign_file.read_capped(orig)).hexdigest()
+        except OSError:
+            sha = None
+        if sha != c["file_sha256"]:
+            refuse(f"campaign file {orig} changed since the campaign started")
+        c["file"] = orig
+    if {k: v for k, v in old.items() if k != "file"} != {k: v for k, v in c.items() if k != "file"}:
+        diff = sorted(k for k in set(old) | set(c) if k != "file" and old.get(k) != c.get(k))
+        refuse(f"manifest.json's campaign is not campaign.toml's (differs in {', '.join(diff)})")
+    cells = data.get("cells")
+    planned = plan(c)
+    if not isinstance(cells, list) or len(cells) != len(planned):
+        refuse(f"manifest.json's cells are not the {len(planned)} cells campaign.toml plans")
+    for cell, want in zip(cells, planned):
+        if not isinstance(cell, dict) or any(cell.get(k) != want[k] or type(cell.get(k)) is not type(want[k])
+                                             for k in ("id", "variant", "cpus", "rep")):
+            refuse(f"manifest.json's cell {str(cell.get('id') if isinstance(cell, dict) else cell)[:40]!r} "
+                   f"is not the planned cell {want['id']!r}")
+        if not isinstance(cell.get("state"), str) or not STATE_RE.fullmatch(cell["state"]):
+            refuse(f"cell {want['id']}: state {str(cell.get('state'))[:40]!r} is not a state")
+        if not isinstance(cell.get("attempts", 0), int) or cell.get("attempts", 0) < 0:
+            refuse(f"cell {want['id']}: attempts is not a count")
+    builds = data.get("builds")
+    if not isinstance(builds, dict) or set(builds) != set(c["variants"]) \
+            or not all(isinstance(b, dict) for b in builds.values()):
+        refuse("manifest.json's builds do not name every variant's kernel ("
+               + ", ".join(c["variants"]) + ")")
+    want = data.get("rootfs_sha256_by_arch")
+    if want is None and c["arches"] == ["arm"]:
+        want = {"arm": data.get("rootfs_sha256")}
+    if not isinstance(want, dict) or set(want) != set(c["arches"]) \
+            or not all(isinstance(v, str) for v in want.values()):
+        refuse("manifest.json has no root fs hash for each of " + ", ".join(c["arches"]))
+    remotes = data.get("hosts_remote", [])
+    if not (type(data.get("hosts_seq", 0)) is int and data.get("hosts_seq", 0) >= 0
+            and isinstance(remotes, list)
+            and all(isinstance(r, str) and campaign_hosts.REMOTE_RE.fullmatch(r) for r in remotes)):
+        refuse("manifest.json's hosts_seq or hosts_remote is not what --hosts writes")
+    seq = data.get("sequential")
+    if seq is not None and not (
+            isinstance(seq, dict) and isinstance(seq.get("looks"), list)
+            and all(isinstance(x, dict) and type(x.get("reps")) is int for x in seq["looks"])
+            and (seq.get("stopped_at") is None or type(seq.get("stopped_at")) is int)):
+        refuse("manifest.json's sequential looks are not a list of looks")
+    data["campaign"] = c
+    return c, builds, want

@@ -1,0 +1,199 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Run a campaign's cells that are not settled: on this host, side by side
+as its cores allow (pinned where the campaign says), repetition by
+repetition up to each look, stopping at the first look where every
+primary cell has a verdict; or on the hosts of --hosts
+(scripts/campaign_hosts.py).  SIGINT and SIGTERM stop the running cells,
+which are recorded, not lost; the progress line says how far it got.
+
+Apart from scripts/campaign.py (the entry point: arguments, a new
+campaign or a --resume, the summary) so that the order and the number of
+cells running at once, and when a sequential campaign stops, are read in
+one file.
+"""
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import campaign_cell  # puts guest/ on sys.path (through campaign_file)
+import campaign_hosts
+import campaign_manifest
+import vcpu
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Progress:
+    def __init__(self, total):
+        self.total, self.t0 = total, time.monotonic()
+        self.tty = sys.stdout.isatty()
+        self.walls = []
+
+    def show(self, done, running, note=""):
+        el = time.monotonic() - self.t0
+        left = self.total - done
+        eta = "?"
+        if self.walls:
+            par = max(1, len(running))
+            eta = fmt(sum(self.walls) / len(self.walls) * left / par)
+        line = (f"[{done}/{self.total}] {', '.join(running) or '-'} | "
+                f"elapsed {fmt(el)} | ETA {eta}" + (f" | {note}" if note else ""))
+        if self.tty:
+            print("\r\033[K" + line, end="", flush=True)
+        else:
+            print(line, flush=True)
+
+    def say(self, msg):
+        print(("\r\033[K" if self.tty else "") + msg, flush=True)
+
+
+def fmt(s):
+    s = int(s)
+    return f"{s // 60}m{s % 60:02d}s"
+
+
+def pin_for(c, cell, running):
+    """The host cores a cell about to start is pinned to (campaign pin =
+    true): [] when the campaign does not pin or the cell has one vCPU,
+    None while its cores are in use by a running cell (guest/run_guest.py
+    cell_cores).  One vCPU is left to the host's scheduler: measured
+    interleaved, pinning 1-vCPU cells side by side widened the A/A
+    throughput CI (median width 0.32 pinned, 0.22 not), while at 2 vCPUs
+    it narrowed it (0.99 against 1.13): README, "Measured"."""
+    if not c.get("pin") or cell["cpus"] < 2:
+        return []
+    busy = {k for _p, _t, other in running.values() for k in other.get("pin") or ()}
+    return vcpu.cell_cores(cell["cpus"], cell["rep"], c["variants"].index(cell["variant"]),
+                           os.sched_getaffinity(0), busy)
+
+
+@contextlib.contextmanager
+def stop_signals():
+    """Yield a list that SIGINT and SIGTERM append their names to, so that
+    the cells running can be stopped and recorded instead of lost."""
+    stop = []
+
+    def on_signal(signum, _frame):
+        stop.append(signal.Signals(signum).name)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def take_look(d, man, reps, prog):
+    """Judge the boots of repetitions 1..reps (analysis.looks); record the
+    look in the manifest; True when every primary cell is decided."""
+    cp = subprocess.run([campaign_cell.PY, "-m", "analysis.looks", d], cwd=ROOT,
+                        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT),
+                        check=False)
+    try:
+        res = json.loads(cp.stdout)
+        n, todo = int(res["primary"]), list(res["undecided"])
+    except (ValueError, KeyError, TypeError):
+        err = (cp.stderr.strip().splitlines() or ["no output"])[-1]
+        prog.say(f"campaign: look at {reps} repetitions: the analysis failed ({err}); going on")
+        n, todo = 0, ["the analysis failed"]
+    decided = n > 0 and not todo
+    seq = man.data.setdefault("sequential", {"looks": [], "stopped_at": None})
+    seq["looks"] = [x for x in seq["looks"] if x["reps"] != reps]
+    seq["looks"].append({"reps": reps, "primary": n, "undecided": todo})
+    if decided:
+        seq["stopped_at"] = reps
+    man.save()
+    prog.say(f"campaign: look at {reps} repetitions: "
+             + ("every primary cell decided: stopping" if decided else
+                f"{len(todo)} of {n} primary cells undecided: " + "; ".join(todo[:4])
+                + (f"; +{len(todo) - 4} more" if len(todo) > 4 else "")))
+    return decided
+
+
+def run_cells(d, man, jobs):
+    """Run the cells repetition by repetition up to each look; at a look
+    before the last, stop when every primary cell is decided (the cells
+    after it become `unneeded`)."""
+    c = man.data["campaign"]
+    looks = c.get("looks") or [c["repetitions"]]
+    prog = Progress(len(man.data["cells"]))
+    stop, tried = [], set()
+    for reps in looks:
+        stop = run_batch(d, man, jobs, reps, prog, tried)
+        if stop or reps == looks[-1]:
+            break
+        if take_look(d, man, reps, prog):
+            for cell in man.data["cells"]:
+                if cell["rep"] > reps and cell["state"] not in campaign_manifest.SETTLED:
+                    cell["state"] = campaign_manifest.UNNEEDED
+            man.save()
+            break
+    if prog.tty:
+        print()
+    return stop
+
+
+def run_batch(d, man, jobs, reps, prog, tried):
+    """Run every cell of repetitions 1..reps not done yet and not `tried`
+    in this invocation (a failed cell waits for --resume)."""
+    cells = [c for c in man.data["cells"]
+             if c["state"] not in campaign_manifest.SETTLED and c["rep"] <= reps
+             and c["id"] not in tried]
+    job_path = os.path.join(d, "job.conf")
+    cores = os.cpu_count() or 1
+    done = sum(c["state"] == "done" for c in man.data["cells"])
+    running = {}
+    with stop_signals() as stop:
+        while cells or running:
+            if stop and running:
+                for proc, _tmp, _cell in running.values():
+                    if proc.poll() is None:
+                        proc.send_signal(signal.SIGTERM)
+            used = sum(c["cpus"] for _p, _t, c in running.values())
+            while cells and not stop and len(running) < jobs:
+                nxt = cells[0]
+                # Never oversubscribe the host with side-by-side cells; a
+                # cell bigger than the host runs alone (and is flagged).
+                if running and used + nxt["cpus"] > cores:
+                    break
+                # Pinned, it waits for its own cores (a slow core cancels).
+                pin = pin_for(man.data["campaign"], nxt, running)
+                if pin is None:
+                    break
+                cells.pop(0)
+                tried.add(nxt["id"])
+                running[nxt["id"]] = (*campaign_cell.start_cell(d, man, nxt, job_path, pin), nxt)
+                used += nxt["cpus"]
+                prog.show(done, list(running))
+            if stop and not running:
+                break
+            time.sleep(0.2)
+            for cid, (proc, tmp, cell) in list(running.items()):
+                if proc.poll() is None:
+                    continue
+                del running[cid]
+                meta = campaign_cell.finish_cell(d, man, cell, tmp, bool(stop))
+                if cell["state"] == "done":
+                    done += 1
+                    if meta and cell.get("wall_s") is not None:
+                        prog.walls.append(cell["wall_s"])
+                else:
+                    prog.say(f"campaign: cell {cid}: {cell['state']}"
+                             + (f": {cell['problems'][0]}" if cell.get("problems") else ""))
+                prog.show(done, list(running))
+    return stop
+
+
+def run_on_hosts(d, man, hosts):
+    prog = Progress(len(man.data["cells"]))
+    with stop_signals() as stop:
+        campaign_hosts.run(d, man, hosts, lambda cell, tmp, refused: campaign_cell.finish_cell(
+            d, man, cell, tmp, bool(stop), refused), prog, stop)
+    if prog.tty:
+        print()
+    return stop
