@@ -53,7 +53,7 @@ import campaign_cell  # noqa: E402
 import campaign_hosts  # noqa: E402
 import campaign_manifest  # noqa: E402
 import campaign_run  # noqa: E402
-import run_guest  # noqa: E402
+import qemu  # noqa: E402
 import judge  # noqa: E402
 import variant as variantmod  # noqa: E402
 
@@ -105,7 +105,7 @@ def create(args):
     shutil.copy(args.file, os.path.join(d, "campaign.toml"))
     with open(os.path.join(d, "job.conf"), "w") as f:
         f.write(campaign_file.job_text(c))
-    host = run_guest.host_info(run_guest.arch_info(c["arches"][0])["qemu"])
+    host = qemu.host_info(qemu.arch_info(c["arches"][0])["qemu"])
     # What boots each arch, for the report's setup lines.
     host["qemu_guests"] = {a: variantmod.guest_desc(a) for a in c["arches"]}
     data = {"format": 1, "campaign": c, "created": utc_stamp(),
@@ -130,7 +130,7 @@ def resume(args):
             raise campaign_file.CampaignError(
                 f"{d}: refusing to resume: kernel variant {v!r} was rebuilt differently since")
     for a, sha in want.items():
-        path = run_guest.rootfs_path(a)
+        path = qemu.rootfs_path(a)
         if not os.path.isfile(path) or variantmod.sha256(path) != sha:
             raise campaign_file.CampaignError(
                 f"{d}: refusing to resume: the guest root file system ({a}) changed")

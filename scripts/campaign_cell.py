@@ -19,7 +19,7 @@ import sys
 import campaign_file  # puts guest/ on sys.path
 import campaign_manifest
 import dirlock
-import run_guest
+import qemu
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = "/usr/bin/python3"
@@ -37,7 +37,7 @@ def start_cell(d, man, cell, job_path, pin=()):
         cell["pin"] = list(pin)
     log = open(os.path.join(d, "cells", f".tmp-{cell['id']}.log"), "w")
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, preexec_fn=run_guest.die_with_parent(signal.SIGTERM))
+                            stdin=subprocess.DEVNULL, preexec_fn=qemu.die_with_parent(signal.SIGTERM))
     log.close()
     cell["state"] = "running"
     cell["attempts"] = cell.get("attempts", 0) + 1

@@ -17,7 +17,7 @@ import re
 import campaign_file  # puts guest/ on sys.path
 import campaign_hosts
 import judge
-import run_guest
+import qemu
 import variant as variantmod
 
 # A manifest of the biggest campaign (16 vCPU counts x 100 repetitions x
@@ -52,9 +52,9 @@ def plan(c):
 
 
 def build_identity(variant):
-    vdir = os.path.join(run_guest.BUILD, variant)
+    vdir = os.path.join(qemu.BUILD, variant)
     meta_path = os.path.join(vdir, "build-meta.json")
-    kernel = run_guest.arch_info(run_guest.target(variant)[1])["kernel"]
+    kernel = qemu.arch_info(qemu.target(variant)[1])["kernel"]
     try:
         with open(meta_path) as f:
             meta = json.load(f)
@@ -73,7 +73,7 @@ def rootfs_hashes(arches):
     """{arch: SHA-256 of its guest root fs}; RunError 3 if one is missing."""
     out = {}
     for a in arches:
-        path = run_guest.rootfs_path(a)
+        path = qemu.rootfs_path(a)
         if not os.path.isfile(path):
             raise judge.RunError(3, f"no guest root file system for {a} ({path}): "
                                  "run ./run.sh build")
