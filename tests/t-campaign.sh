@@ -8,8 +8,8 @@
 # completed cells, none run twice, finished cells byte-identical; 1-vCPU
 # cells side by side on the 2-core host on distinct cores, each variant
 # on the other core at the next repetition, 2-vCPU cells alone; a resume
-# refused when the campaign file changed; and every bad campaign file in
-# tests/campaigns/bad/ refused with its own line.
+# refused when the campaign file changed (every bad campaign file:
+# tests/t-campaign-file.sh).
 #
 # Usage: tests/t-campaign.sh
 
@@ -55,23 +55,6 @@ wait_done() { # DIR N: until N cells are done
 	echo "FAIL: $1: $2 cells not done in time"
 	exit 1
 }
-
-# 1. Bad campaign files: each refused with its own line, exit 2.
-for f in tests/campaigns/bad/*.toml; do
-	want=$(sed -n '1s/^# expect: //p' "$f")
-	rc=0
-	msg=$("$LB_PY" scripts/campaign.py "$f" --out "$out/never" 2>&1) || rc=$?
-	case $msg in
-	*"$f: "*"$want"*) ;;
-	*) echo "FAIL: $f: want '$want', got: $msg"; exit 1 ;;
-	esac
-	if [ "$rc" != 2 ] || [ "$(echo "$msg" | wc -l)" != 1 ]; then
-		echo "FAIL: $f: exit $rc, $msg"
-		exit 1
-	fi
-	[ ! -e "$out/never" ] || { echo "FAIL: $f: created a results directory"; exit 1; }
-done
-echo "ok: $(find tests/campaigns/bad -name '*.toml' | wc -l) bad campaign files refused, one line each, exit 2"
 
 # 2. The smoke campaign, end to end.
 ./run.sh campaign campaigns/smoke.toml --out "$out/smoke" >"$out/smoke.log" 2>&1 ||
