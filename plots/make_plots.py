@@ -1,8 +1,8 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Draw the plots of one run directory into DIR/plots/ (PNG and SVG).
 
-Usage: make_plots.py DIR [--only NAME[,NAME...]]
+Usage: /usr/bin/python3 -m plots.make_plots DIR [--only NAME[,NAME...]]
+       (the repository root on PYTHONPATH)
 
 For each plot, a builder (median_plots.py, boot_plots.py, crossover.py)
 selects rows and columns of DIR/tidy/*.csv (analysis/TIDY.md) into
@@ -22,15 +22,12 @@ import shutil
 import subprocess
 import sys
 
-if __package__ in (None, ""):
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from plots.boot_plots import cdf, lockstat, steal  # noqa: E402
-from analysis.common import EXIT_OK, OneLineParser, run_cli  # noqa: E402
-from plots.common import MissingTool, PlotsError, Run, gp_quote  # noqa: E402
-from plots.crossover import crossover  # noqa: E402
-from plots.median_plots import fairness, latency, starvation, throughput  # noqa: E402
-from plots.select import NotApplicable, Selector, Skip  # noqa: E402
+from plots.boot_plots import cdf, lockstat, steal
+from analysis.common import EXIT_OK, OneLineParser, run_cli
+from plots.common import MissingTool, PlotsError, Run, gp_quote
+from plots.crossover import crossover
+from plots.median_plots import fairness, latency, starvation, throughput
+from plots.select import NotApplicable, Selector, Skip
 
 PROG = "make_plots"
 HERE = os.path.dirname(os.path.abspath(__file__))

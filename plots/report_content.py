@@ -205,7 +205,7 @@ def load_plots(run):
     except FileNotFoundError:
         return []
     except (OSError, ValueError, KeyError, TypeError) as e:
-        raise PlotsError(f"{path}: unreadable ({e}); run plots/make_plots.py again") from None
+        raise PlotsError(f"{path}: unreadable ({e}); run python3 -m plots.make_plots again") from None
     return [p for p in plots if os.path.isfile(os.path.join(run.dir, p["png"]))]
 
 

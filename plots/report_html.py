@@ -1,9 +1,8 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Write DIR/report.html and DIR/report.md: the verdict table, the setup
 line, then the plots that make_plots.py drew (DIR/plots/plots.json).
 
-Usage: report_html.py DIR
+Usage: /usr/bin/python3 -m plots.report_html DIR   (the repository root on PYTHONPATH)
 
 The verdicts come from DIR/tidy/comparisons.csv (analysis/TIDY.md), as
 `./run.sh report` (or analyze) last judged them; the primary metric
@@ -22,12 +21,9 @@ import html
 import os
 import sys
 
-if __package__ in (None, ""):
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from analysis.common import EXIT_OK, OneLineParser, run_cli  # noqa: E402
-from plots.common import PlotsError, Run  # noqa: E402
-from plots.report_content import (OBS_HEAD, OBS_NOTE, Table, kernel_notes,  # noqa: E402
+from analysis.common import EXIT_OK, OneLineParser, run_cli
+from plots.common import PlotsError, Run
+from plots.report_content import (OBS_HEAD, OBS_NOTE, Table, kernel_notes,
                                   load_plots, load_verdicts, observer_rows,
                                   problems, read_text, setup_paragraph,
                                   split_primary, title_of)
@@ -112,7 +108,7 @@ def write_html(run, path, src, table, plots, probs):
                  + "</ul></details>")
     h.append("<h2>Plots</h2>")
     if not plots:
-        h.append('<p class="note">No plots: run plots/make_plots.py on this directory.</p>')
+        h.append('<p class="note">No plots: run python3 -m plots.make_plots on this directory.</p>')
     for p in plots:
         h.append(f'<figure id="{e(p["name"])}"><a href="{e(p["svg"])}">'
                  f'<img src="{e(p["png"])}" width="{int(p["width"])}" '
