@@ -51,7 +51,8 @@ Every command takes --help.  Bad input exits 2 with one line.
 EOF
 }
 
-# Python parts run on Debian's interpreter, which has pandas and scipy.
+# Python parts run on Debian's interpreter, which has pandas and scipy,
+# as modules of the packages at the root (analysis, plots, guest, scripts).
 py() {
 	lb_need_file "$LB_PY" python3
 	PYTHONPATH=$LB_ROOT exec "$LB_PY" "$@"
@@ -68,17 +69,17 @@ setup)
 	;;
 build)
 	case ${1:-} in -h | --help)
-		echo "usage: ./run.sh build [TARGET...]  (TARGET: VARIANT for an arm guest, VARIANT@arm64 for an arm64 one; variants: $(scripts/variant.py list | tr '\n' ' '))"
+		echo "usage: ./run.sh build [TARGET...]  (TARGET: VARIANT for an arm guest, VARIANT@arm64 for an arm64 one; variants: $(lb_py -m scripts.variant list | tr '\n' ' '))"
 		exit 0
 		;;
 	esac
 	scripts/setup.sh --check
 	if [ $# -eq 0 ]; then
-		mapfile -t vs < <(scripts/variant.py list)
+		mapfile -t vs < <(lb_py -m scripts.variant list)
 		set -- "${vs[@]}"
 	fi
 	# Fewer patches first: a variant's donor (build-kernel.sh) before it.
-	targets=$(scripts/variant.py order "$@") || exit 2
+	targets=$(lb_py -m scripts.variant order "$@") || exit 2
 	arches=()
 	for v in $targets; do
 		scripts/build-kernel.sh "$v"
@@ -92,10 +93,10 @@ build)
 	done
 	;;
 boot)
-	py guest/run_guest.py "$@"
+	py -m guest.run_guest "$@"
 	;;
 campaign)
-	py scripts/campaign.py "$@"
+	py -m scripts.campaign "$@"
 	;;
 analyze)
 	py -m analysis.analyze "$@"
@@ -107,13 +108,13 @@ lockstat)
 	py -m analysis.lockstat_cli "$@"
 	;;
 recheck)
-	py guest/recheck.py "$@"
+	py -m guest.recheck "$@"
 	;;
 convert)
 	exec scripts/convert.sh "$@"
 	;;
 overhead)
-	py scripts/overhead.py "$@"
+	py -m scripts.overhead "$@"
 	;;
 test)
 	exec tests/run-all.sh "$@"

@@ -12,8 +12,8 @@ import re
 import stat
 import tarfile
 
-from judge import note
-from vcpu import HOST_FILES
+from guest.judge import note
+from guest.vcpu import HOST_FILES
 
 NOSPACE = (errno.ENOSPC, errno.EDQUOT)
 

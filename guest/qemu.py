@@ -11,14 +11,14 @@ import re
 import select
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 
-import judge
-from collect import NOSPACE, write_all
-from judge import RunError, split_lines
-from vcpu import note_run_mark
+from guest import judge
+from guest.collect import NOSPACE, write_all
+from guest.judge import RunError, split_lines
+from guest.vcpu import note_run_mark
+from scripts import variant as variantmod  # sent along to --hosts machines
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
@@ -29,42 +29,32 @@ INIT = os.path.join(ROOT, "guest", "init.sh")
 LOW_SPACE = 16 << 20
 
 
-def variantmod():
-    """scripts/variant.py (sent along to --hosts machines)."""
-    scripts = os.path.join(ROOT, "scripts")
-    if scripts not in sys.path:  # called per target: put it there once
-        sys.path.insert(0, scripts)
-    import variant  # noqa: E402
-    return variant
-
-
 def target(name):
     """(variant, arch, label) of VARIANT or VARIANT@ARCH; RunError 2 if bad."""
-    vm = variantmod()
     try:
-        variant, arch = vm.parse_target(name)
-    except vm.VariantError as e:
+        variant, arch = variantmod.parse_target(name)
+    except variantmod.VariantError as e:
         raise RunError(2, str(e)) from None
-    return variant, arch, vm.label(variant, arch)
+    return variant, arch, variantmod.label(variant, arch)
 
 
 def arch_info(arch):
     """What builds and boots arch (scripts/arches.toml): {"kernel", "qemu",
     "machine", "cpu", "console", "gicv2_max_cpus", ...}."""
-    return variantmod().ARCHES[arch]
+    return variantmod.ARCHES[arch]
 
 
 def rootfs_path(arch):
     """The guest root file system of arch's guests."""
-    return os.path.join(BUILD, variantmod().rootfs_dir(arch), "rootfs.cpio")
+    return os.path.join(BUILD, variantmod.rootfs_dir(arch), "rootfs.cpio")
 
 
 def artifacts(name):
-    vm = variantmod()
     variant, arch, label = target(name)
     vdir = os.path.join(BUILD, label)
-    if not os.path.isdir(vdir) and vm.find_file(variant) is None:
-        raise RunError(2, f"unknown variant {variant!r} (known: {', '.join(vm.variant_names())})")
+    if not os.path.isdir(vdir) and variantmod.find_file(variant) is None:
+        known = ", ".join(variantmod.variant_names())
+        raise RunError(2, f"unknown variant {variant!r} (known: {known})")
     need = {"kernel": os.path.join(vdir, arch_info(arch)["kernel"]),
             "mbox_bench.ko": os.path.join(vdir, "mbox_bench.ko"),
             "build-meta.json": os.path.join(vdir, "build-meta.json")}
@@ -74,7 +64,7 @@ def artifacts(name):
     rootfs = rootfs_path(arch)
     if not os.path.isfile(rootfs):
         raise RunError(3, f"no guest root file system ({rootfs}): run ./run.sh build"
-                       + ("" if arch == vm.DEFAULT_ARCH else f" {label}"))
+                       + ("" if arch == variantmod.DEFAULT_ARCH else f" {label}"))
     need["rootfs"] = rootfs
     need["arch"] = arch
     # The userspace load generator (guest/build-lockload.sh) and the file

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Judge saved runs again, offline, as rcutorture's kvm-recheck does: the
 console is scanned anew (guest/judge.py's patterns, as they are now), the
@@ -21,9 +20,8 @@ import os
 import stat
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import judge  # noqa: E402
-from collect import point_needs  # noqa: E402
+from guest import judge
+from guest.collect import point_needs
 
 META_MAX = 16 << 20
 

@@ -1,9 +1,9 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Boot one kernel variant in QEMU (TCG) and run a job in it, or give a shell.
 
-Usage: run_guest.py TARGET [--cpus N] [--mem MB] [--job FILE --out DIR]
-                           [--pin CORES] [--timeout S] [--dry-run]
+Usage: ./run.sh boot TARGET [--cpus N] [--mem MB] [--job FILE --out DIR]
+                          [--pin CORES] [--timeout S] [--dry-run]
+  (./run.sh boot is PYTHONPATH=ROOT /usr/bin/python3 -m guest.run_guest)
 
 TARGET is VARIANT (a 32-bit ARM guest: qemu-system-arm -M virt -cpu
 cortex-a15, build/VARIANT/uImage, build/rootfs) or VARIANT@ARCH (arm64:
@@ -46,15 +46,13 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import job as jobmod  # noqa: E402
-from collect import NOSPACE, collect, point_needs  # noqa: E402
-import dirlock  # noqa: E402
-import judge  # noqa: E402
-from judge import EXIT, RunError  # noqa: E402
-from qemu import (arch_info, artifacts, die_with_parent, host_info,  # noqa: E402
-                  make_initrd, qemu_cmd, stop, target, watch)
-from vcpu import apply_pin, parse_pin, pin_line, write_steal  # noqa: E402
+from guest import dirlock, judge
+from guest import job as jobmod
+from guest.collect import NOSPACE, collect, point_needs
+from guest.judge import EXIT, RunError
+from guest.qemu import (arch_info, artifacts, die_with_parent, host_info, make_initrd,
+                        qemu_cmd, stop, target, watch)
+from guest.vcpu import apply_pin, parse_pin, pin_line, write_steal
 
 # Guest time for booting, and per point beyond its duration (perf, dumps).
 BOOT_S = 90

@@ -8,7 +8,7 @@ import os
 import re
 import time
 
-from judge import RunError
+from guest.judge import RunError
 
 
 # Pinning (--pin CORES): the thread of vCPU N ("CPU N/TCG") gets the Nth

@@ -245,7 +245,7 @@ cp "$mod/fs_writer.ko" "$vdir/fs_writer.ko"
 harness=$(git -C "$LB_ROOT" rev-parse -q --verify HEAD 2>/dev/null || echo none)
 [ -z "$(git -C "$LB_ROOT" status --porcelain 2>/dev/null)" ] || harness="$harness-dirty"
 end=$(date +%s.%N)
-"$LB_PY" "$LB_ROOT/scripts/variant.py" meta "$variant" \
+lb_py -m scripts.variant meta "$variant" \
 	--kernel-version "$("${kmake[@]}" -C "$tree" O="$obj" kernelrelease)" \
 	--package-version "$pkgver" \
 	--config "$obj/.config" \

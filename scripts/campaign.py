@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Run a benchmark campaign: one QEMU boot per (variant, vCPUs, repetition).
 
@@ -44,18 +43,11 @@ import shutil
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(ROOT, "guest"))
-import campaign_file  # noqa: E402
-import campaign_cell  # noqa: E402
-import campaign_hosts  # noqa: E402
-import campaign_manifest  # noqa: E402
-import campaign_run  # noqa: E402
-import qemu  # noqa: E402
-import judge  # noqa: E402
-import variant as variantmod  # noqa: E402
+from guest import judge, qemu
+from scripts import campaign_cell, campaign_file, campaign_hosts, campaign_manifest, campaign_run
+from scripts import variant as variantmod
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 RESULTS = os.path.join(ROOT, "results")
 

@@ -16,10 +16,8 @@ import signal
 import subprocess
 import sys
 
-import campaign_file  # puts guest/ on sys.path
-import campaign_manifest
-import dirlock
-import qemu
+from guest import dirlock, qemu
+from scripts import campaign_file, campaign_manifest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = "/usr/bin/python3"
@@ -30,14 +28,17 @@ def start_cell(d, man, cell, job_path, pin=()):
     if os.path.exists(tmp):
         shutil.rmtree(tmp)
     c = man.data["campaign"]
-    cmd = [PY, os.path.join(ROOT, "guest", "run_guest.py"), campaign_file.image(c, cell["variant"]),
+    cmd = [PY, "-m", "guest.run_guest", campaign_file.image(c, cell["variant"]),
            "--cpus", str(cell["cpus"]), "--mem", str(c["mem_mb"]),
            "--job", job_path, "--out", tmp] + (["--pin", ",".join(map(str, pin))] if pin else [])
     if pin:
         cell["pin"] = list(pin)
     log = open(os.path.join(d, "cells", f".tmp-{cell['id']}.log"), "w")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, preexec_fn=qemu.die_with_parent(signal.SIGTERM))
+    # The runner is the package guest/ of this repository, wherever the
+    # campaign runs from.
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            env=dict(os.environ, PYTHONPATH=ROOT),
+                            preexec_fn=qemu.die_with_parent(signal.SIGTERM))
     log.close()
     cell["state"] = "running"
     cell["attempts"] = cell.get("attempts", 0) + 1

@@ -15,13 +15,11 @@ import hashlib
 import os
 import re
 import stat
-import sys
 import tomllib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "guest"))
-import job as jobmod  # noqa: E402
-import target as targetmod  # noqa: E402  (scripts/ is on sys.path)
-import variant as variantmod  # noqa: E402
+from guest import job as jobmod
+from scripts import target as targetmod
+from scripts import variant as variantmod
 
 # Matched whole (fullmatch): "$" would let a name end in a newline.
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")

@@ -27,17 +27,15 @@ import shutil
 import signal
 import stat
 import subprocess
-import sys
 import tarfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from guest import qemu
+from scripts import campaign_file
+from scripts import variant as variantmod
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PARALLEL = "parallel"
-sys.path.insert(0, HERE)
-import campaign_file  # noqa: E402
-import qemu  # noqa: E402  (guest/ is on sys.path: campaign_file)
-import variant as variantmod  # noqa: E402
 
 # GNU parallel's default (-rlDzR) keeps symlinks, devices and FIFOs: a
 # host could plant meta.json -> /etc/shadow or a FIFO that hangs the
@@ -73,10 +71,13 @@ def check_hosts_file(path):
 
 # The runner and what it imports or reads, as paths in the repository:
 # all a host needs of the harness (guest/run_guest.py checks variant
-# names with scripts/variant.py, which reads the arch table).
-RUNNER_FILES = ("guest/run_guest.py", "guest/judge.py", "guest/collect.py", "guest/vcpu.py",
-                "guest/dirlock.py", "guest/job.py", "guest/qemu.py", "guest/init.sh",
-                "scripts/variant.py", "scripts/arches.toml")
+# names with scripts/variant.py, which reads the arch table).  Both are
+# packages: the host runs python3 -m guest.run_guest with payload/ as
+# the root.
+RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "guest/collect.py",
+                "guest/vcpu.py", "guest/dirlock.py", "guest/job.py", "guest/qemu.py",
+                "guest/init.sh", "scripts/__init__.py", "scripts/variant.py",
+                "scripts/arches.toml")
 
 
 def make_payload(path, build, variants, job):
@@ -235,10 +236,12 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
             hosts, "--wd", remote, "--colsep", " ",
             "-j", f"{max(1, 100 // cpus)}%", "--joblog", log, "-a", inp,
             "--return", "cells/.tmp-{1}", "--return", "cells/.tmp-{1}.log",
-            f"rm -rf cells/.tmp-{{1}}; mkdir -p cells && /usr/bin/python3 "
-            f"payload/guest/run_guest.py {{2}} --cpus {q(str(cpus))} --mem {q(str(c['mem_mb']))} "
+            f"rm -rf cells/.tmp-{{1}}; mkdir -p cells && env PYTHONPATH=payload /usr/bin/python3 "
+            f"-m guest.run_guest {{2}} --cpus {q(str(cpus))} --mem {q(str(c['mem_mb']))} "
             f"--job payload/job.conf --out cells/.tmp-{{1}} >cells/.tmp-{{1}}.log 2>&1")
-        # The runner finds its build/ beside its guest/: payload/build.
+        # The runner is the package payload/guest/ (PYTHONPATH: the payload
+        # is the root, from the run's folder, so the job and the cell keep
+        # their paths); it finds its build/ beside its guest/: payload/build.
         # Its messages to a file: a pipe read only at the end would fill
         # and stall parallel (a host can make rsync say a lot).
         errpath = os.path.join(d, f".hosts-c{cpus}.err")

@@ -14,11 +14,9 @@ import os
 import random
 import re
 
-import campaign_file  # puts guest/ on sys.path
-import campaign_hosts
-import judge
-import qemu
-import variant as variantmod
+from guest import judge, qemu
+from scripts import campaign_file, campaign_hosts
+from scripts import variant as variantmod
 
 # A manifest of the biggest campaign (16 vCPU counts x 100 repetitions x
 # a few variants) is a few MB.

@@ -19,10 +19,8 @@ import subprocess
 import sys
 import time
 
-import campaign_cell  # puts guest/ on sys.path (through campaign_file)
-import campaign_hosts
-import campaign_manifest
-import vcpu
+from guest import vcpu
+from scripts import campaign_cell, campaign_hosts, campaign_manifest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -48,6 +48,15 @@ lb_need_file() {
 	[ -e "$1" ] || lb_die 3 "missing $1 (package $2): run ./run.sh setup"
 }
 
+# lb_py ARGS... : Debian's python3 with the repository root on its module
+# path, for the harness's packages from any directory: lb_py -m
+# scripts.variant list.  Python runs as the function's child: where $!
+# must be Python's pid (a runner sent to the background and signalled),
+# write PYTHONPATH=$LB_ROOT "$LB_PY" -m ... instead.
+lb_py() {
+	PYTHONPATH=$LB_ROOT "$LB_PY" "$@"
+}
+
 lb_need_py() {
 	lb_need_file "$LB_PY" python3
 	"$LB_PY" -c 'import pandas, scipy' 2>/dev/null ||
@@ -64,7 +73,7 @@ declare -gA lb_archinfo=()
 lb_arch_info() {
 	local spec key val
 	lb_need_file "$LB_PY" python3
-	spec=$("$LB_PY" "$LB_ROOT/scripts/variant.py" arch "$1") || exit 2
+	spec=$(lb_py -m scripts.variant arch "$1") || exit 2
 	lb_archinfo=() lb_archspec=$spec
 	while read -r key val; do
 		lb_archinfo[$key]=$val
@@ -78,7 +87,7 @@ lb_arch_info() {
 lb_variant() {
 	local spec key val
 	lb_need_file "$LB_PY" python3
-	spec=$("$LB_PY" "$LB_ROOT/scripts/variant.py" show "$1") || exit 2
+	spec=$(lb_py -m scripts.variant show "$1") || exit 2
 	lb_arch='' lb_label='' lb_patches=() lb_configs=()
 	while read -r key val; do
 		case $key in

@@ -1,9 +1,9 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """What the module's own timing costs: throughput with timing off and on.
 
-Usage: overhead.py VARIANT [--boots B] [--rounds R] [--duration-ms MS]
-                           [--timing N ...] [--out DIR]
+Usage: ./run.sh overhead VARIANT [--boots B] [--rounds R] [--duration-ms MS]
+                                 [--timing N ...] [--out DIR]
+  (./run.sh overhead is PYTHONPATH=ROOT /usr/bin/python3 -m scripts.overhead)
 
 Boots VARIANT at 1 vCPU B times; each boot runs R rounds of uncontended
 lookups (read_pct=100, 16 mailboxes), one point per timing setting
@@ -24,10 +24,13 @@ import subprocess
 import sys
 import tempfile
 
+from analysis import bench_results, point_metrics, stats
+from analysis.common import ParseError
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-from analysis import bench_results, point_metrics, stats  # noqa: E402
-from analysis.common import ParseError  # noqa: E402
+# The runner (guest/run_guest.py), as a module of this repository.
+RUNNER = [sys.executable, "-m", "guest.run_guest"]
+RUNNER_ENV = dict(os.environ, PYTHONPATH=ROOT)
 
 
 def die(message, code=2):
@@ -85,8 +88,7 @@ def main(argv):
         die("--timing must be in 1..1024 (0 is always measured)")
     settings = [0] + sorted(set(timings), reverse=True)
     # The variant must exist and be built: run_guest.py says so in one line.
-    check = subprocess.run([sys.executable, os.path.join(ROOT, "guest", "run_guest.py"),
-                            a.variant, "--cpus", "1", "--dry-run"],
+    check = subprocess.run(RUNNER + [a.variant, "--cpus", "1", "--dry-run"], env=RUNNER_ENV,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if check.returncode != 0:
         sys.stderr.write(check.stderr)
@@ -100,8 +102,8 @@ def main(argv):
     rows = []
     for b in range(a.boots):
         run = os.path.join(out, f"boot{b + 1}")
-        rc = subprocess.call([sys.executable, os.path.join(ROOT, "guest", "run_guest.py"),
-                              a.variant, "--cpus", "1", "--job", job, "--out", run])
+        rc = subprocess.call(RUNNER + [a.variant, "--cpus", "1", "--job", job, "--out", run],
+                             env=RUNNER_ENV)
         if rc != 0:
             # run_guest.py said why in one line; keep its exit status and
             # what the earlier boots measured.

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Read and check a kernel variant file (kernel-patches/variants/NAME.toml).
 
@@ -16,8 +15,10 @@ what the .config says of lock statistics (lock_stat, lockdep) and which
 rwlock and spinlock implementations the kernel has (rwlock_impl,
 spinlock_impl).
 
-Usage:
+Usage (variant.py is python3 -m scripts.variant with the repository root
+on PYTHONPATH; the shell scripts run it as lib.sh's lb_py -m scripts.variant):
   variant.py list                  names of all variants, one per line
+  variant.py order TARGET...       the targets in build order
   variant.py show TARGET           "arch A", "variant V", "label L",
                                    "lookup_lock L", "patch FILE",
                                    "config FILE" lines

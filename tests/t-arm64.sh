@@ -46,10 +46,9 @@ for v in before after; do
 		exit 1
 	fi
 	[ -s "$d/Image" ] || { echo "FAIL: $v@arm64: no Image"; exit 1; }
-	"$LB_PY" - "$d" "$LB_BUILD/$v" "$v" <<'PY'
+	lb_py - "$d" "$LB_BUILD/$v" "$v" <<'PY'
 import json, sys
-sys.path.insert(0, "scripts")
-import variant
+from scripts import variant
 d, twin, v = sys.argv[1:]
 m = json.load(open(d + "/build-meta.json"))
 t = json.load(open(twin + "/build-meta.json"))
@@ -166,7 +165,7 @@ point writer workload=proc_filesystems duration_ms=500 timing=8 writer_hz=1000
 point execs workload=execve duration_ms=500 timing=8
 point lookups-writer workload=proc_lookup duration_ms=500 timing=8 writer_hz=1000
 JOB
-"$LB_PY" guest/run_guest.py before@arm64 --cpus 2 --job "$out/lockload.job" --out "$out/lockload" \
+lb_py -m guest.run_guest before@arm64 --cpus 2 --job "$out/lockload.job" --out "$out/lockload" \
 	>"$out/lockload.log" 2>&1 || { tail -n 20 "$out/lockload.log"; fail "the lockload boot failed"; }
 "$LB_PY" tests/check_lockload.py "$out/lockload" --writer-point writer --writer-point lookups-writer \
 	>"$out/check-lockload.log" || { cat "$out/check-lockload.log"; fail "check_lockload.py on before@arm64"; }
@@ -178,7 +177,7 @@ for f in panic:11 lockdep:13 warn:14 hang:10; do
 	inj=${f%:*}
 	ft_job "$out/$inj.job" "$inj"
 	rc=0
-	"$LB_PY" guest/run_guest.py before@arm64 --cpus 2 --job "$out/$inj.job" \
+	lb_py -m guest.run_guest before@arm64 --cpus 2 --job "$out/$inj.job" \
 		--out "$out/fault-$inj" --silence 15 >"$out/fault-$inj.log" 2>&1 || rc=$?
 	[ "$rc" = "${f#*:}" ] || { cat "$out/fault-$inj.log"; fail "inject $inj: exit $rc, want ${f#*:}"; }
 	"$LB_PY" - "$out/fault-$inj/meta.json" <<'PY'

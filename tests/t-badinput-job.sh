@@ -98,8 +98,8 @@ done
 ok "no QEMU was started"
 
 # The campaign runner's path: job.render() checks what campaign files give.
-PYTHONPATH=$LB_ROOT/guest "$LB_PY" - <<'PY'
-import job
+PYTHONPATH=$LB_ROOT "$LB_PY" - <<'PY'
+from guest import job
 bad = [
     ([("p1\n", {})], {}, "trailing newline in an id"),
     ([("p1\nreboot", {})], {}, "newline in an id"),

@@ -20,7 +20,7 @@ mkdir -p "$out"
 for f in tests/campaigns/bad/*.toml; do
 	want=$(sed -n '1s/^# expect: //p' "$f")
 	rc=0
-	msg=$("$LB_PY" scripts/campaign.py "$f" --out "$out/never" 2>&1) || rc=$?
+	msg=$(lb_py -m scripts.campaign "$f" --out "$out/never" 2>&1) || rc=$?
 	case $msg in
 	*"$f: "*"$want"*) ;;
 	*) echo "FAIL: $f: want '$want', got: $msg"; exit 1 ;;

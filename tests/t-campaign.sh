@@ -129,12 +129,12 @@ grep -q '^\*\*Answer for after against before (throughput_ops_s.*2 vCPUs: inconc
 # for them before it starts their cells again at the same paths (else an
 # old runner unlinks the new cell's results stream: guest/dirlock.py).
 d=$out/killed
-"$LB_PY" scripts/campaign.py tests/campaigns/resume.toml --out "$d" --no-report >"$out/killed.log" 2>&1 &
+PYTHONPATH=$LB_ROOT "$LB_PY" -m scripts.campaign tests/campaigns/resume.toml --out "$d" --no-report >"$out/killed.log" 2>&1 &
 pid=$!
 wait_done "$d" 2
 runners=
 for _ in $(seq 100); do
-	runners=$(pgrep -f "run_guest.py .*--out $d/cells/" | tr '\n' ' ') && break
+	runners=$(pgrep -f "guest.run_guest .*--out $d/cells/" | tr '\n' ' ') && break
 	sleep 0.1
 done
 [ -n "$runners" ] || { echo "FAIL: killed: no runner of $d running after 2 cells"; exit 1; }
@@ -172,7 +172,7 @@ echo "ok: killed: finished cells byte-identical after resume"
 
 # 4. SIGINT (Ctrl-C) mid-campaign, then resumed; cells side by side.
 d=$out/sigint
-"$LB_PY" scripts/campaign.py tests/campaigns/resume.toml --out "$d" --no-report >"$out/sigint.log" 2>&1 &
+PYTHONPATH=$LB_ROOT "$LB_PY" -m scripts.campaign tests/campaigns/resume.toml --out "$d" --no-report >"$out/sigint.log" 2>&1 &
 pid=$!
 wait_done "$d" 1
 kill -INT "$pid"
@@ -211,7 +211,7 @@ PY
 # 5. A changed campaign file: resume refused.
 cp tests/campaigns/resume.toml "$out/changed.toml"
 d=$out/changed
-"$LB_PY" scripts/campaign.py "$out/changed.toml" --out "$d" --no-report >/dev/null 2>&1 &
+PYTHONPATH=$LB_ROOT "$LB_PY" -m scripts.campaign "$out/changed.toml" --out "$d" --no-report >/dev/null 2>&1 &
 pid=$!
 wait_done "$d" 1
 kill -TERM "$pid"

@@ -49,7 +49,7 @@ cpout=$(checkpatch "$p")
 grep -q '^total: 0 errors, 0 warnings, 0 checks' <<<"$cpout" || { echo "$cpout"; fail "checkpatch --strict is not clean"; }
 grep -q '^Signed-off-by: ' "$p" || fail "no Signed-off-by"
 ok "applies to the before tree; checkpatch --strict clean; signed off"
-spec=$(LOCKBENCH_VARIANT_PATH=$out/seed "$LB_PY" scripts/variant.py show spin-mboxes-lock)
+spec=$(LOCKBENCH_VARIANT_PATH=$out/seed lb_py -m scripts.variant show spin-mboxes-lock)
 [ "$(grep '^patch ' <<<"$spec" | tail -n 1 | xargs -n1 basename | tail -n 1)" = "$(basename "$p")" ] ||
 	fail "variant spin-mboxes-lock does not end with the new patch: $spec"
 [ "$(grep -c '^patch ' <<<"$spec")" = 2 ] || fail "want before's patch and the new one: $spec"

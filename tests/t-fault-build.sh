@@ -63,7 +63,7 @@ ok "exit 5, last line names build.log (the compiler's error is above it)"
 for v in fault-badpatch fault-buildfail; do
 	[ ! -e "$LB_BUILD/$v/build-meta.json" ] || fail "$v has a build-meta.json"
 	rc=0
-	"$LB_PY" guest/run_guest.py "$v" --dry-run 2>"$out/$v-boot.err" || rc=$?
+	lb_py -m guest.run_guest "$v" --dry-run 2>"$out/$v-boot.err" || rc=$?
 	[ $rc = 3 ] || fail "boot $v: exit $rc, want 3"
 	ft_one_line "$out/$v-boot.err" "^boot: variant '$v' is not built .*: run ./run.sh build $v$"
 	ok "boot $v: refused as not built: $(cat "$out/$v-boot.err")"

@@ -19,7 +19,7 @@ ft_job "$out/int.job" none 3000
 
 # start NAME: the runner in the background, pid in $runner.
 start() {
-	"$LB_PY" guest/run_guest.py before --cpus 2 --job "$out/int.job" --out "$out/$1" \
+	PYTHONPATH=$LB_ROOT "$LB_PY" -m guest.run_guest before --cpus 2 --job "$out/int.job" --out "$out/$1" \
 		>"$out/$1.stdout" 2>"$out/$1.stderr" &
 	runner=$!
 }

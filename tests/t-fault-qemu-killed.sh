@@ -14,7 +14,7 @@ ft_init fault-qemu-killed
 
 # p2 runs 3 s, so that the kill lands in it.
 ft_job "$out/kill.job" none 3000
-"$LB_PY" guest/run_guest.py before --cpus 2 --job "$out/kill.job" --out "$out/run" \
+PYTHONPATH=$LB_ROOT "$LB_PY" -m guest.run_guest before --cpus 2 --job "$out/kill.job" --out "$out/run" \
 	>"$out/run.stdout" 2>"$out/run.stderr" &
 runner=$!
 qemu=$(ft_qemu_pid "$out/run")

@@ -32,7 +32,7 @@ ww=$(find "$out/run" -perm -o+w -printf '%m %p\n')
 ok "run directory made under umask 000: $(find "$out/run" | wc -l) entries, none world-writable"
 
 # Every QEMU command line: the job's, and the interactive shell's.
-"$LB_PY" guest/run_guest.py before --dry-run >"$out/shell-cmd"
+lb_py -m guest.run_guest before --dry-run >"$out/shell-cmd"
 for cmd in "$out/run/qemu-cmd" "$out/shell-cmd"; do
 	grep -q -- ' -nic none ' "$cmd" || fail "no -nic none in $cmd"
 	[ "$(grep -oE -- ' -(nic|net|netdev) ' "$cmd" | wc -l)" = 1 ] ||

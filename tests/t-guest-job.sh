@@ -34,7 +34,7 @@ JOB
 for v in before after; do
 	lock=rwlock
 	[ "$v" = after ] && lock=spinlock
-	"$LB_PY" guest/run_guest.py "$v" --cpus 2 --job "$out/points.job" --out "$out/$v-points"
+	lb_py -m guest.run_guest "$v" --cpus 2 --job "$out/points.job" --out "$out/$v-points"
 	"$LB_PY" tests/check_run.py "$out/$v-points" --lock "$lock"
 	con=$out/$v-points/console.log
 	grep -q 'SELFTEST insmod read_pct=101 rejected' "$con"
@@ -42,7 +42,7 @@ for v in before after; do
 	grep -q 'SELFTEST run mailboxes=5000 rejected' "$con"
 	grep -q 'mbox_bench: mailboxes=5000 out of range 1..4096' "$con"
 	echo "ok: $v: read_pct=101 at load and mailboxes=5000 at run start refused with one pr_err line"
-	"$LB_PY" guest/run_guest.py "$v" --cpus 2 --job "$out/perf.job" --out "$out/$v-perf"
+	lb_py -m guest.run_guest "$v" --cpus 2 --job "$out/perf.job" --out "$out/$v-perf"
 	"$LB_PY" tests/check_run.py "$out/$v-perf" --lock "$lock" --perf-data
 done
 

@@ -39,7 +39,7 @@ point execs-writer workload=execve duration_ms=1000 timing=8 writer_hz=1000
 point lookups workload=proc_lookup duration_ms=500 timing=8
 point lookups-writer workload=proc_lookup duration_ms=500 timing=8 writer_hz=1000
 JOB
-"$LB_PY" guest/run_guest.py before --cpus 2 --job "$out/fs.job" --out "$out/run"
+lb_py -m guest.run_guest before --cpus 2 --job "$out/fs.job" --out "$out/run"
 "$LB_PY" tests/check_lockload.py "$out/run" --writer-point writer \
 	--writer-point execs-writer --writer-point lookups-writer
 

@@ -51,7 +51,7 @@ allowed() {
 # boot DIR PIN: start a 2-vCPU guest in the background, pinned by PIN;
 # sets runner and qemu, and waits until its point runs.
 boot() {
-	"$LB_PY" guest/run_guest.py before --cpus 2 --pin "$2" --job "$out/pin.job" --out "$1" \
+	PYTHONPATH=$LB_ROOT "$LB_PY" -m guest.run_guest before --cpus 2 --pin "$2" --job "$out/pin.job" --out "$1" \
 		>"$1.stdout" 2>"$1.stderr" &
 	runner=$!
 	qemu=$(ft_qemu_pid "$1")

@@ -57,7 +57,7 @@ point walks read_pct=90 mailboxes=16 miss_pct=50 duration_ms=1500
 JOB
 for boot in 1 2; do
 	r=$out/boot$boot
-	"$LB_PY" guest/run_guest.py rcu --cpus 2 --job "$out/churn.job" --out "$r"
+	lb_py -m guest.run_guest rcu --cpus 2 --job "$out/churn.job" --out "$r"
 	"$LB_PY" tests/check_run.py "$r" --lock rcu
 	if grep -nE 'rcu.*(stall|detected stalls)|suspicious RCU usage|lockdep|WARNING:|BUG:' "$r/console.log"; then
 		echo "FAIL: boot $boot: a lockdep or RCU report on the console"

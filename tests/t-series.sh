@@ -21,14 +21,14 @@ conv=$kp/0002-omap-mailbox-convert-rwlocks-to-spinlock.patch
 # Apply to a scratch index built from the pristine tree: no checkout needed.
 idx=$(mktemp)
 trap 'rm -f "$idx"' EXIT
-for v in $("$LB_PY" "$LB_ROOT"/scripts/variant.py list); do
+for v in $(lb_py -m scripts.variant list); do
 	GIT_INDEX_FILE=$idx git -C "$repo" read-tree base
 	n=0
 	while read -r kind p; do
 		[ "$kind" = patch ] || continue
 		GIT_INDEX_FILE=$idx git -C "$repo" apply --cached "$p"
 		n=$((n + 1))
-	done < <("$LB_PY" "$LB_ROOT"/scripts/variant.py show "$v")
+	done < <(lb_py -m scripts.variant show "$v")
 	echo "applies: $v ($n patches)"
 done
 

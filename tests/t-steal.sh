@@ -59,7 +59,7 @@ point p0 read_pct=50 mailboxes=16 duration_ms=1000
 point p1 read_pct=50 mailboxes=16 duration_ms=1000
 point p2 read_pct=50 mailboxes=16 duration_ms=1000
 JOB
-"$LB_PY" guest/run_guest.py before --cpus 2 --job "$out/steal.job" --out "$out/run" \
+PYTHONPATH=$LB_ROOT "$LB_PY" -m guest.run_guest before --cpus 2 --job "$out/steal.job" --out "$out/run" \
 	>"$out/run.stdout" 2>"$out/run.stderr" &
 runner=$!
 qemu=$(ft_qemu_pid "$out/run")
@@ -100,9 +100,8 @@ sed 's/^/    | /' "$out/run.stderr" "$out/run.stdout"
 
 # The files as tidy reads them, and tidy's metrics on a one-cell campaign
 # directory around the run.
-"$LB_PY" - "$out" "$other" <<'PY'
+PYTHONPATH=$LB_ROOT "$LB_PY" - "$out" "$other" <<'PY'
 import json, os, shutil, sys
-sys.path.insert(0, os.getcwd())
 from analysis import host_steal, metrics, rundir, tidy
 
 out, other = sys.argv[1], float(sys.argv[2])

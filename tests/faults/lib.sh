@@ -45,7 +45,7 @@ ft_boot() {
 	shift 2
 	t0=$(date +%s.%N)
 	ft_rc=0
-	"$LB_PY" "$LB_ROOT/guest/run_guest.py" before --cpus 2 --job "$job" --out "$dir" "$@" \
+	lb_py -m guest.run_guest before --cpus 2 --job "$job" --out "$dir" "$@" \
 		>"$dir.stdout" 2>"$dir.stderr" || ft_rc=$?
 	ft_wall=$(echo "$(date +%s.%N) - $t0" | bc)
 	sed 's/^/    | /' "$dir.stderr" "$dir.stdout"

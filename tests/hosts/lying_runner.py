@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """A remote host's runner that lies, for the --hosts tests: put in place
-of payload/guest/run_guest.py by standin-ssh.sh (LB_STANDIN_RUNNER), it
-takes the runner's arguments and, by LB_LIAR:
+of payload/guest/run_guest.py by standin-ssh.sh (LB_STANDIN_RUNNER), so
+that the host's python3 -m guest.run_guest runs it, it takes the
+runner's arguments and, by LB_LIAR:
 
   honest  writes a cell that says ok (meta.json), no boot;
   lie     writes what no runner writes: meta.json -> LB_LIAR_SECRET (a

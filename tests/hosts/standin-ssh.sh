@@ -9,7 +9,8 @@
 #
 # A lying host: with LB_STANDIN_RUNNER=FILE, every payload unpacked on the
 # host (HOME/*/payload/guest/run_guest.py) is replaced by FILE after each
-# command, so that the host runs FILE instead of the harness's runner.
+# command, so that the host's python3 -m guest.run_guest runs FILE instead
+# of the harness's runner.
 #
 # Usage: standin-ssh.sh [-p PORT] [-i KEY] [-l USER] [-o OPTION] [-x -T ...] HOST [COMMAND...]
 

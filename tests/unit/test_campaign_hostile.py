@@ -20,8 +20,8 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import campaign_hosts  # noqa: E402
+sys.path.insert(0, ROOT)
+from scripts import campaign_hosts  # noqa: E402
 
 CAMPAIGN = """name = "hostile"
 variants = ["before", "after"]
@@ -65,8 +65,8 @@ class Hostile(unittest.TestCase):
         cls.env = dict(os.environ, LOCKBENCH_BUILD=build)
         # A results directory as `./run.sh campaign` creates it, no cell run.
         cls.pristine = os.path.join(cls.tmp, "pristine")
-        subprocess.run([PY, "-c", "import argparse, sys; sys.path.insert(0, 'scripts'); "
-                        "import campaign; campaign.create(argparse.Namespace("
+        subprocess.run([PY, "-c", "import argparse, sys; from scripts import campaign; "
+                        "campaign.create(argparse.Namespace("
                         "file=sys.argv[1], out=sys.argv[2], dry_run=False))",
                         cls.toml, cls.pristine], cwd=ROOT, env=cls.env, check=True)
 
@@ -317,9 +317,7 @@ class Hostile(unittest.TestCase):
         and is kept aside, not counted."""
         cp = subprocess.run([PY, "-c", """if True:
             import json, os, sys
-            sys.path.insert(0, "scripts")
-            import campaign_cell
-            import campaign_manifest
+            from scripts import campaign_cell, campaign_manifest
             d = sys.argv[1]
             man = campaign_manifest.Manifest.load(d)
             cell = man.data["cells"][0]

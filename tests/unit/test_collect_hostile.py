@@ -20,11 +20,8 @@ import tracemalloc
 import unittest
 import unittest.mock
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))), "guest"))
-import qemu  # noqa: E402
-import collect  # noqa: E402
-import judge  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from guest import collect, judge, qemu  # noqa: E402
 
 RESULTS = "mbox_bench-results v1\nparam read_pct=50\nrun id={} threads=2\nend status=SUCCESS\n"
 

@@ -15,8 +15,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # writes "alive" on the pipe unless the function ended it.
 SCRIPT = r"""
 import os, signal, sys, time
-sys.path.insert(0, os.path.join(sys.argv[1], "guest"))
-import qemu
+sys.path.insert(0, sys.argv[1])
+from guest import qemu
 w = int(sys.argv[2])
 parent = os.getpid()
 fn = qemu.die_with_parent(signal.SIGTERM)

@@ -12,19 +12,15 @@ import time
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-sys.path.insert(0, os.path.join(ROOT, "guest"))
-import campaign_cell  # noqa: E402
-import campaign_file  # noqa: E402
-import dirlock  # noqa: E402
-import judge  # noqa: E402
-import run_guest  # noqa: E402
+sys.path.insert(0, ROOT)
+from guest import dirlock, judge, run_guest  # noqa: E402
+from scripts import campaign_cell, campaign_file  # noqa: E402
 
 # A stand-in runner: takes the lock, says so, holds it for argv[2] seconds.
 HOLDER = r"""
 import os, sys, time
-sys.path.insert(0, os.path.join(sys.argv[3], "guest"))
-import dirlock
+sys.path.insert(0, sys.argv[3])
+from guest import dirlock
 fd = dirlock.hold(sys.argv[1])
 print("held" if fd is not None else "busy", flush=True)
 time.sleep(float(sys.argv[2]))

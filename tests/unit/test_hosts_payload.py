@@ -12,24 +12,47 @@ import sys
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import campaign_hosts  # noqa: E402
+sys.path.insert(0, ROOT)
+from scripts import campaign_hosts  # noqa: E402
+
+PACKAGES = ("guest", "scripts")
+
+
+def module_file(name):
+    """The repository path of module name ("guest.judge"), or of the
+    package's __init__.py ("guest"); None if not one of PACKAGES'."""
+    parts = name.split(".")
+    if parts[0] not in PACKAGES or len(parts) > 2:
+        return None
+    path = "/".join(parts) + ".py" if len(parts) == 2 else f"{parts[0]}/__init__.py"
+    return path if os.path.isfile(os.path.join(ROOT, path)) else None
 
 
 def local_imports(path):
-    """The guest/ and scripts/ modules path imports, as repository paths."""
+    """The guest/ and scripts/ files path imports, as repository paths: the
+    modules ("import guest.judge", "from guest import judge", "from
+    guest.judge import RunError", and relative forms) and the packages'
+    __init__.py, which an import of one of their modules runs too."""
+    package = os.path.dirname(os.path.relpath(path, ROOT))
     found = set()
     for node in ast.walk(ast.parse(open(path).read())):
-        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                 else [node.module] if isinstance(node, ast.ImportFrom) and node.module
-                 else [])
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # from . import x, from .x import y
+                base = ".".join(filter(None, [package.replace("/", ".")] + [base]))
+            # "from guest import judge": the module guest.judge, or a name
+            # in guest/__init__.py; "from guest.judge import X": guest.judge.
+            names = [base] + [f"{base}.{a.name}" for a in node.names]
+        else:
+            continue
         for n in names:
-            for d in ("guest", "scripts"):
-                if os.path.isfile(os.path.join(ROOT, d, n + ".py")):
-                    found.add(f"{d}/{n}.py")
-    # guest/qemu.py imports scripts/variant.py by path (variantmod())
-    if "def variantmod" in open(path).read():
-        found.add("scripts/variant.py")
+            parts = n.split(".")
+            for i in range(1, len(parts) + 1):
+                f = module_file(".".join(parts[:i]))
+                if f:
+                    found.add(f)
     return found
 
 

@@ -16,9 +16,9 @@ import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "guest"))
-import job  # noqa: E402
+sys.path.insert(0, ROOT)
 from analysis import bench_results  # noqa: E402
+from guest import job  # noqa: E402
 
 MAGIC = "lockbench-job v1\n"
 
@@ -78,8 +78,7 @@ class LockloadCampaign(unittest.TestCase):
     """A campaign's workload points (scripts/campaign_file.py)."""
 
     def load(self, points):
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
-        import campaign_file
+        from scripts import campaign_file
         with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
             f.write('name = "t"\nvariants = ["before"]\ncpus = [2]\nrepetitions = 1\n'
                     'target = "file_systems_lock"\n')
@@ -97,8 +96,7 @@ class LockloadCampaign(unittest.TestCase):
                       "seed=1 timing=8\n", cf.job_text(camp))
 
     def test_the_shipped_campaign_loads(self):
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
-        import campaign_file
+        from scripts import campaign_file
         camp = campaign_file.load(os.path.join(ROOT, "campaigns", "file-systems.toml"))
         self.assertEqual(camp["lock_class"], "file_systems_lock")
         job.parse(campaign_file.job_text(camp))

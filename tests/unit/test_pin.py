@@ -4,17 +4,11 @@ process named like QEMU's first vCPU thread) and the campaign's core
 assignment per cell (guest/run_guest.py cell_cores)."""
 
 import os
-import sys
 import unittest
 from unittest import mock
 
+from guest import judge, vcpu
 from tests.unit import helpers
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "guest"))
-import judge  # noqa: E402
-import vcpu  # noqa: E402
 
 
 class ParseAndPlan(unittest.TestCase):

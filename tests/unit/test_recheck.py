@@ -12,9 +12,8 @@ import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "guest"))
-import judge  # noqa: E402
-import recheck  # noqa: E402
+sys.path.insert(0, ROOT)
+from guest import judge, recheck  # noqa: E402
 
 CONSOLE = ("[    1.0] Booting Linux\nLOCKBENCH-INIT\nlockbench: point p1 start\n"
            "lockbench: point p2 start\nLOCKBENCH-JOB-END\n")

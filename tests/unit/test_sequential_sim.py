@@ -16,18 +16,13 @@ the mean repetitions used, and the same rule without the correction.
 """
 
 import math
-import sys
-import os
 import unittest
 
 import numpy as np
 
 from analysis import mann_whitney, stats
+from scripts import campaign_file
 from tests.unit.test_verdict_sim import draw, mc_bound
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "scripts"))
-import campaign_file  # noqa: E402
 
 SIMS = 2000
 MARGIN = 0.05

@@ -8,7 +8,6 @@ import hashlib
 import io
 import os
 import shutil
-import sys
 import tarfile
 import tempfile
 import threading
@@ -17,14 +16,8 @@ import unittest
 
 from analysis import host_steal, metrics, rundir, tidy
 from analysis.common import ParseError
+from guest import collect, qemu, vcpu
 from tests.unit import helpers, synth
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "guest"))
-import qemu  # noqa: E402
-import collect  # noqa: E402
-import vcpu  # noqa: E402
 
 
 def snap(name, t_ns, run_ns, wait_ns, nvcsw, tid=100):

@@ -13,12 +13,9 @@ import unittest
 from unittest import mock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-sys.path.insert(0, os.path.join(ROOT, "guest"))
-import campaign_file  # noqa: E402
-import job  # noqa: E402
-import target  # noqa: E402
-import variant  # noqa: E402
+sys.path.insert(0, ROOT)
+from guest import job  # noqa: E402
+from scripts import campaign_file, target, variant  # noqa: E402
 
 
 class ShippedTargets(unittest.TestCase):

@@ -11,10 +11,10 @@ import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import campaign_file  # noqa: E402
-import job  # noqa: E402  (guest/, put on sys.path by campaign_file)
+sys.path.insert(0, ROOT)
 from analysis import bench_results  # noqa: E402
+from guest import job  # noqa: E402
+from scripts import campaign_file  # noqa: E402
 
 RESULTS = """mbox_bench-results v1
 param read_pct=90 mailboxes=16 miss_pct=0 duration_ms=1000 cpus=0-1 seed=1 timing=8 think_ns=20000

@@ -11,9 +11,8 @@ import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import campaign_file  # noqa: E402
-import variant  # noqa: E402
+sys.path.insert(0, ROOT)
+from scripts import campaign_file, variant  # noqa: E402
 
 POINT = '\n[[points]]\nid = "p1"\nread_pct = 90\nmailboxes = 16\n'
 
@@ -56,8 +55,7 @@ class Targets(unittest.TestCase):
         (variant.py arch, lib.sh's lb_arch_info) alike."""
         import contextlib
         import io
-        sys.path.insert(0, os.path.join(ROOT, "guest"))
-        import qemu
+        from guest import qemu
         self.assertEqual(variant.DEFAULT_ARCH, "arm")
         for arch, info in variant.ARCHES.items():
             with self.subTest(arch=arch):
