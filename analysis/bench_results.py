@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Parser for the benchmark module's results, format "mbox_bench-results v1".
+"""Parser for the benchmark module's results, "mbox_bench-results v1" and v2.
 
 Line oriented: a record word, then key=value pairs separated by spaces:
 
@@ -8,6 +8,7 @@ Line oriented: a record word, then key=value pairs separated by spaces:
     run id=1 threads=4 elapsed_ns=1000123456 clock_read_ns=42
     thread cpu=0 ops=1234 lookups=600 hits=600 misses=0 writes=634 errors=0
     lat op=lookup count=2400 min_ns=120 max_ns=99000 sum_ns=3000000 hist=...
+    fine of=lookup row=8 counts=0,0,3,17,...        (v2)
     total ops=... ops_per_sec=...
     lockops read=... write=...
     fairness min_ops=... max_ops=... spread=1.03 flag=ok
@@ -24,6 +25,14 @@ Latency histograms have 32 log2 buckets: bucket b counts latencies in
 [2^b, 2^(b+1)) ns, bucket 0 also 0 ns, bucket 31 everything >= 2^31 ns.
 hist_quantile() turns one into a percentile (log-interpolated).
 
+The percentiles an analysis uses come from the finer histograms (16
+buckets per power of two).  v1 results carry the module's own p50_ns,
+p90_ns, p99_ns and the probe's median_ns/trim_mean_ns/outliers; v2 results
+carry the histograms themselves ("fine" rows) and this parser computes the
+same numbers from them (analysis/fine_hist.py), so every reader sees
+Latency.fine and the ref record's keys alike whatever the version.  In v2 a
+"fine" histogram must count exactly what its record counts.
+
 Numbers are ASCII (bench-module/FORMAT.md): a value of digits is an int
 and may have at most 20 of them (a u64); the counters the analysis uses
 (COUNTERS) must be such ints; a float has at most 20 digits on each side
@@ -37,11 +46,12 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from analysis import fine_hist
 from analysis.common import (MAX_DIGITS, U64_MAX, ParseError, clip,
                              parse_uint, read_text, split_lines)
 
 MAGIC = "mbox_bench-results"
-SUPPORTED_VERSIONS = ("v1",)
+SUPPORTED_VERSIONS = ("v1", "v2")
 NBUCKETS = 32
 
 _KV_RE = re.compile(r"([A-Za-z0-9_]+)=(\S*)")
@@ -56,6 +66,7 @@ REQUIRED = {
     "run": ("threads", "elapsed_ns"),
     "thread": ("cpu", "ops", "lookups", "writes"),
     "lat": ("op", "count", "min_ns", "max_ns", "sum_ns", "hist"),
+    "fine": ("of", "row", "counts"),
     "total": ("ops", "ops_per_sec"),
     "lockops": ("read", "write"),
     "fairness": ("min_ops", "max_ops", "spread", "flag"),
@@ -70,7 +81,10 @@ COUNTERS = {
     "total": ("ops",),
     "lockops": ("read", "write"),
     "fairness": ("min_ops", "max_ops"),
+    "fine": ("row",),
 }
+#: Keys whose values are words or lists, never numbers.
+TEXT_KEYS = ("hist", "op", "flag", "status", "cpus", "of", "counts")
 ONCE = ("param", "run", "total", "lockops", "fairness", "end")
 MANDATORY = ("param", "run", "total", "lockops", "fairness", "end")
 
@@ -201,8 +215,7 @@ def _fields(path, lineno, word, rest):
             raise ParseError(path, lineno, f"{word!r} record lacks {key}=")
     out = {}
     for k, v in kv.items():
-        out[k] = v if k in ("hist", "op", "flag", "status", "cpus") \
-            else _value(path, lineno, k, v)
+        out[k] = v if k in TEXT_KEYS else _value(path, lineno, k, v)
     for k in COUNTERS.get(word, ()):
         if k in out and (not isinstance(out[k], int) or out[k] < 0):
             raise ParseError(path, lineno, f"{word} {k}={clip(str(out[k]))} "
@@ -235,6 +248,54 @@ def _lat(path, lineno, kv):
                    hist=counts, fine=fine)
 
 
+def _fine_row(path, lineno, kv, fine):
+    """One "fine" row (v2): 16 counts of the histogram of `of`."""
+    of, row = kv["of"], kv["row"]
+    if not re.fullmatch(r"[a-z]{1,16}", of):
+        raise ParseError(path, lineno, f"fine of={clip(of)!r} is not a "
+                         f"lat op or 'ref'")
+    if not isinstance(row, int) or not 0 <= row < fine_hist.ROWS:
+        raise ParseError(path, lineno, f"fine row={clip(str(row))} is not "
+                         f"0..{fine_hist.ROWS - 1}")
+    parts = kv["counts"].split(",")
+    counts = [parse_uint(p) for p in parts]
+    if len(parts) != fine_hist.SUB or None in counts:
+        raise ParseError(path, lineno, f"fine counts= must be {fine_hist.SUB} "
+                         f"comma-separated counts of at most {MAX_DIGITS} "
+                         f"digits, got {len(parts)} fields")
+    rows = fine.setdefault(of, {})
+    if row in rows:
+        raise ParseError(path, lineno, f"second fine of={of} row={row}")
+    rows[row] = counts
+
+
+def _apply_fine(path, lat, extra, fine):
+    """v2: the percentiles and the probe's host speed, from the fine
+    histograms; each histogram must count what its record counts."""
+    hists = {of: [c for r in range(fine_hist.ROWS)
+                  for c in rows.get(r, [0] * fine_hist.SUB)]
+             for of, rows in fine.items()}
+    ref = next((kv for word, kv in extra if word == "ref"), None)
+    want = {op: l.count for op, l in lat.items()}
+    if ref is not None and isinstance(ref.get("loops"), int):
+        want["ref"] = ref["loops"]
+    for of in sorted(set(hists) | {k for k, n in want.items() if n}):
+        if of not in want:
+            raise ParseError(path, None, f"fine of={of} rows without a "
+                             f"record they belong to")
+        got = sum(hists.get(of, ()))
+        if got != want[of]:
+            what = "ref loops" if of == "ref" else f"lat op={of} count"
+            raise ParseError(path, None, f"fine of={of} rows count {got}, "
+                             f"{what}={want[of]}")
+    for op, l in lat.items():
+        if l.count:
+            l.fine = {f"p{p // 10}": fine_hist.quantile_ns(hists[op], p)
+                      for p in (500, 900, 990)}
+    if want.get("ref"):
+        ref.update(fine_hist.probe_summary(hists["ref"]))
+
+
 def _check_numbers(path, lineno, word, kv, keys):
     for k in keys:
         if k in kv and not isinstance(kv[k], (int, float)):
@@ -256,6 +317,7 @@ def parse_text(text, path="<string>"):
                          f"(supported: {', '.join(SUPPORTED_VERSIONS)})")
     single = {}
     threads, lat, checks, extra, warnings = [], {}, [], [], []
+    fine = {}  # of -> {row: 16 counts}, v2
     end_line = None
     for i, line in enumerate(lines[1:], start=2):
         tokens = line.split()
@@ -287,6 +349,8 @@ def parse_text(text, path="<string>"):
                                 f"{lat[kv['op']].count}")
         elif word == "check":
             checks.append(kv)
+        elif word == "fine" and head[1] != "v1":
+            _fine_row(path, i, kv, fine)
         else:
             extra.append((word, kv))
     if end_line is None:
@@ -304,6 +368,8 @@ def parse_text(text, path="<string>"):
     if isinstance(run.get("threads"), int) and run["threads"] != len(threads):
         warnings.append(f"run threads={run['threads']} but {len(threads)} "
                         f"thread records")
+    if head[1] != "v1":
+        _apply_fine(path, lat, extra, fine)
     status = single["end"][1]["status"]
     if status not in ("SUCCESS", "FAILURE"):
         raise ParseError(path, end_line, f"end status={status} (want SUCCESS "

@@ -13,7 +13,7 @@
  * /sys/kernel/debug/mbox_bench/run does one run with the current module
  * parameters; "results" holds the outcome of the last run (empty while
  * a run is under way, and after a run that did not complete) in the
- * "mbox_bench-results v1" format described in FORMAT.md.  Every registry
+ * "mbox_bench-results v2" format described in FORMAT.md.  Every registry
  * call that takes mboxes_lock is counted, so that the counts can be
  * checked against /proc/lock_stat.
  */
@@ -72,15 +72,15 @@
  * 2^27 ns, for what needs a precise median: the op latencies (the log2
  * histogram of FORMAT.md is a factor of 2 per bucket) and the probe times
  * (an interrupt inside one probe must not move the host speed a run
- * reports, see bench_ref_sum()).  Their counts are u64 like the ops they
- * count: a 600 s run of ~100 ns ops gives one thread 6e9 ops, and the
- * sum over 16 threads overflows u32 sooner.
+ * reports).  The module only counts and prints them ("fine" rows); every
+ * quantile is taken on the host (analysis/fine_hist.py).  Their counts are
+ * u64 like the ops they count: a 600 s run of ~100 ns ops gives one thread
+ * 6e9 ops, and the sum over 16 threads overflows u32 sooner.
  */
 #define BENCH_FINE_SUB_BITS	4
 #define BENCH_FINE_SUB		BIT(BENCH_FINE_SUB_BITS)
-#define BENCH_FINE_BUCKETS	(24 * BENCH_FINE_SUB)
-/* Probes slower than this many times the median count as interrupted. */
-#define BENCH_REF_OUTLIER	4
+#define BENCH_FINE_ROWS		24
+#define BENCH_FINE_BUCKETS	(BENCH_FINE_ROWS * BENCH_FINE_SUB)
 
 /*
  * Parameters.  Writable so that they can change between runs; each run
@@ -226,9 +226,6 @@ struct bench_total {
 	u64 max_ops;
 	u64 ref_loops;
 	u64 ref_ns;
-	u64 ref_median_ns;
-	u64 ref_trim_ns;	/* mean of the probes that were not outliers */
-	u64 ref_outliers;
 	u64 ref_hist[BENCH_FINE_BUCKETS];
 	struct bench_lat lat[BENCH_NR_OPS];
 };
@@ -390,49 +387,6 @@ static unsigned int bench_fine_bucket(u64 ns)
 	return min_t(unsigned int, b, BENCH_FINE_BUCKETS - 1);
 }
 
-/* [lo, lo + width) of bucket @b, the inverse of bench_fine_bucket(). */
-static u64 bench_fine_lo(unsigned int b, u64 *width)
-{
-	unsigned int shift;
-
-	if (b < BENCH_FINE_SUB) {
-		*width = 1;
-		return b;
-	}
-	shift = b / BENCH_FINE_SUB - 1;
-	*width = 1ULL << shift;
-	return (u64)(BENCH_FINE_SUB + b % BENCH_FINE_SUB) << shift;
-}
-
-/*
- * The time of rank @rank (1-based) among the @count times of a fine
- * histogram, interpolated linearly inside its bucket; 0 when empty.
- */
-static u64 bench_fine_rank(const u64 *hist, u64 count, u64 rank)
-{
-	u64 cum = 0, lo, width;
-	unsigned int b;
-
-	if (!count)
-		return 0;
-	rank = clamp_t(u64, rank, 1, count);
-	for (b = 0; b < BENCH_FINE_BUCKETS; b++) {
-		if (hist[b] && cum + hist[b] >= rank) {
-			lo = bench_fine_lo(b, &width);
-			return lo + div64_u64(width * (rank - cum), hist[b]);
-		}
-		cum += hist[b];
-	}
-	return 0;
-}
-
-/* The @permille quantile of a fine histogram holding @count times. */
-static u64 bench_fine_quantile(const u64 *hist, u64 count, unsigned int permille)
-{
-	return bench_fine_rank(hist, count,
-			       DIV_ROUND_UP_ULL(count * permille, 1000));
-}
-
 static void bench_lat_add(struct bench_lat *l, u64 ns)
 {
 	unsigned int b = ns ? fls64(ns) - 1 : 0;
@@ -558,32 +512,6 @@ static noinline void bench_ref_probe(struct bench_thread *t)
 	t->ref_ns += t0;
 	t->ref_loops++;
 	t->ref_hist[bench_fine_bucket(t0)]++;
-}
-
-/*
- * The host speed of a run, from the merged probe histogram: the median
- * (interpolated in its bucket), and the mean of the probes up to
- * BENCH_REF_OUTLIER times the median (bucket midpoints), which follows a
- * host that changed speed during the run but not a probe that an
- * interrupt or a host preemption stretched.
- */
-static void bench_ref_sum(struct bench_total *tot)
-{
-	u64 n = 0, sum = 0, lo, width, cut;
-	unsigned int b;
-
-	tot->ref_median_ns = bench_fine_quantile(tot->ref_hist,
-						 tot->ref_loops, 500);
-	cut = tot->ref_median_ns * BENCH_REF_OUTLIER;
-	for (b = 0; b < BENCH_FINE_BUCKETS; b++) {
-		lo = bench_fine_lo(b, &width);
-		if (lo > cut)
-			break;
-		n += tot->ref_hist[b];
-		sum += tot->ref_hist[b] * (lo + width / 2);
-	}
-	tot->ref_outliers = tot->ref_loops - n;
-	tot->ref_trim_ns = n ? div64_u64(sum, n) : 0;
 }
 
 /*
@@ -839,7 +767,6 @@ static void bench_sum(struct bench_result *res)
 		for (op = 0; op < BENCH_NR_OPS; op++)
 			bench_lat_merge(&tot->lat[op], &t->lat[op]);
 	}
-	bench_ref_sum(tot);
 	res->success = res->registry_ok && res->progress_ok &&
 		       res->teardown_ok && !tot->errors;
 }
@@ -995,6 +922,27 @@ static void bench_show_thread(struct seq_file *m, const struct bench_thread *t)
 	seq_putc(m, '\n');
 }
 
+/*
+ * A fine histogram as the rows that hold a count, 16 buckets a line, so
+ * that no line grows with the data (FORMAT.md, "fine").
+ */
+static void bench_show_fine(struct seq_file *m, const char *of,
+			    const u64 *hist)
+{
+	unsigned int row, i;
+
+	for (row = 0; row < BENCH_FINE_ROWS; row++) {
+		const u64 *c = hist + row * BENCH_FINE_SUB;
+
+		if (!memchr_inv(c, 0, BENCH_FINE_SUB * sizeof(*c)))
+			continue;
+		seq_printf(m, "fine of=%s row=%u counts=", of, row);
+		for (i = 0; i < BENCH_FINE_SUB; i++)
+			seq_printf(m, i ? ",%llu" : "%llu", c[i]);
+		seq_putc(m, '\n');
+	}
+}
+
 static void bench_show_lat(struct seq_file *m, enum bench_op op,
 			   const struct bench_lat *l)
 {
@@ -1005,10 +953,8 @@ static void bench_show_lat(struct seq_file *m, enum bench_op op,
 		   l->max_ns, l->sum_ns);
 	for (b = 0; b < BENCH_HIST_BUCKETS; b++)
 		seq_printf(m, b ? ",%llu" : "%llu", l->hist[b]);
-	seq_printf(m, " p50_ns=%llu p90_ns=%llu p99_ns=%llu\n",
-		   bench_fine_quantile(l->fine, l->count, 500),
-		   bench_fine_quantile(l->fine, l->count, 900),
-		   bench_fine_quantile(l->fine, l->count, 990));
+	seq_putc(m, '\n');
+	bench_show_fine(m, bench_op_names[op], l->fine);
 }
 
 static void bench_show_fairness(struct seq_file *m,
@@ -1053,7 +999,7 @@ static void bench_show(struct seq_file *m, const struct bench_result *res)
 	u64 cost;
 	u32 frac;
 
-	seq_puts(m, "mbox_bench-results v1\n");
+	seq_puts(m, "mbox_bench-results v2\n");
 	seq_printf(m, "param %s\n", res->params);
 	seq_printf(m, "run id=%u threads=%u elapsed_ns=%llu clock_read_ns=%llu",
 		   res->id, res->nr_threads, res->elapsed_ns,
@@ -1070,10 +1016,10 @@ static void bench_show(struct seq_file *m, const struct bench_result *res)
 		   tot->errors, bench_ops_per_sec(res));
 	seq_printf(m, "lockops read=%llu write=%llu\n", res->lockops_read,
 		   res->lockops_write);
-	seq_printf(m, "ref loops=%llu ns=%llu median_ns=%llu trim_mean_ns=%llu outliers=%llu every=%d words=%d passes=%d\n",
-		   tot->ref_loops, tot->ref_ns, tot->ref_median_ns,
-		   tot->ref_trim_ns, tot->ref_outliers, BENCH_REF_EVERY,
+	seq_printf(m, "ref loops=%llu ns=%llu every=%d words=%d passes=%d\n",
+		   tot->ref_loops, tot->ref_ns, BENCH_REF_EVERY,
 		   BENCH_REF_WORDS, BENCH_REF_PASSES);
+	bench_show_fine(m, "ref", tot->ref_hist);
 	bench_show_fairness(m, tot);
 	seq_printf(m, "check registry=%s preloaded=%d found=%u private_found=%u\n",
 		   res->registry_ok ? "ok" : "fail", res->p.mailboxes,

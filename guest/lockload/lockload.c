@@ -5,7 +5,7 @@
  * sched_setaffinity(), waits at a start gate, then loops a named test case
  * until the stop flag; each thread counts its ops and times one op in N
  * with clock_gettime(CLOCK_MONOTONIC).  The results are printed on stdout
- * in the benchmark module's format, "mbox_bench-results v1"
+ * in the benchmark module's format, "mbox_bench-results v2"
  * (bench-module/FORMAT.md), with the additive key workload= on the param
  * line, so that the host's analysis reads them as it reads the module's.
  *
@@ -102,11 +102,11 @@ typedef unsigned int u32;
 #define LL_HIST_BUCKETS		32
 #define LL_FINE_SUB_BITS	4
 #define LL_FINE_SUB		(1u << (LL_FINE_SUB_BITS))
-#define LL_FINE_BUCKETS		(24 * LL_FINE_SUB)
+#define LL_FINE_ROWS		24
+#define LL_FINE_BUCKETS		(LL_FINE_ROWS * LL_FINE_SUB)
 #define LL_REF_EVERY		64
 #define LL_REF_WORDS		64
 #define LL_REF_PASSES		4
-#define LL_REF_OUTLIER		4
 #define LL_CAL_READS		10000
 #define LL_CAL_ROUNDS		3
 #define LL_ERR_SLOTS		8
@@ -186,48 +186,6 @@ static unsigned int ll_fine_bucket(u64 ns)
 	b = (oct - LL_FINE_SUB_BITS + 1) * LL_FINE_SUB +
 	    ((ns >> (oct - LL_FINE_SUB_BITS)) & (LL_FINE_SUB - 1));
 	return b < LL_FINE_BUCKETS ? b : LL_FINE_BUCKETS - 1;
-}
-
-/* [lo, lo + width) of bucket @b, the inverse of ll_fine_bucket(). */
-static u64 ll_fine_lo(unsigned int b, u64 *width)
-{
-	unsigned int shift;
-
-	if (b < LL_FINE_SUB) {
-		*width = 1;
-		return b;
-	}
-	shift = b / LL_FINE_SUB - 1;
-	*width = 1ull << shift;
-	return (u64)(LL_FINE_SUB + b % LL_FINE_SUB) << shift;
-}
-
-/* The time of rank @rank (1-based) in a fine histogram, interpolated. */
-static u64 ll_fine_rank(const u64 *hist, u64 count, u64 rank)
-{
-	u64 cum = 0, lo, width;
-	unsigned int b;
-
-	if (!count)
-		return 0;
-	if (rank < 1)
-		rank = 1;
-	if (rank > count)
-		rank = count;
-	for (b = 0; b < LL_FINE_BUCKETS; b++) {
-		if (hist[b] && cum + hist[b] >= rank) {
-			lo = ll_fine_lo(b, &width);
-			return lo + width * (rank - cum) / hist[b];
-		}
-		cum += hist[b];
-	}
-	return 0;
-}
-
-static u64 ll_fine_quantile(const u64 *hist, u64 count,
-			    unsigned int permille)
-{
-	return ll_fine_rank(hist, count, (count * permille + 999) / 1000);
 }
 
 static void ll_lat_add(struct ll_lat *l, u64 ns)
@@ -645,6 +603,26 @@ static int ll_writer_get(const char *dir, const char *name, u64 *v)
 	return ok ? 0 : -1;
 }
 
+/* A fine histogram's non-empty rows, 16 buckets a line (FORMAT.md). */
+static void ll_print_fine(const char *of, const u64 *hist)
+{
+	unsigned int row, i;
+
+	for (row = 0; row < LL_FINE_ROWS; row++) {
+		const u64 *c = hist + row * LL_FINE_SUB;
+		u64 any = 0;
+
+		for (i = 0; i < LL_FINE_SUB; i++)
+			any |= c[i];
+		if (!any)
+			continue;
+		printf("fine of=%s row=%u counts=", of, row);
+		for (i = 0; i < LL_FINE_SUB; i++)
+			printf(i ? ",%llu" : "%llu", c[i]);
+		putchar('\n');
+	}
+}
+
 static void ll_print_lat(const char *op, const struct ll_lat *l)
 {
 	unsigned int b;
@@ -653,10 +631,8 @@ static void ll_print_lat(const char *op, const struct ll_lat *l)
 	       op, l->count, l->count ? l->min_ns : 0, l->max_ns, l->sum_ns);
 	for (b = 0; b < LL_HIST_BUCKETS; b++)
 		printf(b ? ",%llu" : "%llu", l->hist[b]);
-	printf(" p50_ns=%llu p90_ns=%llu p99_ns=%llu\n",
-	       ll_fine_quantile(l->fine, l->count, 500),
-	       ll_fine_quantile(l->fine, l->count, 900),
-	       ll_fine_quantile(l->fine, l->count, 990));
+	putchar('\n');
+	ll_print_fine(op, l->fine);
 }
 
 int main(int argc, char **argv)
@@ -667,7 +643,7 @@ int main(int argc, char **argv)
 	unsigned long long duration_ms = 1000, seed = 1, run_id = 1, outside = 0;
 	u64 t0, elapsed, clock_ns, ops = 0, hits = 0, errors = 0;
 	u64 lockops = 0, ref_loops = 0, ref_ns = 0, min_ops = ULLONG_MAX;
-	u64 max_ops = 0, ref_median, ref_trim, ref_n = 0, ref_sum = 0;
+	u64 max_ops = 0;
 	u64 pairs = 0, pairs0 = 0, cost, spread;
 	unsigned int nthreads = 0, i, b, without_ops = 0, unpinned = 0;
 	const char *writer = NULL;
@@ -801,20 +777,9 @@ int main(int argc, char **argv)
 	lockops += (1 + outside) * ll_case->exec_locks;
 	/* the writer's reads: proc_create()'s xlate_proc_name() */
 	lockops += pairs * ll_case->writer_reads;
-	ref_median = ll_fine_quantile(ref_hist, ref_loops, 500);
-	for (b = 0; b < LL_FINE_BUCKETS; b++) {
-		u64 lo, width;
-
-		lo = ll_fine_lo(b, &width);
-		if (lo > ref_median * LL_REF_OUTLIER)
-			break;
-		ref_n += ref_hist[b];
-		ref_sum += ref_hist[b] * (lo + width / 2);
-	}
-	ref_trim = ref_n ? ref_sum / ref_n : 0;
 	success = !errors && !without_ops && !unpinned && writer_ok;
 
-	printf("mbox_bench-results v1\n");
+	printf("mbox_bench-results v2\n");
 	printf("param read_pct=100 mailboxes=0 miss_pct=0 duration_ms=%llu cpus=",
 	       duration_ms);
 	ll_print_cpulist(&cpus);
@@ -860,10 +825,9 @@ int main(int argc, char **argv)
 	       elapsed ? ops * 1000000000ull / elapsed : 0);
 	printf("lockops read=%llu write=%llu lock=%s\n",
 	       lockops, 2 * pairs, ll_case->lock);
-	printf("ref loops=%llu ns=%llu median_ns=%llu trim_mean_ns=%llu",
-	       ref_loops, ref_ns, ref_median, ref_trim);
-	printf(" outliers=%llu every=%d words=%d passes=%d\n",
-	       ref_loops - ref_n, LL_REF_EVERY, LL_REF_WORDS, LL_REF_PASSES);
+	printf("ref loops=%llu ns=%llu every=%d words=%d passes=%d\n",
+	       ref_loops, ref_ns, LL_REF_EVERY, LL_REF_WORDS, LL_REF_PASSES);
+	ll_print_fine("ref", ref_hist);
 	printf("fairness min_ops=%llu max_ops=%llu", min_ops, max_ops);
 	if (!min_ops) {
 		printf(" spread=inf flag=???\n");

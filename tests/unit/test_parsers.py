@@ -38,7 +38,7 @@ class BenchResults(unittest.TestCase):
 
     def test_bad_files(self):
         cases = {"results-truncated.txt": (9, "truncated"),
-                 "results-v2.txt": (1, "unsupported results version v2"),
+                 "results-v9.txt": (1, "unsupported results version v9"),
                  "results-badhist.txt": (6, "32 comma-separated"),
                  "results-garbled.txt": (4, "not key=value"),
                  "lockstat-0.3.txt": (1, "not mbox_bench results")}
