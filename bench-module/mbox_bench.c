@@ -46,6 +46,8 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
+#include "lat_hist.h"
+
 /*
  * Timing every op cost about 8% of an uncontended lookup under TCG (two
  * local_clock() reads and a histogram update against a ~4 us op); timing
@@ -67,20 +69,6 @@
 #define BENCH_REF_EVERY		64
 #define BENCH_REF_WORDS		64
 #define BENCH_REF_PASSES	4
-/*
- * Fine histograms, 16 buckets per power of two (at most 6% wide), 0 ns to
- * 2^27 ns, for what needs a precise median: the op latencies (the log2
- * histogram of FORMAT.md is a factor of 2 per bucket) and the probe times
- * (an interrupt inside one probe must not move the host speed a run
- * reports).  The module only counts and prints them ("fine" rows); every
- * quantile is taken on the host (analysis/fine_hist.py).  Their counts are
- * u64 like the ops they count: a 600 s run of ~100 ns ops gives one thread
- * 6e9 ops, and the sum over 16 threads overflows u32 sooner.
- */
-#define BENCH_FINE_SUB_BITS	4
-#define BENCH_FINE_SUB		BIT(BENCH_FINE_SUB_BITS)
-#define BENCH_FINE_ROWS		24
-#define BENCH_FINE_BUCKETS	(BENCH_FINE_ROWS * BENCH_FINE_SUB)
 
 /*
  * Parameters.  Writable so that they can change between runs; each run
@@ -121,7 +109,6 @@ MODULE_PARM_DESC(think_ns, "Busy time per thread between two ops, outside any lo
 #define BENCH_MAX_MAILBOXES	4096
 #define BENCH_MAX_DURATION_MS	600000
 #define BENCH_MAX_THINK_NS	1000000
-#define BENCH_HIST_BUCKETS	32
 #define BENCH_ERR_SLOTS		8
 #define BENCH_CAL_READS		10000
 #define BENCH_CAL_ROUNDS	3
@@ -157,15 +144,6 @@ struct bench_mbox {
 	struct omap_mbox mbox;
 	char name[BENCH_NAME_LEN];
 	char miss[BENCH_NAME_LEN];
-};
-
-struct bench_lat {
-	u64 count;
-	u64 min_ns;
-	u64 max_ns;
-	u64 sum_ns;
-	u64 hist[BENCH_HIST_BUCKETS];
-	u64 fine[BENCH_FINE_BUCKETS];
 };
 
 struct bench_err {
@@ -372,55 +350,6 @@ static void bench_error(struct bench_thread *t, int code)
 		}
 	}
 	/* More distinct codes than slots: only in the errors total. */
-}
-
-/* Fine bucket of a time: exact below 16 ns, then 16 per power of two. */
-static unsigned int bench_fine_bucket(u64 ns)
-{
-	unsigned int oct, b;
-
-	if (ns < BENCH_FINE_SUB)
-		return ns;
-	oct = fls64(ns) - 1;
-	b = (oct - BENCH_FINE_SUB_BITS + 1) * BENCH_FINE_SUB +
-	    ((ns >> (oct - BENCH_FINE_SUB_BITS)) & (BENCH_FINE_SUB - 1));
-	return min_t(unsigned int, b, BENCH_FINE_BUCKETS - 1);
-}
-
-static void bench_lat_add(struct bench_lat *l, u64 ns)
-{
-	unsigned int b = ns ? fls64(ns) - 1 : 0;
-
-	if (b >= BENCH_HIST_BUCKETS)
-		b = BENCH_HIST_BUCKETS - 1;
-	l->count++;
-	l->sum_ns += ns;
-	if (ns < l->min_ns)
-		l->min_ns = ns;
-	if (ns > l->max_ns)
-		l->max_ns = ns;
-	l->hist[b]++;
-	l->fine[bench_fine_bucket(ns)]++;
-}
-
-static void bench_lat_init(struct bench_lat *l)
-{
-	memset(l, 0, sizeof(*l));
-	l->min_ns = U64_MAX;
-}
-
-static void bench_lat_merge(struct bench_lat *sum, const struct bench_lat *l)
-{
-	int b;
-
-	sum->count += l->count;
-	sum->sum_ns += l->sum_ns;
-	sum->min_ns = min(sum->min_ns, l->min_ns);
-	sum->max_ns = max(sum->max_ns, l->max_ns);
-	for (b = 0; b < BENCH_HIST_BUCKETS; b++)
-		sum->hist[b] += l->hist[b];
-	for (b = 0; b < BENCH_FINE_BUCKETS; b++)
-		sum->fine[b] += l->fine[b];
 }
 
 /* A lookup of @name; @expect is the mailbox it must find, NULL for a miss. */
@@ -737,7 +666,7 @@ static void bench_check_and_teardown(struct bench_result *res,
 static void bench_sum(struct bench_result *res)
 {
 	struct bench_total *tot = &res->total;
-	unsigned int i, b;
+	unsigned int i;
 	int op;
 
 	memset(tot, 0, sizeof(*tot));
@@ -760,8 +689,7 @@ static void bench_sum(struct bench_result *res)
 		tot->max_ops = max(tot->max_ops, t->ops);
 		tot->ref_loops += t->ref_loops;
 		tot->ref_ns += t->ref_ns;
-		for (b = 0; b < BENCH_FINE_BUCKETS; b++)
-			tot->ref_hist[b] += t->ref_hist[b];
+		bench_fine_merge(tot->ref_hist, t->ref_hist);
 		res->lockops_read += t->lockops_read;
 		res->lockops_write += t->lockops_write;
 		for (op = 0; op < BENCH_NR_OPS; op++)
@@ -922,25 +850,15 @@ static void bench_show_thread(struct seq_file *m, const struct bench_thread *t)
 	seq_putc(m, '\n');
 }
 
-/*
- * A fine histogram as the rows that hold a count, 16 buckets a line, so
- * that no line grows with the data (FORMAT.md, "fine").
- */
 static void bench_show_fine(struct seq_file *m, const char *of,
 			    const u64 *hist)
 {
-	unsigned int row, i;
+	char line[BENCH_FINE_LINE];
+	unsigned int row;
 
-	for (row = 0; row < BENCH_FINE_ROWS; row++) {
-		const u64 *c = hist + row * BENCH_FINE_SUB;
-
-		if (!memchr_inv(c, 0, BENCH_FINE_SUB * sizeof(*c)))
-			continue;
-		seq_printf(m, "fine of=%s row=%u counts=", of, row);
-		for (i = 0; i < BENCH_FINE_SUB; i++)
-			seq_printf(m, i ? ",%llu" : "%llu", c[i]);
-		seq_putc(m, '\n');
-	}
+	for (row = 0; row < BENCH_FINE_ROWS; row++)
+		if (bench_fine_line(line, of, row, hist))
+			seq_puts(m, line);
 }
 
 static void bench_show_lat(struct seq_file *m, enum bench_op op,

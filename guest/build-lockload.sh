@@ -29,14 +29,11 @@ outdir=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--arch)
-		[ $# -ge 2 ] || lb_die 2 "--arch needs a value ($usage)"
+		lb_need_value "$1" $#
 		arch=$2
 		shift
 		;;
-	-h | --help)
-		sed -n '4,/^$/s/^# \{0,1\}//p' "$0"
-		exit 0
-		;;
+	-h | --help) lb_help && exit 0 ;;
 	-*) lb_die 2 "unknown option '$1' ($usage)" ;;
 	*)
 		[ -z "$outdir" ] || lb_die 2 "more than one OUTDIR ($usage)"
@@ -55,7 +52,7 @@ outdir=${outdir:-$LB_BUILD/lockload/$arch}
 src=$LB_ROOT/guest/lockload/lockload.c
 
 key=$({
-	cd "$LB_ROOT" && sha256sum guest/lockload/lockload.c guest/build-lockload.sh
+	cd "$LB_ROOT" && sha256sum guest/lockload/lockload.c bench-module/lat_hist.h guest/build-lockload.sh
 	echo "$arch"
 	"$cc" --version | head -n 1
 } | sha256sum | cut -d' ' -f1)
@@ -64,7 +61,9 @@ if [ -f "$outdir/lockload" ] && [ "$(cat "$outdir/inputs.sha256" 2>/dev/null)" =
 fi
 mkdir -p "$outdir"
 rm -f "$outdir/inputs.sha256"
-if ! "$cc" -O2 -Wall -Wextra -Werror -static -pthread -o "$outdir/lockload.tmp" "$src" \
+# The histograms are the module's own (bench-module/lat_hist.h).
+if ! "$cc" -O2 -Wall -Wextra -Werror -static -pthread -I"$LB_ROOT/bench-module" \
+	-o "$outdir/lockload.tmp" "$src" \
 	>"$outdir/build.log" 2>&1; then
 	cat "$outdir/build.log" >&2
 	lb_die 5 "lockload for $arch did not build: see $outdir/build.log"

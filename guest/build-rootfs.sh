@@ -46,14 +46,11 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--force) force=1 ;;
 	--arch)
-		[ $# -ge 2 ] || lb_die 2 "--arch needs a value ($usage)"
+		lb_need_value "$1" $#
 		arch=$2
 		shift
 		;;
-	-h | --help)
-		sed -n '4,/^$/s/^# \{0,1\}//p' "$0"
-		exit 0
-		;;
+	-h | --help) lb_help && exit 0 ;;
 	--) shift; break ;;
 	-*) lb_die 2 "unknown option '$1' ($usage)" ;;
 	*)

@@ -218,7 +218,7 @@ fi
 mod=$vdir/module
 rm -rf "$mod"
 mkdir -p "$mod"
-cp "$LB_ROOT"/bench-module/Kbuild "$LB_ROOT"/bench-module/*.c "$mod"/
+cp "$LB_ROOT"/bench-module/Kbuild "$LB_ROOT"/bench-module/*.[ch] "$mod"/
 if ! "${kmake[@]}" -C "$obj" M="$mod" modules >"$vdir/module.log" 2>&1; then
 	tail -n 15 "$vdir/module.log" >&2
 	lb_die 5 "module build for variant $variant failed: see $vdir/module.log"

@@ -43,7 +43,7 @@ out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base | --name | --out)
-		[ $# -ge 2 ] || lb_die 2 "$1 needs a value; $usage"
+		lb_need_value "$1" $#
 		case $1 in
 		--base) base=$2 ;;
 		--name) name=$2 ;;

@@ -34,6 +34,18 @@ lb_die() {
 	exit "$code"
 }
 
+# lb_help : a script's --help, its header comment from line 4 to the
+# first blank line.
+lb_help() {
+	sed -n '4,/^$/s/^# \{0,1\}//p' "$0"
+}
+
+# lb_need_value OPTION ARGC : exit 2 unless OPTION (one of "$@", ARGC of
+# them left) has a value after it; $usage says how to call the script.
+lb_need_value() {
+	[ "$2" -ge 2 ] || lb_die 2 "$1 needs a value (${usage:-see --help})"
+}
+
 # lb_need CMD... : exit 3 naming the first missing command.
 lb_need() {
 	local c

@@ -81,6 +81,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,15 +96,20 @@
 typedef unsigned long long u64;
 typedef unsigned int u32;
 
+/* What bench-module/lat_hist.h takes from the kernel. */
+#define U64_MAX			ULLONG_MAX
+#define BIT(n)			(1UL << (n))
+static inline unsigned int fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+#include "lat_hist.h"
+
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define LL_MAX_CPUS		256
 #define LL_MAX_DURATION_MS	600000
 #define LL_MAX_TIMING		1024
-#define LL_HIST_BUCKETS		32
-#define LL_FINE_SUB_BITS	4
-#define LL_FINE_SUB		(1u << (LL_FINE_SUB_BITS))
-#define LL_FINE_ROWS		24
-#define LL_FINE_BUCKETS		(LL_FINE_ROWS * LL_FINE_SUB)
 #define LL_REF_EVERY		64
 #define LL_REF_WORDS		64
 #define LL_REF_PASSES		4
@@ -121,12 +127,6 @@ typedef unsigned int u32;
 #define LL_CASES \
 	"proc_filesystems, mount_sysfs, sysfs_index, execve, proc_lookup"
 
-struct ll_lat {
-	u64 count, sum_ns, min_ns, max_ns;
-	u64 hist[LL_HIST_BUCKETS];
-	u64 fine[LL_FINE_BUCKETS];
-};
-
 struct ll_err {
 	int code;
 	u64 count;
@@ -140,8 +140,8 @@ struct ll_thread {
 	u64 ops, hits, errors, lockops;
 	u64 ref_loops, ref_ns;
 	struct ll_err err[LL_ERR_SLOTS];
-	struct ll_lat lat;
-	u64 ref_hist[LL_FINE_BUCKETS];
+	struct bench_lat lat;
+	u64 ref_hist[BENCH_FINE_BUCKETS];
 	u32 ref_buf[LL_REF_WORDS];
 	char buf[LL_BUF];
 };
@@ -168,56 +168,6 @@ static u64 ll_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static unsigned int ll_fls64(u64 x)
-{
-	return x ? 64 - __builtin_clzll(x) : 0;
-}
-
-/* Fine bucket of a time: exact below 16 ns, then 16 per power of two. */
-static unsigned int ll_fine_bucket(u64 ns)
-{
-	unsigned int oct, b;
-
-	if (ns < LL_FINE_SUB)
-		return ns;
-	oct = ll_fls64(ns) - 1;
-	b = (oct - LL_FINE_SUB_BITS + 1) * LL_FINE_SUB +
-	    ((ns >> (oct - LL_FINE_SUB_BITS)) & (LL_FINE_SUB - 1));
-	return b < LL_FINE_BUCKETS ? b : LL_FINE_BUCKETS - 1;
-}
-
-static void ll_lat_add(struct ll_lat *l, u64 ns)
-{
-	unsigned int b = ns ? ll_fls64(ns) - 1 : 0;
-
-	if (b >= LL_HIST_BUCKETS)
-		b = LL_HIST_BUCKETS - 1;
-	l->count++;
-	l->sum_ns += ns;
-	if (ns < l->min_ns)
-		l->min_ns = ns;
-	if (ns > l->max_ns)
-		l->max_ns = ns;
-	l->hist[b]++;
-	l->fine[ll_fine_bucket(ns)]++;
-}
-
-static void ll_lat_merge(struct ll_lat *sum, const struct ll_lat *l)
-{
-	unsigned int b;
-
-	sum->count += l->count;
-	sum->sum_ns += l->sum_ns;
-	if (l->min_ns < sum->min_ns)
-		sum->min_ns = l->min_ns;
-	if (l->max_ns > sum->max_ns)
-		sum->max_ns = l->max_ns;
-	for (b = 0; b < LL_HIST_BUCKETS; b++)
-		sum->hist[b] += l->hist[b];
-	for (b = 0; b < LL_FINE_BUCKETS; b++)
-		sum->fine[b] += l->fine[b];
 }
 
 static void ll_err_add(struct ll_thread *t, int code)
@@ -250,7 +200,7 @@ static void ll_ref_probe(struct ll_thread *t)
 	t0 = ll_now() - t0;
 	t->ref_ns += t0;
 	t->ref_loops++;
-	t->ref_hist[ll_fine_bucket(t0)]++;
+	t->ref_hist[bench_fine_bucket(t0)]++;
 }
 
 /* proc_filesystems: open, read to EOF, close. */
@@ -457,7 +407,7 @@ static void *ll_thread_fn(void *arg)
 			t0 = ll_now();
 		err = ll_case->op(t, &locks);
 		if (timed)
-			ll_lat_add(&t->lat, ll_now() - t0);
+			bench_lat_add(&t->lat, ll_now() - t0);
 		t->ops++;
 		t->lockops += locks;
 		if (err)
@@ -603,33 +553,23 @@ static int ll_writer_get(const char *dir, const char *name, u64 *v)
 	return ok ? 0 : -1;
 }
 
-/* A fine histogram's non-empty rows, 16 buckets a line (FORMAT.md). */
 static void ll_print_fine(const char *of, const u64 *hist)
 {
-	unsigned int row, i;
+	char line[BENCH_FINE_LINE];
+	unsigned int row;
 
-	for (row = 0; row < LL_FINE_ROWS; row++) {
-		const u64 *c = hist + row * LL_FINE_SUB;
-		u64 any = 0;
-
-		for (i = 0; i < LL_FINE_SUB; i++)
-			any |= c[i];
-		if (!any)
-			continue;
-		printf("fine of=%s row=%u counts=", of, row);
-		for (i = 0; i < LL_FINE_SUB; i++)
-			printf(i ? ",%llu" : "%llu", c[i]);
-		putchar('\n');
-	}
+	for (row = 0; row < BENCH_FINE_ROWS; row++)
+		if (bench_fine_line(line, of, row, hist))
+			fputs(line, stdout);
 }
 
-static void ll_print_lat(const char *op, const struct ll_lat *l)
+static void ll_print_lat(const char *op, const struct bench_lat *l)
 {
 	unsigned int b;
 
 	printf("lat op=%s count=%llu min_ns=%llu max_ns=%llu sum_ns=%llu hist=",
 	       op, l->count, l->count ? l->min_ns : 0, l->max_ns, l->sum_ns);
-	for (b = 0; b < LL_HIST_BUCKETS; b++)
+	for (b = 0; b < BENCH_HIST_BUCKETS; b++)
 		printf(b ? ",%llu" : "%llu", l->hist[b]);
 	putchar('\n');
 	ll_print_fine(op, l->fine);
@@ -638,14 +578,14 @@ static void ll_print_lat(const char *op, const struct ll_lat *l)
 int main(int argc, char **argv)
 {
 	static struct ll_thread th[LL_MAX_CPUS];
-	static struct ll_lat lat, none;
-	static u64 ref_hist[LL_FINE_BUCKETS];
+	static struct bench_lat lat, none;
+	static u64 ref_hist[BENCH_FINE_BUCKETS];
 	unsigned long long duration_ms = 1000, seed = 1, run_id = 1, outside = 0;
 	u64 t0, elapsed, clock_ns, ops = 0, hits = 0, errors = 0;
 	u64 lockops = 0, ref_loops = 0, ref_ns = 0, min_ops = ULLONG_MAX;
 	u64 max_ops = 0;
 	u64 pairs = 0, pairs0 = 0, cost, spread;
-	unsigned int nthreads = 0, i, b, without_ops = 0, unpinned = 0;
+	unsigned int nthreads = 0, i, without_ops = 0, unpinned = 0;
 	const char *writer = NULL;
 	int writer_ok = 1, success;
 	struct timespec ts;
@@ -717,7 +657,7 @@ int main(int argc, char **argv)
 			continue;
 		t = &th[nthreads++];
 		t->cpu = c;
-		t->lat.min_ns = ULLONG_MAX;
+		bench_lat_init(&t->lat);
 		/* xorshift32 must not start at 0 */
 		t->rnd = (u32)(seed * 2654435761u + c + 1) | 1;
 		if (pthread_create(&t->tid, NULL, ll_thread_fn, t)) {
@@ -752,7 +692,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nthreads; i++)
 		pthread_join(th[i].tid, NULL);
 
-	lat.min_ns = ULLONG_MAX;
+	bench_lat_init(&lat);
 	for (i = 0; i < nthreads; i++) {
 		struct ll_thread *t = &th[i];
 
@@ -768,9 +708,8 @@ int main(int argc, char **argv)
 			max_ops = t->ops;
 		without_ops += !t->ops;
 		unpinned += t->pinned != 1;
-		ll_lat_merge(&lat, &t->lat);
-		for (b = 0; b < LL_FINE_BUCKETS; b++)
-			ref_hist[b] += t->ref_hist[b];
+		bench_lat_merge(&lat, &t->lat);
+		bench_fine_merge(ref_hist, t->ref_hist);
 	}
 	lockops += ll_setup_locks;
 	/* lockload's own exec, and the others that lock_stat sees */
