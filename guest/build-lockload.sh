@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-# The compiler and its static libc: scripts/arches.toml.
+# The compiler and its static libc: guest/arches.toml.
 lb_arch_info "$arch"
 cc=${lb_archinfo[cross_prefix]}gcc
 libc=/usr/${lb_archinfo[triplet]}/lib/libc.a pkg=${lb_archinfo[libc_package]}

@@ -25,7 +25,7 @@
 #
 #	--arch is the guests' architecture (default arm: Debian armhf;
 #	arm64: Debian arm64).  OUTDIR defaults to build/rootfs in the
-#	repository for arm, build/rootfs-arm64 for arm64 (scripts/arches.toml
+#	repository for arm, build/rootfs-arm64 for arm64 (guest/arches.toml
 #	says which).  It receives
 #	rootfs.cpio, packages.txt ("name version arch" of the packages the
 #	archive's files come from), rootfs.list (the archive's entries),
@@ -67,7 +67,7 @@ if [ $# -gt 0 ]; then
 	outdir=$1
 fi
 # The Debian architecture, the GNU triplet (library folders, readelf) and
-# the folder: scripts/arches.toml.
+# the folder: guest/arches.toml.
 lb_arch_info "$arch"
 debarch=${lb_archinfo[debian]} triplet=${lb_archinfo[triplet]}
 outdir=${outdir:-$LB_BUILD/${lb_archinfo[rootfs]}}
@@ -88,7 +88,7 @@ flock 9
 
 # The cache key: the SHA-256 of this script and of every guest/rootfs*
 # data file, as sha256sum lines with paths relative to the repository,
-# and the arch with what scripts/arches.toml says of it.
+# and the arch with what guest/arches.toml says of it.
 key=$(
 	cd "$LB_ROOT" && sha256sum guest/build-rootfs.sh guest/rootfs*
 	echo "arch $arch"

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The QEMU side of a boot (guest/run_guest.py runs it): what a target's
 boot needs and where it is (the kernel, module and root fs of
-build/TARGET, scripts/arches.toml's QEMU machine), the initrd, the one
+build/TARGET, guest/arches.toml's QEMU machine), the initrd, the one
 QEMU command line, a QEMU that dies with its runner, and the watch over
 a running guest's console and results stream (limits, a full disk).
 What the console says is judged in guest/judge.py; what comes back is
@@ -18,7 +18,7 @@ from guest import judge
 from guest.collect import NOSPACE, write_all
 from guest.judge import RunError, split_lines
 from guest.vcpu import note_run_mark
-from scripts import variant as variantmod  # sent along to --hosts machines
+from guest import targets as variantmod
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
@@ -39,7 +39,7 @@ def target(name):
 
 
 def arch_info(arch):
-    """What builds and boots arch (scripts/arches.toml): {"kernel", "qemu",
+    """What builds and boots arch (guest/arches.toml): {"kernel", "qemu",
     "machine", "cpu", "console", "gicv2_max_cpus", ...}."""
     return variantmod.ARCHES[arch]
 

@@ -8,7 +8,7 @@ Usage: ./run.sh boot TARGET [--cpus N] [--mem MB] [--job FILE --out DIR]
 TARGET is VARIANT (a 32-bit ARM guest: qemu-system-arm -M virt -cpu
 cortex-a15, build/VARIANT/uImage, build/rootfs) or VARIANT@ARCH (arm64:
 qemu-system-aarch64 -M virt -cpu cortex-a57, build/VARIANT@arm64/Image,
-build/rootfs-arm64); scripts/arches.toml says which is which.
+build/rootfs-arm64); guest/arches.toml says which is which.
 
 With --job, the run directory OUT gets: console.log, qemu-cmd (the exact
 command; its initrd is scratch, in $TMPDIR, removed once the guest talks),

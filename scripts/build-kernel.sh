@@ -43,7 +43,7 @@ tree_only=
 lb_variant "$1"
 arch=$lb_arch variant=$lb_label patches=("${lb_patches[@]}") configs=("${lb_configs[@]}")
 
-# The compiler and the image to boot: scripts/arches.toml.
+# The compiler and the image to boot: guest/arches.toml.
 lb_arch_info "$arch"
 export ARCH=${lb_archinfo[kernel_arch]} CROSS_COMPILE=${lb_archinfo[cross_prefix]}
 image=${lb_archinfo[kernel]}

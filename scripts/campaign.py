@@ -43,7 +43,7 @@ import shutil
 import subprocess
 import sys
 
-from guest import judge, qemu
+from guest import judge, qemu, targets
 from scripts import campaign_cell, campaign_file, campaign_hosts, campaign_manifest, campaign_run
 from scripts import variant as variantmod
 
@@ -99,7 +99,7 @@ def create(args):
         f.write(campaign_file.job_text(c))
     host = qemu.host_info(qemu.arch_info(c["arches"][0])["qemu"])
     # What boots each arch, for the report's setup lines.
-    host["qemu_guests"] = {a: variantmod.guest_desc(a) for a in c["arches"]}
+    host["qemu_guests"] = {a: targets.guest_desc(a) for a in c["arches"]}
     data = {"format": 1, "campaign": c, "created": utc_stamp(),
             "host": host, "builds": builds}
     # rootfs_sha256: the arm guests' root fs, as before arches existed.

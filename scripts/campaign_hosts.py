@@ -30,9 +30,8 @@ import subprocess
 import tarfile
 import time
 
-from guest import qemu
+from guest import qemu, targets
 from scripts import campaign_file
-from scripts import variant as variantmod
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PARALLEL = "parallel"
@@ -70,14 +69,12 @@ def check_hosts_file(path):
 
 
 # The runner and what it imports or reads, as paths in the repository:
-# all a host needs of the harness (guest/run_guest.py checks variant
-# names with scripts/variant.py, which reads the arch table).  Both are
-# packages: the host runs python3 -m guest.run_guest with payload/ as
-# the root.
+# all a host needs of the harness (the runner names targets and reads the
+# arch table with guest/targets.py).  The host runs python3 -m
+# guest.run_guest with payload/ as the root.
 RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "guest/collect.py",
                 "guest/vcpu.py", "guest/dirlock.py", "guest/job.py", "guest/qemu.py",
-                "guest/init.sh", "scripts/__init__.py", "scripts/variant.py",
-                "scripts/arches.toml")
+                "guest/targets.py", "guest/init.sh", "guest/arches.toml")
 
 
 def make_payload(path, build, variants, job):
@@ -87,15 +84,15 @@ def make_payload(path, build, variants, job):
             tar.add(os.path.join(ROOT, f), f"payload/{f}")
         arches = []
         for v in variants:
-            arch = variantmod.parse_target(v)[1]
+            arch = targets.parse_target(v)[1]
             arches += [] if arch in arches else [arch]
-            for f in (variantmod.ARCHES[arch]["kernel"], "mbox_bench.ko", "build-meta.json"):
+            for f in (targets.ARCHES[arch]["kernel"], "mbox_bench.ko", "build-meta.json"):
                 tar.add(os.path.join(build, v, f), f"payload/build/{v}/{f}")
             # The file system writer of lockload's points, where built.
             if os.path.isfile(os.path.join(build, v, "fs_writer.ko")):
                 tar.add(os.path.join(build, v, "fs_writer.ko"), f"payload/build/{v}/fs_writer.ko")
         for a in arches:
-            rootfs = f"{variantmod.rootfs_dir(a)}/rootfs.cpio"
+            rootfs = f"{targets.rootfs_dir(a)}/rootfs.cpio"
             tar.add(os.path.join(build, rootfs), f"payload/build/{rootfs}")
             lockload = f"lockload/{a}/lockload"
             if os.path.isfile(os.path.join(build, lockload)):

@@ -75,7 +75,7 @@ lb_need_py() {
 		lb_die 3 "missing python3-pandas or python3-scipy: run ./run.sh setup"
 }
 
-# lb_arch_info ARCH: what builds and boots ARCH (scripts/arches.toml) into
+# lb_arch_info ARCH: what builds and boots ARCH (guest/arches.toml) into
 # the associative array lb_archinfo (kernel_arch, cross_prefix, triplet,
 # libc_package, kernel, load_address, debian, rootfs, qemu, ...), and its
 # "KEY VALUE" lines, in the table's order, into lb_archspec; exit 2 with

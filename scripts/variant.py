@@ -22,7 +22,7 @@ on PYTHONPATH; the shell scripts run it as lib.sh's lb_py -m scripts.variant):
   variant.py show TARGET           "arch A", "variant V", "label L",
                                    "lookup_lock L", "patch FILE",
                                    "config FILE" lines
-  variant.py arch ARCH             what builds and boots ARCH (scripts/arches.toml):
+  variant.py arch ARCH             what builds and boots ARCH (guest/arches.toml):
                                    "KEY VALUE" lines, plus "triplet T"
   variant.py meta TARGET ...       print build-meta.json (see build-kernel.sh)
 
@@ -36,93 +36,16 @@ import re
 import sys
 import tomllib
 
+# A target's name and its arch, which the runner needs too: guest/targets.py.
+from guest.targets import (ARCHES, VariantError, find_file, label,
+                           parse_target, variant_names)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATCH_DIR = os.path.join(ROOT, "kernel-patches")
 CONFIG_DIR = os.path.join(PATCH_DIR, "configs")
-VARIANT_DIRS = [os.path.join(PATCH_DIR, "variants")]
-# Extra variant folders (the tests' deliberately slowed kernel) are added
-# with LOCKBENCH_VARIANT_PATH=dir1:dir2.
-VARIANT_DIRS += [d for d in os.environ.get("LOCKBENCH_VARIANT_PATH", "").split(":") if d]
-
-NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
-# What each architecture is built and booted with: scripts/arches.toml,
-# the one place an arch is described.  The first is the default: its
-# targets are labelled by the bare variant name.
-ARCH_FILE = os.path.join(ROOT, "scripts", "arches.toml")
-ARCH_KEYS = {"kernel_arch": str, "cross_prefix": str, "libc_package": str, "kernel": str,
-             "load_address": str, "debian": str, "rootfs": str, "qemu": str, "machine": str,
-             "cpu": str, "console": str, "gicv2_max_cpus": int, "own_rwlock": str,
-             "own_spinlock": str}
-
-
-def _load_arches():
-    with open(ARCH_FILE, "rb") as f:
-        data = tomllib.load(f)
-    for arch, info in data.items():
-        if set(info) != set(ARCH_KEYS) or not all(isinstance(info[k], t)
-                                                   for k, t in ARCH_KEYS.items()):
-            raise SystemExit(f"variant: {ARCH_FILE}: [{arch}] must have exactly "
-                             f"{', '.join(ARCH_KEYS)} (strings; gicv2_max_cpus a number)")
-        info["triplet"] = info["cross_prefix"].rstrip("-")
-    return data
-
-
-ARCHES = _load_arches()
-DEFAULT_ARCH = next(iter(ARCHES))
 KEYS = {"description": str, "patches": list, "configs": list}
 # Optional keys: name -> (allowed values, default).
 OPTIONAL = {"lookup_lock": (("lock", "none"), "lock")}
-
-
-class VariantError(Exception):
-    pass
-
-
-def variant_names():
-    names = set()
-    for d in VARIANT_DIRS:
-        if os.path.isdir(d):
-            names.update(f[:-5] for f in os.listdir(d) if f.endswith(".toml"))
-    return sorted(names)
-
-
-def find_file(name):
-    for d in VARIANT_DIRS:
-        path = os.path.join(d, name + ".toml")
-        if os.path.isfile(path):
-            return path
-    return None
-
-
-def label(name, arch):
-    """The target's name: the variant for the default arch, else VARIANT@ARCH
-    (also its folder in build/ and its name in campaigns)."""
-    return name if arch == DEFAULT_ARCH else f"{name}@{arch}"
-
-
-def parse_target(target):
-    """"before" -> ("before", "arm"); "before@arm64" -> ("before", "arm64").
-    Checks the syntax only, not that the variant exists."""
-    name, sep, arch = target.partition("@")
-    if not NAME_RE.fullmatch(name):
-        raise VariantError(f"variant name {name!r} is not [a-z0-9][a-z0-9_-]{{0,31}}")
-    if not sep:
-        arch = DEFAULT_ARCH
-    elif arch not in ARCHES:
-        raise VariantError(f"target {target!r}: unknown arch {arch!r} "
-                           f"(known: {', '.join(ARCHES)})")
-    return name, arch
-
-
-def rootfs_dir(arch):
-    """The guest root file system's folder in build/ for arch."""
-    return ARCHES[arch]["rootfs"]
-
-
-def guest_desc(arch):
-    """'qemu-system-aarch64 -M virt, cortex-a57': what boots an arch."""
-    a = ARCHES[arch]
-    return f"{a['qemu']} -M {a['machine']}, {a['cpu']}"
 
 
 def load(target):
@@ -223,7 +146,7 @@ def make_parser():
     o.add_argument("names", metavar="TARGET", nargs="+")
     s = sub.add_parser("show", help="arch, patches and configs of a target")
     s.add_argument("name", metavar="TARGET")
-    a = sub.add_parser("arch", help="what builds and boots ARCH (scripts/arches.toml), "
+    a = sub.add_parser("arch", help="what builds and boots ARCH (guest/arches.toml), "
                        "as KEY VALUE lines")
     a.add_argument("arch", metavar="ARCH")
     m = sub.add_parser("meta", help="print build-meta.json")

@@ -121,7 +121,8 @@ class LockloadOutput(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp()
         cls.exe = os.path.join(cls.tmp, "lockload")
-        subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-pthread", "-o", cls.exe,
+        subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-pthread",
+                        "-I", os.path.join(ROOT, "bench-module"), "-o", cls.exe,
                         os.path.join(ROOT, "guest", "lockload", "lockload.c")], check=True)
 
     @classmethod
@@ -143,6 +144,17 @@ class LockloadOutput(unittest.TestCase):
         # one read_lock per op: every op succeeded here
         self.assertEqual(res.lockops["read"], res.total["ops"])
         self.assertEqual(res.lat["lookup"].count, res.total["ops"])
+        # Results v2: the fine rows count every timed op and every probe
+        # (the parser refuses them otherwise), and the host's percentiles
+        # and probe speed come from them.
+        self.assertEqual(res.version, "v2")
+        fine = res.lat["lookup"].fine
+        self.assertTrue(0 < fine["p50"] <= fine["p90"] <= fine["p99"], fine)
+        self.assertLessEqual(fine["p99"], res.lat["lookup"].max_ns * 17 // 16 + 1)
+        ref = next(kv for w, kv in res.extra if w == "ref")
+        self.assertGreater(ref["loops"], 0)
+        self.assertGreater(ref["median_ns"], 0)
+        self.assertGreater(ref["trim_mean_ns"], 0)
 
     def test_bad_arguments(self):
         for args, msg in ((["nope"], "unknown case 'nope'"),

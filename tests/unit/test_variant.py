@@ -12,6 +12,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
+from guest import targets  # noqa: E402
 from scripts import campaign_file, variant  # noqa: E402
 
 POINT = '\n[[points]]\nid = "p1"\nread_pct = 90\nmailboxes = 16\n'
@@ -45,21 +46,21 @@ class Targets(unittest.TestCase):
     def test_label_and_dirs(self):
         self.assertEqual(variant.label("before", "arm"), "before")
         self.assertEqual(variant.label("before", "arm64"), "before@arm64")
-        self.assertEqual(variant.rootfs_dir("arm"), "rootfs")
-        self.assertEqual(variant.rootfs_dir("arm64"), "rootfs-arm64")
-        self.assertEqual(variant.guest_desc("arm64"), "qemu-system-aarch64 -M virt, cortex-a57")
+        self.assertEqual(targets.rootfs_dir("arm"), "rootfs")
+        self.assertEqual(targets.rootfs_dir("arm64"), "rootfs-arm64")
+        self.assertEqual(targets.guest_desc("arm64"), "qemu-system-aarch64 -M virt, cortex-a57")
 
     def test_one_arch_table(self):
-        """scripts/arches.toml is what builds and boots an arch, for the
+        """guest/arches.toml is what builds and boots an arch, for the
         Python code (ARCHES, the QEMU command) and the shell scripts
         (variant.py arch, lib.sh's lb_arch_info) alike."""
         import contextlib
         import io
         from guest import qemu
-        self.assertEqual(variant.DEFAULT_ARCH, "arm")
+        self.assertEqual(targets.DEFAULT_ARCH, "arm")
         for arch, info in variant.ARCHES.items():
             with self.subTest(arch=arch):
-                self.assertEqual(set(info) - {"triplet"}, set(variant.ARCH_KEYS))
+                self.assertEqual(set(info) - {"triplet"}, set(targets.ARCH_KEYS))
                 out = io.StringIO()
                 with contextlib.redirect_stdout(out):
                     self.assertEqual(variant.main(["arch", arch]), 0)
@@ -97,9 +98,9 @@ class VariantFiles(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.addCleanup(self.tmp.cleanup)
-        self.old = variant.VARIANT_DIRS
-        variant.VARIANT_DIRS = [self.tmp.name] + self.old
-        self.addCleanup(setattr, variant, "VARIANT_DIRS", self.old)
+        # The one list guest/targets.py searches (variant.py shares it).
+        targets.VARIANT_DIRS.insert(0, self.tmp.name)
+        self.addCleanup(targets.VARIANT_DIRS.remove, self.tmp.name)
 
     def write(self, name, body):
         with open(os.path.join(self.tmp.name, name + ".toml"), "w") as f:

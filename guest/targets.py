@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What a build target is called and what its architecture is: the arch
+table (guest/arches.toml: the cross compiler, the image, the QEMU machine,
+CPU and console, the Debian arch and the root fs folder, everything about
+a guest architecture in one place), VARIANT or VARIANT@ARCH names, and
+where variant files live.  The runner needs this to boot a target, the
+build (scripts/variant.py, which reads the variant files themselves) to
+build one; it sits here, below both, and travels to --hosts machines with
+the runner.
+"""
+import os
+import re
+import tomllib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VARIANT_DIRS = [os.path.join(ROOT, "kernel-patches", "variants")]
+# Extra variant folders (the tests' deliberately slowed kernel) are added
+# with LOCKBENCH_VARIANT_PATH=dir1:dir2.
+VARIANT_DIRS += [d for d in os.environ.get("LOCKBENCH_VARIANT_PATH", "").split(":") if d]
+
+NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+# What each architecture is built and booted with: guest/arches.toml,
+# the one place an arch is described.  The first is the default: its
+# targets are labelled by the bare variant name.
+ARCH_FILE = os.path.join(ROOT, "guest", "arches.toml")
+ARCH_KEYS = {"kernel_arch": str, "cross_prefix": str, "libc_package": str, "kernel": str,
+             "load_address": str, "debian": str, "rootfs": str, "qemu": str, "machine": str,
+             "cpu": str, "console": str, "gicv2_max_cpus": int, "own_rwlock": str,
+             "own_spinlock": str}
+
+
+def _load_arches():
+    with open(ARCH_FILE, "rb") as f:
+        data = tomllib.load(f)
+    for arch, info in data.items():
+        if set(info) != set(ARCH_KEYS) or not all(isinstance(info[k], t)
+                                                   for k, t in ARCH_KEYS.items()):
+            raise SystemExit(f"targets: {ARCH_FILE}: [{arch}] must have exactly "
+                             f"{', '.join(ARCH_KEYS)} (strings; gicv2_max_cpus a number)")
+        info["triplet"] = info["cross_prefix"].rstrip("-")
+    return data
+
+
+ARCHES = _load_arches()
+DEFAULT_ARCH = next(iter(ARCHES))
+
+
+class VariantError(Exception):
+    pass
+
+
+def variant_names():
+    names = set()
+    for d in VARIANT_DIRS:
+        if os.path.isdir(d):
+            names.update(f[:-5] for f in os.listdir(d) if f.endswith(".toml"))
+    return sorted(names)
+
+
+def find_file(name):
+    for d in VARIANT_DIRS:
+        path = os.path.join(d, name + ".toml")
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def label(name, arch):
+    """The target's name: the variant for the default arch, else VARIANT@ARCH
+    (also its folder in build/ and its name in campaigns)."""
+    return name if arch == DEFAULT_ARCH else f"{name}@{arch}"
+
+
+def parse_target(target):
+    """"before" -> ("before", "arm"); "before@arm64" -> ("before", "arm64").
+    Checks the syntax only, not that the variant exists."""
+    name, sep, arch = target.partition("@")
+    if not NAME_RE.fullmatch(name):
+        raise VariantError(f"variant name {name!r} is not [a-z0-9][a-z0-9_-]{{0,31}}")
+    if not sep:
+        arch = DEFAULT_ARCH
+    elif arch not in ARCHES:
+        raise VariantError(f"target {target!r}: unknown arch {arch!r} "
+                           f"(known: {', '.join(ARCHES)})")
+    return name, arch
+
+
+def rootfs_dir(arch):
+    """The guest root file system's folder in build/ for arch."""
+    return ARCHES[arch]["rootfs"]
+
+
+def guest_desc(arch):
+    """'qemu-system-aarch64 -M virt, cortex-a57': what boots an arch."""
+    a = ARCHES[arch]
+    return f"{a['qemu']} -M {a['machine']}, {a['cpu']}"
