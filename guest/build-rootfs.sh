@@ -53,10 +53,7 @@ while [ $# -gt 0 ]; do
 	-h | --help) lb_help && exit 0 ;;
 	--) shift; break ;;
 	-*) lb_die 2 "unknown option '$1' ($usage)" ;;
-	*)
-		[ -z "$outdir" ] || lb_die 2 "more than one OUTDIR ($usage)"
-		outdir=$1
-		;;
+	*) lb_set_once outdir "$1" ;;
 	esac
 	shift
 done

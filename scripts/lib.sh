@@ -46,6 +46,13 @@ lb_need_value() {
 	[ "$2" -ge 2 ] || lb_die 2 "$1 needs a value (${usage:-see --help})"
 }
 
+# lb_set_once NAME VALUE : a positional argument into the variable NAME,
+# exit 2 if an earlier one set it already.
+lb_set_once() {
+	[ -z "${!1}" ] || lb_die 2 "more than one ${1^^} (${usage:-see --help})"
+	printf -v "$1" '%s' "$2"
+}
+
 # lb_need CMD... : exit 3 naming the first missing command.
 lb_need() {
 	local c
