@@ -15,8 +15,8 @@ EXIT_INTERNAL = 1
 
 class CliError(Exception):
     """An error a command reports on one line of stderr ("prog: message")
-    and exits with exit_code (run_cli): the one error base of every
-    command in analysis/ and plots/."""
+    and exits with exit_code (run_cli, or a command's own main): the one
+    error base of every command (analysis/, plots/, scripts/, guest/)."""
     exit_code = EXIT_BAD_INPUT
 
 
@@ -42,10 +42,16 @@ class UsageError(CliError):
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (no usage dump)."""
+    """argparse, but a usage error is one line on stderr (no usage dump):
+    a UsageError, with hint (say "./run.sh campaign --help") after it.
+    The one parser of every command."""
+
+    def __init__(self, *args, hint=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.hint = hint
 
     def error(self, message):
-        raise UsageError(message)
+        raise UsageError(f"{message} ({self.hint})" if self.hint else message)
 
 
 #: The largest file a parser reads, in bytes.  A lock_stat dump of a

@@ -14,12 +14,11 @@ inconclusive are not. scripts/campaign_run.py stops when none is
 undecided. Bad input: one line on stderr, exit 2.
 """
 
-import argparse
 import json
 import sys
 
 from analysis import analyze, safety, stats, verdicts
-from analysis.common import ParseError
+from analysis.common import OneLineParser, run_cli
 
 
 def undecided(comps):
@@ -33,19 +32,15 @@ def undecided(comps):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python3 -m analysis.looks",
-                                description=__doc__.split("\n")[0])
+    p = OneLineParser(prog="looks", description=__doc__.split("\n")[0])
     p.add_argument("dir")
-    args = p.parse_args(argv)
-    try:
-        _rd, _t, _m, c = analyze.analyze(args.dir)
-    except ParseError as e:
-        print(f"looks: {e}", file=sys.stderr)
-        return 2
-    n, todo = undecided(c.comps)
-    print(json.dumps({"primary": n, "undecided": todo}))
-    return 0
 
+    def body(args):
+        _rd, _t, _m, c = analyze.analyze(args.dir)
+        n, todo = undecided(c.comps)
+        print(json.dumps({"primary": n, "undecided": todo}))
+        return 0
+    return run_cli("looks", p, argv, body)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,6 +8,8 @@ campaign file reaches the guest's shell unchecked.
 """
 import re
 
+from analysis.common import CliError
+
 MAGIC = "lockbench-job v1"
 # Module parameters a point may set, with their allowed ranges (the module
 # checks them again).
@@ -41,7 +43,7 @@ ID_PATTERN = "[A-Za-z0-9][A-Za-z0-9_-]{0,31}"
 ID_RE = re.compile(rf"^{ID_PATTERN}\Z")
 
 
-class JobError(Exception):
+class JobError(CliError):
     pass
 
 

@@ -8,6 +8,8 @@ then re-judges old runs without booting anything.
 Pure functions, but for recheck's reading of a run directory."""
 import re
 
+from analysis.common import CliError
+
 
 EXIT = {"ok": 0, "hung": 10, "panic": 11, "oops": 12, "lockdep": 13,
         "warning": 14, "incomplete": 15, "killed": 16, "nospace": 17,
@@ -27,13 +29,13 @@ CONSOLE_PATTERNS = [
 ]
 
 
-class RunError(Exception):
+class RunError(CliError):
     """The runner's error: one line and its exit code (EXIT, or 2 for bad
     input, 3 for something not built or not installed)."""
 
     def __init__(self, code, msg):
         super().__init__(msg)
-        self.code = code
+        self.code = self.exit_code = code
 
 
 # Problems of one kind kept in full (meta.json, collect()'s lines); the

@@ -14,22 +14,16 @@ recorded, the recorded one and the first problem behind the new state.
 Exit status: 0 every run judged as recorded; 1 some run judged otherwise;
 2 bad input (not a run or campaign directory, an unreadable meta.json).
 """
-import argparse
 import json
 import os
 import stat
 import sys
 
+from analysis.common import CliError, OneLineParser
 from guest import judge
 from guest.collect import point_needs
 
 META_MAX = 16 << 20
-
-
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message):
-        print(f"recheck: {message} (./run.sh recheck --help)", file=sys.stderr)
-        sys.exit(2)
 
 
 def regular(path):
@@ -91,11 +85,12 @@ def runs(d):
 
 
 def main(argv):
-    p = OneLineParser(prog="./run.sh recheck", description=__doc__.split("\n")[0])
+    p = OneLineParser(prog="./run.sh recheck", hint="./run.sh recheck --help",
+                      description=__doc__.split("\n")[0])
     p.add_argument("dirs", metavar="DIR", nargs="+")
-    args = p.parse_args(argv)
     differ = 0
     try:
+        args = p.parse_args(argv)
         for d in args.dirs:
             if not os.path.isdir(d):
                 raise judge.RunError(2, f"{d}: not a directory")
@@ -107,9 +102,9 @@ def main(argv):
                 differ += 1
                 line = f": {why['line']}" if why else ""
                 print(f"recheck: {run}: {state}, recorded {was}{line}")
-    except judge.RunError as e:
+    except CliError as e:
         print(f"recheck: {e}", file=sys.stderr)
-        return e.code
+        return e.exit_code
     return 1 if differ else 0
 
 

@@ -34,7 +34,6 @@ package missing; 10 hung, 11 panic, 12 oops, 13 lockdep, 14 warning,
 15 incomplete, 16 QEMU killed, 17 no space left for the results,
 130 interrupted.
 """
-import argparse
 import datetime
 import json
 import os
@@ -46,6 +45,7 @@ import sys
 import tempfile
 import time
 
+from analysis.common import CliError, OneLineParser
 from guest import dirlock, judge
 from guest import job as jobmod
 from guest.collect import NOSPACE, collect, point_needs
@@ -59,17 +59,9 @@ BOOT_S = 90
 POINT_OVERHEAD_S = 30
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """Bad usage is one line on stderr and exit 2, not a usage dump."""
-
-    def error(self, message):
-        print(f"boot: {message} (./run.sh boot --help)", file=sys.stderr)
-        sys.exit(2)
-
-
 def make_parser():
     p = OneLineParser(
-        prog="./run.sh boot",
+        prog="./run.sh boot", hint="./run.sh boot --help",
         description="Boot a kernel variant under QEMU TCG: a shell, or one job.")
     p.add_argument("variant",
                    help="a built VARIANT or VARIANT@ARCH (./run.sh build TARGET)")
@@ -246,8 +238,8 @@ def main(argv):
     signal.signal(signal.SIGTERM, interrupt)
     # Results are never world-writable, whatever the caller's umask.
     os.umask(os.umask(0) | 0o002)
-    args = make_parser().parse_args(argv)
     try:
+        args = make_parser().parse_args(argv)
         if not 1 <= args.cpus <= 16:
             raise RunError(2, f"--cpus {args.cpus}: must be 1..16")
         if not 128 <= args.mem <= 2048:
@@ -286,9 +278,9 @@ def main(argv):
                                    apply_pin(proc, args.cpus, args.pin)), file=sys.stderr)
                     return proc.wait()
         meta = run_job(args, art, job)
-    except (RunError, jobmod.JobError) as e:
+    except CliError as e:
         print(f"boot: {e}", file=sys.stderr)
-        return getattr(e, "code", 2)
+        return e.exit_code
     except OSError as e:
         if e.errno in NOSPACE:
             print(f"boot: nospace: no space left on the results disk: cannot write {e.filename}",

@@ -12,6 +12,8 @@ import os
 import re
 import tomllib
 
+from analysis.common import CliError
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANT_DIRS = [os.path.join(ROOT, "kernel-patches", "variants")]
 # Extra variant folders (the tests' deliberately slowed kernel) are added
@@ -45,7 +47,7 @@ ARCHES = _load_arches()
 DEFAULT_ARCH = next(iter(ARCHES))
 
 
-class VariantError(Exception):
+class VariantError(CliError):
     pass
 
 

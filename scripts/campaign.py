@@ -36,13 +36,13 @@ campaign_hosts.py (cells on --hosts).
 Exit status: 0 every cell done (or unneeded); 1 some cell failed; 2 bad input; 3 not
 built; 130 interrupted.
 """
-import argparse
 import datetime
 import os
 import shutil
 import subprocess
 import sys
 
+from analysis.common import CliError, OneLineParser
 from guest import judge, qemu, targets
 from scripts import campaign_cell, campaign_file, campaign_hosts, campaign_manifest, campaign_run
 from scripts import variant as variantmod
@@ -52,16 +52,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "results")
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """Bad usage is one line on stderr and exit 2, not a usage dump."""
-
-    def error(self, message):
-        print(f"campaign: {message} (./run.sh campaign --help)", file=sys.stderr)
-        sys.exit(2)
-
-
 def make_parser():
-    p = OneLineParser(prog="./run.sh campaign", description=__doc__.split("\n")[0])
+    p = OneLineParser(prog="./run.sh campaign", hint="./run.sh campaign --help",
+                      description=__doc__.split("\n")[0])
     p.add_argument("file", nargs="?", help="campaign file (campaigns/*.toml)")
     p.add_argument("--resume", metavar="DIR", help="finish the campaign in DIR")
     p.add_argument("--jobs", type=int, help="cells side by side (default: as many as fit "
@@ -137,8 +130,8 @@ def resume(args):
 
 
 def main(argv):
-    args = make_parser().parse_args(argv)
     try:
+        args = make_parser().parse_args(argv)
         if bool(args.file) == bool(args.resume):
             raise campaign_file.CampaignError("give a campaign FILE or --resume DIR (not both)")
         if args.hosts:
@@ -154,9 +147,9 @@ def main(argv):
         if res is None:
             return 0
         d, man = res
-    except (campaign_file.CampaignError, judge.RunError, campaign_hosts.HostsError) as e:
+    except CliError as e:
         print(f"campaign: {e}", file=sys.stderr)
-        return getattr(e, "code", 2)
+        return e.exit_code
     jobs = args.jobs or max(1, (os.cpu_count() or 1) // min(c["cpus"] for c in man.data["cells"]))
     todo = sum(c["state"] not in campaign_manifest.SETTLED for c in man.data["cells"])
     print(f"campaign: {man.data['campaign']['name']}: {todo} of {len(man.data['cells'])} "

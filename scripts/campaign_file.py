@@ -17,6 +17,7 @@ import re
 import stat
 import tomllib
 
+from analysis.common import CliError
 from guest import job as jobmod
 from scripts import target as targetmod
 from scripts import variant as variantmod
@@ -79,7 +80,7 @@ def image(campaign, variant):
     return (campaign.get("controls") or {}).get(variant, variant)
 
 
-class CampaignError(Exception):
+class CampaignError(CliError):
     pass
 
 

@@ -30,6 +30,7 @@ import subprocess
 import tarfile
 import time
 
+from analysis.common import CliError
 from guest import qemu, targets
 from scripts import campaign_file
 
@@ -46,8 +47,8 @@ MAX_DEPTH = 16
 REMOTE_RE = re.compile(r"lockbench-[A-Za-z0-9_.-]{1,64}-[0-9a-f]{12}")
 
 
-class HostsError(Exception):
-    code = 2
+class HostsError(CliError):
+    pass
 
 
 def check_hosts_file(path):
@@ -70,11 +71,13 @@ def check_hosts_file(path):
 
 # The runner and what it imports or reads, as paths in the repository:
 # all a host needs of the harness (the runner names targets and reads the
-# arch table with guest/targets.py).  The host runs python3 -m
+# arch table with guest/targets.py; its errors are analysis/common.py's,
+# as every command's).  The host runs python3 -m
 # guest.run_guest with payload/ as the root.
 RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "guest/collect.py",
                 "guest/vcpu.py", "guest/dirlock.py", "guest/job.py", "guest/qemu.py",
-                "guest/targets.py", "guest/init.sh", "guest/arches.toml")
+                "guest/targets.py", "guest/init.sh", "guest/arches.toml",
+                "analysis/__init__.py", "analysis/common.py")
 
 
 def make_payload(path, build, variants, job):

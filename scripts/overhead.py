@@ -16,7 +16,6 @@ CI of that median; both raw and divided by the module's host-speed probe
 (the _ref normalisation, analysis/TIDY.md).  Prints a table and writes
 DIR/overhead.csv (one row per point).
 """
-import argparse
 import csv
 import os
 import statistics
@@ -25,7 +24,7 @@ import sys
 import tempfile
 
 from analysis import bench_results, point_metrics, stats
-from analysis.common import ParseError
+from analysis.common import CliError, OneLineParser, ParseError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The runner (guest/run_guest.py), as a module of this repository.
@@ -39,13 +38,9 @@ def die(message, code=2):
     sys.exit(code)
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        die(message)
-
-
 def make_parser():
-    p = Parser(prog="./run.sh overhead", description=__doc__.split("\n")[0])
+    p = OneLineParser(prog="./run.sh overhead", hint="./run.sh overhead --help",
+                      description=__doc__.split("\n")[0])
     p.add_argument("variant")
     p.add_argument("--boots", type=int, default=2, help="boots, 1..20 (default 2)")
     p.add_argument("--rounds", type=int, default=6, help="rounds per boot, 1..50 (default 6)")
@@ -78,7 +73,10 @@ def write_csv(out, rows):
 
 
 def main(argv):
-    a = make_parser().parse_args(argv)
+    try:
+        a = make_parser().parse_args(argv)
+    except CliError as e:
+        die(str(e), e.exit_code)
     for name, val, lo, hi in (("--boots", a.boots, 1, 20), ("--rounds", a.rounds, 1, 50),
                               ("--duration-ms", a.duration_ms, 100, 10000)):
         if not lo <= val <= hi:

@@ -17,6 +17,8 @@ import os
 import re
 import tomllib
 
+from analysis.common import CliError
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET_DIR = os.path.join(ROOT, "kernel-patches", "targets")
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
@@ -38,7 +40,7 @@ KEYS = {
 }
 
 
-class TargetError(Exception):
+class TargetError(CliError):
     pass
 
 

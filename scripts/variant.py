@@ -28,7 +28,6 @@ on PYTHONPATH; the shell scripts run it as lib.sh's lb_py -m scripts.variant):
 
 Exit status: 0 ok, 2 bad variant name, target or file.
 """
-import argparse
 import hashlib
 import json
 import os
@@ -36,6 +35,7 @@ import re
 import sys
 import tomllib
 
+from analysis.common import CliError, OneLineParser
 # A target's name and its arch, which the runner needs too: guest/targets.py.
 from guest.targets import (ARCHES, VariantError, find_file, label,
                            parse_target, variant_names)
@@ -138,7 +138,8 @@ def config_flags(path, arch):
 
 
 def make_parser():
-    p = argparse.ArgumentParser(prog="variant.py", description=__doc__.split("\n")[0])
+    p = OneLineParser(prog="variant.py", hint="python3 -m scripts.variant --help",
+                      description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="names of all variants")
     o = sub.add_parser("order", help="targets in build order: fewer patches first, so that "
@@ -164,8 +165,8 @@ def make_parser():
 
 
 def main(argv):
-    args = make_parser().parse_args(argv)
     try:
+        args = make_parser().parse_args(argv)
         if args.cmd == "list":
             print("\n".join(variant_names()))
             return 0
@@ -180,9 +181,9 @@ def main(argv):
             print("\n".join(sorted(targets, key=counts.get)))
             return 0
         v = load(args.name)
-    except VariantError as e:
+    except CliError as e:
         print(f"variant: {e}", file=sys.stderr)
-        return 2
+        return e.exit_code
     if args.cmd == "show":
         print(f"arch {v['arch']}")
         print(f"variant {v['name']}")
