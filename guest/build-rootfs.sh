@@ -212,14 +212,23 @@ for deb in "$1"/var/cache/apt/archives/*.deb; do
 done
 EOF
 	chmod +x "$tmp/hooks/extract-list-debs"
-	: >"$tmp/debs"
-	: >"$tmp/files"
-	if ! ROOTFS_DEBS=$tmp/debs ROOTFS_FILES=$tmp/files mmdebstrap \
-		--hook-directory="$tmp/hooks" "${mmdebstrap_args[@]}" \
-		"$tmp/debian.tar" "${mirrors[@]}" >"$tmp/mmdebstrap.log" 2>&1; then
+	# A mirror caught mid-sync serves an index whose size does not match
+	# its Release file ("Mirror sync in progress?"), for minutes: try
+	# again after a pause, three times, before giving up.
+	for pause in 30 90 180 -; do
+		: >"$tmp/debs"
+		: >"$tmp/files"
+		rm -f "$tmp/debian.tar"
+		if ROOTFS_DEBS=$tmp/debs ROOTFS_FILES=$tmp/files mmdebstrap \
+			--hook-directory="$tmp/hooks" "${mmdebstrap_args[@]}" \
+			"$tmp/debian.tar" "${mirrors[@]}" >"$tmp/mmdebstrap.log" 2>&1; then
+			break
+		fi
 		tail -n 20 "$tmp/mmdebstrap.log" >&2
-		lb_die 1 "mmdebstrap failed (log above)"
-	fi
+		[ "$pause" != - ] || lb_die 1 "mmdebstrap failed four times (log above)"
+		lb_err "mmdebstrap failed (log above); trying again in $pause s"
+		sleep "$pause"
+	done
 	[ -s "$tmp/debs" ] || lb_die 1 "mmdebstrap's extract hook listed no packages"
 	sort -o "$tmp/debs" "$tmp/debs"
 	mkdir -p "$cachebase"
