@@ -12,7 +12,10 @@
 # The packages come from the host's apt sources for the suite (the
 # /etc/apt/sources.list{,.d} files that name it), else from mmdebstrap's
 # default mirrors; set ROOTFS_MIRROR to pass mmdebstrap other MIRROR
-# arguments (whitespace separated).
+# arguments (whitespace separated).  When the host's sources fail twice (a
+# mirror mid-sync, or an index that does not match its Release file), the
+# packages come from the suite and its -updates on deb.debian.org, without
+# the security archive, and the build says so.
 #
 # Nothing is done when OUTDIR/inputs.sha256 matches this script, the
 # guest/rootfs* data files and the arch.  The unpacked packages are kept
@@ -172,35 +175,51 @@ else
 			mirrors+=("$f")
 	done
 fi
+# Second choice, when those fail (not with ROOTFS_MIRROR): the suite and
+# its -updates from deb.debian.org, without the security archive.  Seen on
+# this project's machines: a mirror whose bookworm-security armhf index did
+# not match its Release file for hours (apt refuses it), which took every
+# boot of a CI run with it.  A guest that runs only the benchmark needs no
+# security update; the build says when it used this.
+fallback=()
+[ -n "${ROOTFS_MIRROR:-}" ] ||
+	fallback=("deb http://deb.debian.org/debian $suite main"
+		"deb http://deb.debian.org/debian $suite-updates main")
 
 mmdebstrap_args=(--variant=extract "--architectures=$debarch"
 	"--include=$(
 		IFS=,
 		echo "${packages[*]}"
 	)" "$suite")
-tarkey=$({
-	echo "mmdebstrap ${mmdebstrap_args[*]} OUT.tar ${mirrors[*]}"
-	for m in "${mirrors[@]}"; do
-		[ ! -f "$m" ] || cat "$m"
-	done
-} | sha256sum)
 # The package cache lives outside the repository, beside ccache, one
-# folder per key, so that a fresh clone (and CI) downloads nothing that
-# an earlier build already has.  A folder is complete or absent: it is
-# filled under another name and renamed into place.
+# folder per key (the mmdebstrap command, its mirrors and the source files
+# they name), so that a fresh clone (and CI) downloads nothing that an
+# earlier build already has.  A folder is complete or absent: it is filled
+# under another name and renamed into place.
 cachebase=${LOCKBENCH_ROOTFS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lockbench/rootfs}
-cachedir=$cachebase/debian-$debarch-$(printf '%s' "$tarkey" | cut -c1-16)
-cache=$cachedir/debian
-[ "$force" = 0 ] || rm -rf "$cachedir"
-if [ -f "$cache.tar" ] && [ -f "$cache.debs" ] && [ -f "$cache.files" ] &&
-	[ "$(cat "$cache.key" 2>/dev/null)" = "$tarkey" ]; then
-	echo "$LB_PROG: reusing $cache.tar (--force downloads afresh)"
-else
-	echo "$LB_PROG: mmdebstrap ${mmdebstrap_args[*]} ${mirrors[*]}"
-	# The extract variant leaves no dpkg database: record the packages
-	# and their files from the .debs while they are still there.
-	mkdir "$tmp/hooks"
-	cat >"$tmp/hooks/extract-list-debs" <<'EOF'
+key_of() {
+	local m
+	{
+		echo "mmdebstrap ${mmdebstrap_args[*]} OUT.tar $*"
+		for m in "$@"; do
+			[ ! -f "$m" ] || cat "$m"
+		done
+	} | sha256sum
+}
+dir_of() {
+	echo "$cachebase/debian-$debarch-${1:0:16}"
+}
+cached() {
+	local c
+	c=$(dir_of "$1")/debian
+	[ -f "$c.tar" ] && [ -f "$c.debs" ] && [ -f "$c.files" ] &&
+		[ "$(cat "$c.key" 2>/dev/null)" = "$1" ]
+}
+
+# The extract variant leaves no dpkg database: a hook records the packages
+# and their files from the .debs while they are still there.
+mkdir "$tmp/hooks"
+cat >"$tmp/hooks/extract-list-debs" <<'HOOK'
 #!/bin/sh
 set -e
 for deb in "$1"/var/cache/apt/archives/*.deb; do
@@ -210,22 +229,26 @@ for deb in "$1"/var/cache/apt/archives/*.deb; do
 	dpkg-deb --fsys-tarfile "$deb" | tar -t |
 		sed -e 's|^\./||' -e '/^$/d' -e "s|^|$pkg |" >>"$ROOTFS_FILES"
 done
-EOF
-	chmod +x "$tmp/hooks/extract-list-debs"
-	# A mirror caught mid-sync serves an index whose size does not match
-	# its Release file ("Mirror sync in progress?"), for minutes: try
-	# again after a pause, three times, before giving up.
-	for pause in 30 90 180 -; do
+HOOK
+chmod +x "$tmp/hooks/extract-list-debs"
+
+# download KEY MIRROR... : the packages into KEY's cache folder, a second
+# try after 30 s (a mirror caught mid-sync); 1 when both fail.
+download() {
+	local pkey=$1 pause staged
+	shift
+	echo "$LB_PROG: mmdebstrap ${mmdebstrap_args[*]} $*"
+	for pause in 30 -; do
 		: >"$tmp/debs"
 		: >"$tmp/files"
 		rm -f "$tmp/debian.tar"
 		if ROOTFS_DEBS=$tmp/debs ROOTFS_FILES=$tmp/files mmdebstrap \
 			--hook-directory="$tmp/hooks" "${mmdebstrap_args[@]}" \
-			"$tmp/debian.tar" "${mirrors[@]}" >"$tmp/mmdebstrap.log" 2>&1; then
+			"$tmp/debian.tar" "$@" >"$tmp/mmdebstrap.log" 2>&1; then
 			break
 		fi
-		tail -n 20 "$tmp/mmdebstrap.log" >&2
-		[ "$pause" != - ] || lb_die 1 "mmdebstrap failed four times (log above)"
+		tail -n 12 "$tmp/mmdebstrap.log" >&2
+		[ "$pause" != - ] || return 1
 		lb_err "mmdebstrap failed (log above); trying again in $pause s"
 		sleep "$pause"
 	done
@@ -236,11 +259,31 @@ EOF
 	mv "$tmp/debian.tar" "$staged/debian.tar"
 	mv "$tmp/debs" "$staged/debian.debs"
 	mv "$tmp/files" "$staged/debian.files"
-	echo "$tarkey" >"$staged/debian.key"
-	rm -rf "$cachedir"
+	echo "$pkey" >"$staged/debian.key"
+	rm -rf "$(dir_of "$pkey")"
 	# Another build that got there first has put the same packages.
-	mv -T "$staged" "$cachedir" 2>/dev/null || rm -rf "$staged"
+	mv -T "$staged" "$(dir_of "$pkey")" 2>/dev/null || rm -rf "$staged"
+}
+
+pkey=$(key_of "${mirrors[@]}")
+pkey2=$(key_of "${fallback[@]}")
+[ "$force" = 0 ] || rm -rf "$(dir_of "$pkey")" "$(dir_of "$pkey2")"
+if cached "$pkey"; then
+	echo "$LB_PROG: reusing $(dir_of "$pkey")/debian.tar (--force downloads afresh)"
+elif [ ${#fallback[@]} -gt 0 ] && cached "$pkey2"; then
+	pkey=$pkey2
+	echo "$LB_PROG: reusing $(dir_of "$pkey")/debian.tar, from $suite and" \
+		"$suite-updates without the security archive (--force tries the host's sources again)"
+elif download "$pkey" "${mirrors[@]}"; then
+	:
+elif [ ${#fallback[@]} -gt 0 ] && download "$pkey2" "${fallback[@]}"; then
+	pkey=$pkey2
+	lb_err "the host's apt sources failed (log above): the root fs comes from" \
+		"$suite and $suite-updates on deb.debian.org, without the security archive"
+else
+	lb_die 1 "mmdebstrap failed (log above)"
 fi
+cache=$(dir_of "$pkey")/debian
 
 full=$tmp/full
 root=$tmp/root
