@@ -8,7 +8,7 @@ import unittest
 
 from analysis import bench_results, fine_hist
 from analysis.common import ParseError
-from tests.unit.helpers import read
+from tests.unit.helpers import fixture, read
 
 
 def hist_of(times):
@@ -166,6 +166,39 @@ class ResultsV2(unittest.TestCase):
             "total ops", "fine of=lookup row=3 counts=1\ntotal ops")
         r = self.parse(text)
         self.assertEqual(r.lat["lookup"].fine["p50"], 8693)
+
+
+
+class RealResultsV2(unittest.TestCase):
+    """A real guest's results v2 (the after kernel, 2 vCPUs, read_pct=50,
+    timing=8: tests/t-guest-job.sh's boot): every fine row counts what
+    its record counts, and the host's percentiles agree with the log2
+    histogram the module printed beside them."""
+
+    def setUp(self):
+        self.r = bench_results.parse_file(fixture("real/results-v2-after-r50.txt"))
+
+    def test_percentiles_fall_in_the_log2_bucket_of_their_rank(self):
+        for op, lat in self.r.lat.items():
+            for q in (0.5, 0.9, 0.99):
+                v = lat.quantile(q)
+                rank = -(-lat.count * round(q * 1000) // 1000)
+                cum, b = 0, 0
+                while cum + lat.hist[b] < rank:
+                    cum += lat.hist[b]
+                    b += 1
+                with self.subTest(op=op, q=q):
+                    self.assertTrue(2 ** b <= v <= 2 ** (b + 1), (v, b))
+
+    def test_probe_speed(self):
+        ref = next(kv for w, kv in self.r.extra if w == "ref")
+        self.assertEqual(ref["loops"], 1430)
+        # 1 probe of 1430 took 32 us (an interrupt): left out of the mean
+        self.assertEqual(ref["outliers"], 1)
+        mean_all = ref["ns"] / ref["loops"]
+        self.assertLess(ref["trim_mean_ns"], mean_all)
+        self.assertGreater(ref["trim_mean_ns"], 0.9 * mean_all)
+        self.assertTrue(1024 <= ref["median_ns"] < 2048)
 
 
 if __name__ == "__main__":
