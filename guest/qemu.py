@@ -18,7 +18,7 @@ from guest import judge
 from guest.collect import NOSPACE, write_all
 from guest.judge import RunError, split_lines
 from guest.vcpu import note_run_mark
-from guest import targets as variantmod
+from guest import targets
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
@@ -32,28 +32,28 @@ LOW_SPACE = 16 << 20
 def target(name):
     """(variant, arch, label) of VARIANT or VARIANT@ARCH; RunError 2 if bad."""
     try:
-        variant, arch = variantmod.parse_target(name)
-    except variantmod.VariantError as e:
+        variant, arch = targets.parse_target(name)
+    except targets.VariantError as e:
         raise RunError(2, str(e)) from None
-    return variant, arch, variantmod.label(variant, arch)
+    return variant, arch, targets.label(variant, arch)
 
 
 def arch_info(arch):
     """What builds and boots arch (guest/arches.toml): {"kernel", "qemu",
     "machine", "cpu", "console", "gicv2_max_cpus", ...}."""
-    return variantmod.ARCHES[arch]
+    return targets.ARCHES[arch]
 
 
 def rootfs_path(arch):
     """The guest root file system of arch's guests."""
-    return os.path.join(BUILD, variantmod.rootfs_dir(arch), "rootfs.cpio")
+    return os.path.join(BUILD, targets.rootfs_dir(arch), "rootfs.cpio")
 
 
 def artifacts(name):
     variant, arch, label = target(name)
     vdir = os.path.join(BUILD, label)
-    if not os.path.isdir(vdir) and variantmod.find_file(variant) is None:
-        known = ", ".join(variantmod.variant_names())
+    if not os.path.isdir(vdir) and targets.find_file(variant) is None:
+        known = ", ".join(targets.variant_names())
         raise RunError(2, f"unknown variant {variant!r} (known: {known})")
     need = {"kernel": os.path.join(vdir, arch_info(arch)["kernel"]),
             "mbox_bench.ko": os.path.join(vdir, "mbox_bench.ko"),
@@ -64,7 +64,7 @@ def artifacts(name):
     rootfs = rootfs_path(arch)
     if not os.path.isfile(rootfs):
         raise RunError(3, f"no guest root file system ({rootfs}): run ./run.sh build"
-                       + ("" if arch == variantmod.DEFAULT_ARCH else f" {label}"))
+                       + ("" if arch == targets.DEFAULT_ARCH else f" {label}"))
     need["rootfs"] = rootfs
     need["arch"] = arch
     # The userspace load generator (guest/build-lockload.sh) and the file
