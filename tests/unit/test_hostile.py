@@ -178,6 +178,17 @@ class BadNumbers(unittest.TestCase):
                     bench_results.parse_text(good.replace(
                         "lockops read=89111", f"lockops read={value}"))
 
+    def test_bench_results_v2_fine_rows(self):
+        good = read("real/results-v2-after-r50.txt")
+        for old, new in (("fine of=lookup row=8 counts=0,", "fine of=lookup row=8 counts=@,"),
+                         ("fine of=ref row=7 counts=508,", "fine of=ref row=7 counts=@,"),
+                         ("fine of=write row=9 ", "fine of=write row=@ ")):
+            with self.subTest(old):
+                self.assertIn(old, good)
+                line = good[:good.index(old)].count("\n") + 1
+                self.refused(bench_results.parse_text,
+                             good.replace(old, new, 1), line)
+
     def test_host_steal(self):
         text = hostile.STEAL_HEAD + "CPU 0/TCG\t@\t1000\t900\t100\t2\t10.000\n"
         with tempfile.TemporaryDirectory() as d:
