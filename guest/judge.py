@@ -35,7 +35,7 @@ class RunError(CliError):
 
     def __init__(self, code, msg):
         super().__init__(msg)
-        self.code = self.exit_code = code
+        self.exit_code = code
 
 
 # Problems of one kind kept in full (meta.json, collect()'s lines); the

@@ -18,7 +18,7 @@ class ParseAndPlan(unittest.TestCase):
         for bad in ("", "a", "0,,1", "0-1", "-1", "0,0", " 0"):
             with self.assertRaises(judge.RunError, msg=bad) as cm:
                 vcpu.parse_pin(bad)
-            self.assertEqual(cm.exception.code, 2)
+            self.assertEqual(cm.exception.exit_code, 2)
 
     def test_plan(self):
         self.assertEqual(vcpu.pin_plan([1, 0], 2, {0, 1}), ({0: 1, 1: 0}, None))
