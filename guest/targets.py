@@ -67,6 +67,51 @@ def find_file(name):
     return None
 
 
+# A boot variant's kernel command line: space-separated key=value
+# parameters of the kernel or its built-in code, nothing a shell or QEMU's
+# -append could read otherwise.
+CMDLINE_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}=[A-Za-z0-9_.,-]{1,64}"
+                        r"( [A-Za-z0-9_.-]{1,64}=[A-Za-z0-9_.,-]{1,64}){0,15}")
+
+
+def boot_spec(name):
+    """(image, cmdline) of variant NAME: a boot variant (`boots =
+    "OTHER"`, `cmdline = "k=v ..."` in its file) boots OTHER's built
+    image with those kernel parameters; any other variant boots its own
+    image with "".  VariantError for a bad file."""
+    path = find_file(name)
+    if path is None:
+        return name, ""
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise VariantError(f"{path}: {e}") from None
+    if "boots" not in data:
+        if "cmdline" in data:
+            raise VariantError(f"{path}: cmdline needs boots = \"VARIANT\" (the image "
+                               f"it boots)")
+        return name, ""
+    image, cmdline = data["boots"], data.get("cmdline", "")
+    if not isinstance(image, str) or not NAME_RE.fullmatch(image) or image == name \
+            or find_file(image) is None:
+        raise VariantError(f"{path}: boots must name another variant, not {str(image)[:40]!r}")
+    if not isinstance(cmdline, str) or not CMDLINE_RE.fullmatch(cmdline):
+        raise VariantError(f"{path}: cmdline must be up to 16 space-separated key=value "
+                           f"parameters of [A-Za-z0-9_.,-]")
+    if "boots" in _keys(find_file(image)):
+        raise VariantError(f"{path}: boots {image!r}, which boots another variant itself")
+    return image, cmdline
+
+
+def _keys(path):
+    try:
+        with open(path, "rb") as f:
+            return set(tomllib.load(f))
+    except (OSError, tomllib.TOMLDecodeError):
+        return set()
+
+
 def label(name, arch):
     """The target's name: the variant for the default arch, else VARIANT@ARCH
     (also its folder in build/ and its name in campaigns)."""

@@ -7,6 +7,9 @@ Variants are architecture-neutral: the per-architecture base fragment,
 configs/virt-ARCH.config, is merged first for every build, and a build
 target is VARIANT or VARIANT@ARCH (ARCH one of ARCHES; "before" is
 "before@arm", built in build/before; "before@arm64" in build/before@arm64).
+A boot variant boots another variant's image with kernel parameters of
+its own, building nothing: `boots = "OTHER"`, `cmdline = "k=v ..."` and a
+description (tests/variants: one test kernel, several planted faults).
 Optional keys: arches = [...] (the architectures the variant fits; default
 all), lookup_lock = "lock" (default: omap_mbox_get() takes mboxes_lock) or
 "none" (lookups take no lock, e.g. under RCU: lock_stat then counts the
@@ -37,7 +40,7 @@ import tomllib
 
 from analysis.common import CliError, OneLineParser
 # A target's name and its arch, which the runner needs too: guest/targets.py.
-from guest.targets import (ARCHES, VariantError, find_file, label,
+from guest.targets import (ARCHES, VariantError, boot_spec, find_file, label,
                            parse_target, variant_names)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -51,11 +54,24 @@ OPTIONAL = {"lookup_lock": (("lock", "none"), "lock")}
 def load(target):
     """Return the variant built for a target (VARIANT or VARIANT@ARCH) as a
     dict with absolute patch and config paths, the arch's base fragment
-    first."""
+    first.  A boot variant (boots = "OTHER", cmdline = "..."; guest/
+    targets.py boot_spec) is OTHER's build, with "boots" (OTHER's label)
+    and "cmdline" added: it builds nothing of its own."""
     name, arch = parse_target(target)
     path = find_file(name)
     if path is None:
         raise VariantError(f"unknown variant {name!r} (known: {', '.join(variant_names())})")
+    image, cmdline = boot_spec(name)
+    if image != name:
+        with open(path, "rb") as f:
+            extra = set(tomllib.load(f)) - {"description", "boots", "cmdline"}
+        if extra:
+            raise VariantError(f"{path}: a boot variant has description, boots and cmdline "
+                               f"only, not {', '.join(sorted(extra))}")
+        out = load(label(image, arch))
+        out.update(boots=out["label"], cmdline=cmdline, name=name,
+                   label=label(name, arch), file=path)
+        return out
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)
@@ -176,11 +192,15 @@ def main(argv):
             print("\n".join(f"{k} {v}" for k, v in ARCHES[args.arch].items()))
             return 0
         if args.cmd == "order":
-            targets = list(dict.fromkeys(args.names))
+            # A boot variant builds the image it boots.
+            targets = list(dict.fromkeys(load(t).get("boots", t) for t in args.names))
             counts = {t: len(load(t)["patches"]) for t in targets}
             print("\n".join(sorted(targets, key=counts.get)))
             return 0
         v = load(args.name)
+        if v.get("boots"):
+            raise VariantError(f"{args.name} boots {v['boots']}'s image: build "
+                               f"{v['boots']} (./run.sh build {args.name} does)")
     except CliError as e:
         print(f"variant: {e}", file=sys.stderr)
         return e.exit_code
