@@ -22,6 +22,9 @@ METRICS = {
     # Throughput per second that the vCPUs were on a host core: the
     # runner's host steal divided out (TIDY.md, "throughput_run").
     "throughput_run": ("ops/s", "higher"),
+    # Under QEMU's icount only (analysis/primary.py): instructions per
+    # operation, the think time, the probes and the timer ticks included.
+    "insn_per_op": ("insn/op", "lower"),
     # Totals of a run scale with the work it did (a kernel that collapses
     # to a few ops also has few contentions): no verdict.  The rate after
     # each, per unit of work, is what a comparison judges.
@@ -68,6 +71,21 @@ PLAIN = {
     "throughput_ref": "operations per unit of host speed (the module's "
                       "probe)",
 }
+
+
+#: the one sentence every output says of an icount number
+ICOUNT_MEANS = ("instructions (QEMU icount): 1 guest ns = 1 instruction; an "
+                "instruction count under emulation prices path length, not "
+                "cache misses or atomic latency on real hardware")
+#: a time unit read under icount (shift 0)
+ICOUNT_UNITS = {"ns": "insn", "us": "k insn", "ms": "M insn"}
+
+
+def unit_of(metric, clock="wall"):
+    """A metric's unit in a cell of this clock: under icount a guest
+    nanosecond is an instruction."""
+    u = unit(metric)
+    return ICOUNT_UNITS.get(u, u) if clock == "icount" else u
 
 
 def direction(metric):

@@ -98,3 +98,17 @@ def bench_metrics(res):
             if out.get(f"{op}_lat_median_ns") is not None:
                 out[f"{op}_lat_median_ref"] = out[f"{op}_lat_median_ns"] / ref_med
     return {k: v for k, v in out.items() if v is not None}
+
+
+def icount_metrics(res):
+    """insn_per_op: the instructions each thread executed per operation,
+    elapsed_ns * threads / ops, read under QEMU's icount (shift 0: a guest
+    ns is an instruction; the pause of a paced point, the probes and the
+    timer ticks included).  Only for icount cells (analysis/primary.py);
+    none without ops."""
+    elapsed, threads = res.run.get("elapsed_ns"), res.run.get("threads")
+    ops = res.total.get("ops")
+    if not isinstance(elapsed, int) or not isinstance(threads, int) \
+            or not ops:
+        return {}
+    return {"insn_per_op": elapsed * threads / ops}

@@ -50,7 +50,15 @@ def rootfs_path(arch):
 
 
 def artifacts(name):
+    """The files that boot target NAME: a boot variant's are its image's
+    (guest/targets.py boot_spec), with "cmdline" its kernel parameters."""
     variant, arch, label = target(name)
+    try:
+        image, cmdline = targets.boot_spec(variant)
+    except targets.VariantError as e:
+        raise RunError(2, str(e)) from None
+    if image != variant:
+        label = targets.label(image, arch)
     vdir = os.path.join(BUILD, label)
     if not os.path.isdir(vdir) and targets.find_file(variant) is None:
         known = ", ".join(targets.variant_names())
@@ -67,6 +75,7 @@ def artifacts(name):
                        + ("" if arch == targets.DEFAULT_ARCH else f" {label}"))
     need["rootfs"] = rootfs
     need["arch"] = arch
+    need["cmdline"] = cmdline
     # The userspace load generator (guest/build-lockload.sh) and the file
     # system writer module: optional, a job that needs them is checked in
     # make_initrd().
@@ -121,18 +130,41 @@ def make_initrd(path, art, job_text):
         out.write(cp.stdout)
 
 
-def qemu_cmd(art, cpus, mem, initrd, results=None):
+# QEMU's instruction counter as the guest's clock: each instruction
+# advances it by 2^ICOUNT_SHIFT ns, so at shift 0 a guest nanosecond is an
+# instruction; sleep=off lets an idle guest's clock jump to its next timer
+# at once instead of waiting for the host's time.  It needs single-
+# threaded TCG (docs/icount.md).
+ICOUNT_SHIFT = 0
+CLOCKS = ("wall", "icount")
+
+
+def clock_meta(clock):
+    """meta.json's record of a boot's clock."""
+    if clock == "icount":
+        return {"kind": "icount", "shift": ICOUNT_SHIFT, "sleep": False,
+                "means": "instructions (QEMU icount): 1 guest ns = "
+                         f"{2 ** ICOUNT_SHIFT} instruction"}
+    return {"kind": "wall"}
+
+
+def qemu_cmd(art, cpus, mem, initrd, results=None, clock="wall"):
     """The one place the QEMU command is assembled."""
     a = arch_info(art["arch"])
     # GICv2 (-M virt's default) stops at 8 CPUs.
     machine = a["machine"] + (",gic-version=3" if cpus > a["gicv2_max_cpus"] else "")
+    accel = ["-accel", "tcg,thread=multi"]
+    if clock == "icount":
+        accel = ["-accel", "tcg,thread=single", "-icount",
+                 f"shift={ICOUNT_SHIFT},sleep=off"]
     # debug-threads=on names the vCPU threads "CPU N/TCG" (else every
     # thread is "qemu-system-arm"): the host-steal sampler finds them so.
-    cmd = [a["qemu"], "-M", machine, "-cpu", a["cpu"], "-accel", "tcg,thread=multi",
+    cmd = [a["qemu"], "-M", machine, "-cpu", a["cpu"], *accel,
            "-name", "lockbench,debug-threads=on",
            "-smp", str(cpus), "-m", str(mem), "-no-reboot", "-nic", "none",
            "-kernel", art["kernel"], "-initrd", initrd,
-           "-append", f"console={a['console']} panic=-1 loglevel=6"]
+           "-append", f"console={a['console']} panic=-1 loglevel=6"
+           + (f" {art['cmdline']}" if art.get("cmdline") else "")]
     if results is None:
         return cmd + ["-nographic"]
     return cmd + ["-display", "none", "-monitor", "none", "-serial", "stdio",

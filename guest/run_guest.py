@@ -2,7 +2,7 @@
 """Boot one kernel variant in QEMU (TCG) and run a job in it, or give a shell.
 
 Usage: ./run.sh boot TARGET [--cpus N] [--mem MB] [--job FILE --out DIR]
-                          [--pin CORES] [--timeout S] [--dry-run]
+                          [--pin CORES] [--clock wall|icount] [--timeout S] [--dry-run]
   (./run.sh boot is PYTHONPATH=ROOT /usr/bin/python3 -m guest.run_guest)
 
 TARGET is VARIANT (a 32-bit ARM guest: qemu-system-arm -M virt -cpu
@@ -50,8 +50,8 @@ from guest import dirlock, judge
 from guest import job as jobmod
 from guest.collect import NOSPACE, collect, point_needs
 from guest.judge import EXIT, RunError
-from guest.qemu import (arch_info, artifacts, die_with_parent, host_info, make_initrd,
-                        qemu_cmd, stop, target, watch)
+from guest.qemu import (CLOCKS, arch_info, artifacts, clock_meta, die_with_parent,
+                        host_info, make_initrd, qemu_cmd, stop, target, watch)
 from guest.vcpu import apply_pin, parse_pin, pin_line, write_steal
 
 # Guest time for booting, and per point beyond its duration (perf, dumps).
@@ -75,6 +75,10 @@ def make_parser():
     p.add_argument("--pin", metavar="CORES",
                    help="pin vCPU N's thread to the Nth host core of this comma list "
                    "(e.g. 0,1); QEMU's other threads stay unpinned")
+    p.add_argument("--clock", choices=CLOCKS, default="wall",
+                   help="the guest's clock: the host's time (wall, the default), or QEMU's "
+                   "instruction count (icount: -icount shift=0,sleep=off, single-threaded "
+                   "TCG, 1 vCPU; 1 guest ns = 1 instruction)")
     p.add_argument("--dry-run", action="store_true", help="print the QEMU command and exit")
     return p
 
@@ -99,6 +103,7 @@ def write_rerun(out, args):
     now: meta.json's build says which kernel this run had."""
     boot = shlex.join(["./run.sh", "boot", args.variant, "--cpus", str(args.cpus),
                        "--mem", str(args.mem)]
+                      + (["--clock", args.clock] if args.clock != "wall" else [])
                       + (["--pin", ",".join(map(str, args.pin))] if args.pin is not None else []))
     path = os.path.join(out, "rerun")
     with open(path, "w") as f:
@@ -144,7 +149,7 @@ def _run_job(args, art, job, scratch):
     initrd = os.path.join(scratch, "initrd")
     results = os.path.join(out, ".results.tar")
     make_initrd(initrd, art, text)
-    cmd = qemu_cmd(art, args.cpus, args.mem, initrd, results)
+    cmd = qemu_cmd(art, args.cpus, args.mem, initrd, results, args.clock)
     with open(os.path.join(out, "qemu-cmd"), "w") as f:
         f.write(shlex.join(cmd) + "\n")
     write_rerun(out, args)
@@ -153,7 +158,8 @@ def _run_job(args, art, job, scratch):
     a = arch_info(art["arch"])
     meta = {"format": 1, "variant": args.variant, "arch": art["arch"],
             "qemu": {"binary": a["qemu"], "machine": a["machine"], "cpu": a["cpu"]},
-            "cpus": args.cpus, "mem_mb": args.mem, "build": build,
+            "cpus": args.cpus, "mem_mb": args.mem, "clock": clock_meta(args.clock),
+            "build": build, "cmdline": art.get("cmdline", ""),
             "host": host_info(a["qemu"]), "timeout_s": limit, "silence_s": silence,
             "points_planned": planned, "pin": None, "start": now_iso()}
     t0 = time.monotonic()
@@ -246,6 +252,10 @@ def main(argv):
             raise RunError(2, f"--mem {args.mem}: must be 128..2048")
         if args.pin is not None:
             args.pin = parse_pin(args.pin)
+        if args.clock == "icount" and args.cpus != 1:
+            raise RunError(2, f"--clock icount --cpus {args.cpus}: icount takes 1 vCPU "
+                           "(single-threaded TCG runs vCPUs in turn, and QEMU 7.2 hangs "
+                           "booting a second one: docs/icount.md)")
         if args.job and not args.out:
             raise RunError(2, "--job needs --out DIR")
         if args.out and not args.job:
@@ -265,15 +275,16 @@ def main(argv):
         art = artifacts(args.variant)
         if args.dry_run:
             res = os.path.join(args.out, ".results.tar") if args.job else None
-            print(shlex.join(qemu_cmd(art, args.cpus, args.mem, "INITRD", res)))
+            print(shlex.join(qemu_cmd(art, args.cpus, args.mem, "INITRD", res, args.clock)))
             return 0
         if not args.job:
             with tempfile.TemporaryDirectory() as tmp:
                 initrd = os.path.join(tmp, "initrd")
                 make_initrd(initrd, art, None)
+                cmd = qemu_cmd(art, args.cpus, args.mem, initrd, None, args.clock)
                 if args.pin is None:
-                    return subprocess.call(qemu_cmd(art, args.cpus, args.mem, initrd))
-                with subprocess.Popen(qemu_cmd(art, args.cpus, args.mem, initrd)) as proc:
+                    return subprocess.call(cmd)
+                with subprocess.Popen(cmd) as proc:
                     print(pin_line(f"{args.variant} c{args.cpus}",
                                    apply_pin(proc, args.cpus, args.pin)), file=sys.stderr)
                     return proc.wait()

@@ -31,6 +31,10 @@ def start_cell(d, man, cell, job_path, pin=()):
     cmd = [PY, "-m", "guest.run_guest", campaign_file.image(c, cell["variant"]),
            "--cpus", str(cell["cpus"]), "--mem", str(c["mem_mb"]),
            "--job", job_path, "--out", tmp] + (["--pin", ",".join(map(str, pin))] if pin else [])
+    if cell.get("clock", "wall") != "wall":
+        cmd += ["--clock", cell["clock"]]
+    if c.get("silence_s"):
+        cmd += ["--silence", str(c["silence_s"])]
     if pin:
         cell["pin"] = list(pin)
     log = open(os.path.join(d, "cells", f".tmp-{cell['id']}.log"), "w")
@@ -122,5 +126,12 @@ def finish_cell(d, man, cell, tmp, interrupted, refused=None):
         problems = ["error: no readable meta.json (the runner wrote none, or not a JSON object)"]
     if meta or refused or problems:
         cell["problems"] = ([refused] if refused else []) + problems[:10]
+    # Every try that ended stays on record, the failed ones too: a boot
+    # that hung or reported lockdep is a result about its kernel even when
+    # --resume's next try of the cell succeeds (analysis/boots.py).
+    cell.setdefault("tries", []).append(
+        {"state": state if state != "ok" else "done", "problems": cell.get("problems", [])
+         if (meta or refused or problems) else [],
+         **({"kept": cell["kept"]} if state != "ok" and cell.get("kept") else {})})
     man.save()
     return meta

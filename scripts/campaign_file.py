@@ -17,6 +17,7 @@ import re
 import stat
 import tomllib
 
+from analysis import primary as primarymod
 from analysis.common import CliError
 from guest import job as jobmod
 from scripts import target as targetmod
@@ -31,7 +32,7 @@ MAX_FILE_BYTES = 1 << 20
 METRICS = ("throughput_ops_s", "lookup_lat_median_ns", "lookup_lat_p99_ns",
            "write_lat_median_ns", "write_lat_p99_ns", "lock_waittime_per_acq_ns",
            "throughput_ref", "lookup_lat_median_ref", "write_lat_median_ref",
-           "throughput_run")
+           "throughput_run", "lookup_lat_mean_ns", "write_lat_mean_ns", "insn_per_op")
 # key: (type, check, what is allowed, default or REQUIRED)
 REQUIRED = object()
 TOP = {
@@ -52,11 +53,15 @@ TOP = {
     "cpus": (list, None, "a non-empty list of distinct integers 1..16", REQUIRED),
     "repetitions": (object, None, "an integer 1..100, or a table { min = 6, max = 30 } "
                     "with min < max <= 100 and optional looks = 2..8 (default 3)", REQUIRED),
-    "order": (str, lambda v: v in ("alternate", "random"), "'alternate' or 'random'", "alternate"),
+    # balanced: every variant in every position of a repetition equally
+    # often (a cyclic Latin square and its mirror); alternate: the list
+    # order, reversed on even repetitions; random: shuffled (seed)
+    "order": (str, lambda v: v in ORDERS, "'balanced', 'alternate' or 'random'", "alternate"),
     "seed": (int, lambda v: 0 <= v < 2**32, "an integer 0..2^32-1", 1),
     "mem_mb": (int, lambda v: 128 <= v <= 2048, "an integer 128..2048", 512),
     "margin": (float, lambda v: 0 < v < 1, "a number between 0 and 1 (0.05 = 5%)", 0.05),
-    "primary_metric": (str, lambda v: v in METRICS, "one of " + ", ".join(METRICS), "throughput_ops_s"),
+    # None: per regime, what the default campaign uses (analysis/primary.py)
+    "primary_metric": (str, lambda v: v in METRICS, "one of " + ", ".join(METRICS), None),
     "primary_points": (list, None, "a non-empty list of distinct point ids of the campaign", None),
     # The lock under test (kernel-patches/targets/NAME.toml): its
     # lock_stat class (resolved into lock_class: the cross-check, the
@@ -65,6 +70,17 @@ TOP = {
     "target": (str, targetmod.NAME_RE.fullmatch, "a target of kernel-patches/targets/ ("
                + ", ".join(targetmod.names()) + ")", "mboxes_lock"),
     "perf": (dict, None, "a table with keys stat, lock", {}),
+    # What a guest's clock is: the host's wall clock, or QEMU's instruction
+    # count (-icount shift=0,sleep=off: 1 guest ns = 1 instruction, single-
+    # threaded TCG), for the whole campaign or per vCPU count.
+    "clock": (object, None, "'wall' or 'icount', or a table of the campaign's vCPU "
+              "counts { 1 = \"icount\", 2 = \"wall\" }", "wall"),
+    # Boots a side of each icount cell: they agree to parts per million,
+    # so a few measure the spread the verdict is judged on.
+    "icount_repetitions": (int, lambda v: 2 <= v <= 100, "an integer 2..100", 3),
+    # The runner's silence limit (guest/run_guest.py --silence): a kernel
+    # that may hang is lost sooner.
+    "silence_s": (int, lambda v: 10 <= v <= 3600, "an integer 10..3600 (seconds)", None),
     "points": (list, None, "a non-empty array of [[points]] tables", REQUIRED),
 }
 PERF = {"stat": (bool, "true or false", True), "lock": (bool, "true or false", False)}
@@ -72,6 +88,9 @@ POINT_DEFAULTS = {"miss_pct": 0, "duration_ms": 1000, "seed": 1, "timing": 8, "t
 
 
 CONTROL_SUFFIX = "~aa"
+ORDERS = ("balanced", "alternate", "random")
+# A point's keys that are the campaign's, not the guest's job.
+POINT_OWN = ("primary_metric",)
 
 
 def image(campaign, variant):
@@ -288,6 +307,11 @@ def load(path):
         for key, val in pt.items():
             if key == "id":
                 continue
+            if key == "primary_metric":
+                if not isinstance(val, str) or val not in METRICS:
+                    bad(f"{where}.primary_metric", TOP["primary_metric"][2])
+                params[key] = val
+                continue
             if key == "workload":
                 if workload != "module":
                     params[key] = workload
@@ -311,7 +335,7 @@ def load(path):
             if workload == "module" or key in jobmod.WORKLOAD_KEYS:
                 params.setdefault(key, val)
         try:
-            jobmod.check_point(pid, params)
+            jobmod.check_point(pid, {k: v for k, v in params.items() if k not in POINT_OWN})
         except jobmod.JobError as e:
             raise CampaignError(f"{path}: {where}: {e}") from None
         points.append({"id": pid, **params})
@@ -334,14 +358,71 @@ def load(path):
     if prim is not None and (not prim or len(set(map(str, prim))) != len(prim)
                              or not all(isinstance(p, str) and p in ids for p in prim)):
         bad("primary_points", f"{TOP['primary_points'][2]} ({', '.join(sorted(ids))})")
+    _clock(path, out)
+    _primary(path, out)
     out["file"] = os.path.abspath(path)
     out["file_sha256"] = hashlib.sha256(raw).hexdigest()
     return out
 
 
+def _clock(path, out):
+    """clock = "wall" | "icount" | { "1" = "icount", ... }: resolved to a
+    table of every vCPU count of the campaign.  icount runs one vCPU (the
+    vCPUs of a single-threaded TCG take turns, and QEMU 7.2 hangs booting
+    them: docs/icount.md), needs the A/A control (its spread is what the
+    verdict is judged on) and repetitions for its own cells."""
+    val, cpus = out["clock"], out["cpus"]
+    allowed = TOP["clock"][2]
+    if isinstance(val, str):
+        if val not in primarymod.CLOCKS:
+            raise CampaignError(f"{path}: clock: must be {allowed}, not {val[:40]!r}")
+        table = {str(c): val for c in cpus}
+    elif isinstance(val, dict):
+        table = {str(c): primarymod.WALL for c in cpus}
+        for key, clock in val.items():
+            if key not in table:
+                raise CampaignError(f"{path}: clock.{key[:40]}: not one of the campaign's "
+                                    f"vCPU counts ({', '.join(map(str, cpus))})")
+            if not isinstance(clock, str) or clock not in primarymod.CLOCKS:
+                raise CampaignError(f"{path}: clock.{key}: must be 'wall' or 'icount', "
+                                    f"not {str(clock)[:40]!r}")
+            table[key] = clock
+    else:
+        raise CampaignError(f"{path}: clock: must be {allowed}")
+    out["clock"] = table
+    icount = sorted(int(c) for c, k in table.items() if k == primarymod.ICOUNT)
+    if not icount:
+        return
+    if icount[-1] > 1:
+        raise CampaignError(
+            f"{path}: clock: icount at {icount[-1]} vCPUs: icount takes 1 vCPU only "
+            f"(single-threaded TCG runs the vCPUs in turn, so there is no contention "
+            f"to measure, and QEMU 7.2 hangs booting a second vCPU: docs/icount.md)")
+    if not out["control"]:
+        raise CampaignError(f"{path}: clock: icount needs control = true (the A/A pair "
+                            f"measures the spread its verdicts are judged on)")
+    if out["icount_repetitions"] > out["repetitions"]:
+        raise CampaignError(f"{path}: icount_repetitions: {out['icount_repetitions']} is more "
+                            f"than the campaign's {out['repetitions']} repetitions")
+
+
+def _primary(path, out):
+    """Check each cell's primary metric: a paced point is never answered
+    by a rate (analysis/primary.py)."""
+    for i, p in enumerate(out["points"], 1):
+        for cpus in out["cpus"]:
+            metric, how = primarymod.metric_for(out, cpus, p)
+            why = primarymod.paced_refusal(metric, p)
+            if why and how == "named":
+                key = (f"points[{i}].primary_metric" if p.get("primary_metric")
+                       else "primary_metric")
+                raise CampaignError(f"{path}: {key}: at point {p['id']!r} {why}")
+
+
 def job_text(campaign):
     """The guest job of one boot: every point of the campaign."""
-    pts = [(p["id"], {k: v for k, v in p.items() if k != "id"}) for p in campaign["points"]]
+    pts = [(p["id"], {k: v for k, v in p.items() if k not in ("id",) + POINT_OWN})
+           for p in campaign["points"]]
     opts = {"perf_stat": "1" if campaign["perf"]["stat"] else "0",
             "perf_lock": "1" if campaign["perf"]["lock"] else "0"}
     return jobmod.render(pts, opts)

@@ -31,40 +31,70 @@ IDENTITY = ("kernel_version", "debian_package_version", "patches",
             "config_fragments", "config_sha256", "compiler", "tree_commit")
 
 
+def variant_order(c, rep, rng):
+    """The order the variants of repetition `rep` (from 1) run in.
+    balanced: a cyclic Latin square and its mirror, so that over each
+    k repetitions of k variants every variant holds every position once
+    (for 3 variants the 6 repetitions of a square and its mirror are all 6
+    orders; beyond 3, a variant neighbours only its two neighbours in the
+    list); alternate: the list, reversed on even repetitions (with 3
+    variants the middle one is always in the middle); random: shuffled."""
+    order = list(c["variants"])
+    if c["order"] == "random":
+        rng.shuffle(order)
+    elif c["order"] == "balanced":
+        k, i = len(order), rep - 1
+        order = order[i % k:] + order[:i % k]
+        if (i // k) % 2:
+            order.reverse()
+    elif rep % 2 == 0:
+        order.reverse()
+    return order
+
+
 def plan(c):
-    """The cells, interleaved: variants alternate (or are shuffled) per rep."""
+    """The cells, interleaved: variants in a balanced, alternating or
+    shuffled order per repetition; a vCPU count whose clock is icount
+    (analysis/primary.py) runs its first icount_repetitions only."""
     cells = []
     rng = random.Random(c["seed"])
+    clocks = c.get("clock") if isinstance(c.get("clock"), dict) else {}
     for rep in range(1, c["repetitions"] + 1):
         for cpus in c["cpus"]:
-            order = list(c["variants"])
-            if c["order"] == "random":
-                rng.shuffle(order)
-            elif rep % 2 == 0:
-                order.reverse()
-            for v in order:
-                cells.append({"id": f"r{rep:02d}-{v}-c{cpus}", "variant": v, "cpus": cpus,
-                              "rep": rep, "state": "planned",
-                              "oversubscribed": cpus > (os.cpu_count() or 1)})
+            order = variant_order(c, rep, rng)
+            clock = clocks.get(str(cpus), "wall")
+            if clock == "icount" and rep > c.get("icount_repetitions", 0):
+                continue
+            for pos, v in enumerate(order, 1):
+                cell = {"id": f"r{rep:02d}-{v}-c{cpus}", "variant": v, "cpus": cpus,
+                        "rep": rep, "state": "planned", "pos": pos,
+                        "oversubscribed": cpus > (os.cpu_count() or 1)}
+                if clock != "wall":
+                    cell["clock"] = clock
+                cells.append(cell)
     return cells
 
 
 def build_identity(variant):
-    vdir = os.path.join(qemu.BUILD, variant)
-    meta_path = os.path.join(vdir, "build-meta.json")
-    kernel = qemu.arch_info(qemu.target(variant)[1])["kernel"]
+    """The build a target boots (a boot variant: its image's, with its
+    kernel parameters as "cmdline")."""
+    art = qemu.artifacts(variant)
+    vdir = os.path.dirname(art["build-meta.json"])
+    kernel = qemu.arch_info(art["arch"])["kernel"]
     try:
-        with open(meta_path) as f:
+        with open(art["build-meta.json"]) as f:
             meta = json.load(f)
         meta["module_sha256"] = variantmod.sha256(os.path.join(vdir, "mbox_bench.ko"))
         meta["image_size"] = os.path.getsize(os.path.join(vdir, kernel))
     except (OSError, ValueError):
         raise judge.RunError(3, f"variant {variant!r} is not built: run ./run.sh build {variant}") from None
+    if art["cmdline"]:
+        meta["cmdline"] = art["cmdline"]
     return meta
 
 
 def same_kernel(a, b):
-    return all(a.get(k) == b.get(k) for k in IDENTITY + ("module_sha256",))
+    return all(a.get(k) == b.get(k) for k in IDENTITY + ("module_sha256", "cmdline"))
 
 
 def rootfs_hashes(arches):
@@ -147,10 +177,18 @@ def checked_manifest(d, man):
                                              for k in ("id", "variant", "cpus", "rep")):
             refuse(f"manifest.json's cell {str(cell.get('id') if isinstance(cell, dict) else cell)[:40]!r} "
                    f"is not the planned cell {want['id']!r}")
+        if any(cell.get(k, d) != want.get(k, d) for k, d in (("clock", "wall"), ("pos", None))
+               if k in cell or k == "clock"):
+            refuse(f"manifest.json's cell {want['id']!r} is not planned with that clock or place")
         if not isinstance(cell.get("state"), str) or not STATE_RE.fullmatch(cell["state"]):
             refuse(f"cell {want['id']}: state {str(cell.get('state'))[:40]!r} is not a state")
         if not isinstance(cell.get("attempts", 0), int) or cell.get("attempts", 0) < 0:
             refuse(f"cell {want['id']}: attempts is not a count")
+        tries = cell.get("tries", [])
+        if not isinstance(tries, list) or not all(
+                isinstance(t, dict) and isinstance(t.get("state"), str)
+                and STATE_RE.fullmatch(t["state"]) for t in tries):
+            refuse(f"cell {want['id']}: tries is not a list of ended tries")
     builds = data.get("builds")
     if not isinstance(builds, dict) or set(builds) != set(c["variants"]) \
             or not all(isinstance(b, dict) for b in builds.values()):

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Which metric answers a campaign at a cell: its clock (the host's wall
+clock, or QEMU's instruction count) and its regime (a tight loop, or a
+pause between operations) decide what can move.
+
+- Where a pause sets the rate (a point's think_ns > 0), throughput barely
+  moves whatever an operation costs: the answer is the cost of an
+  operation, never throughput (scripts/campaign_file.py refuses one).
+- Under icount (QEMU `-icount shift=0`: 1 guest ns = 1 instruction) a
+  metric is an instruction count: throughput becomes instructions per
+  operation, and a latency its mean (the fine histograms' medians step by
+  up to 6%, far coarser than icount's parts per million; `sum_ns / count`
+  is exact).
+- A campaign that names no primary metric gets the one the default
+  campaign uses in that regime, and its answer says so.
+
+Shared by the campaign file's checks and the analysis: pure functions of
+a campaign as scripts/campaign_file.py resolves it (a dict)."""
+
+WALL, ICOUNT = "wall", "icount"
+CLOCKS = (WALL, ICOUNT)
+
+#: what a throughput or latency metric is under icount
+ICOUNT_EQUIV = {
+    "throughput_ops_s": "insn_per_op",
+    "throughput_run": "insn_per_op",
+    "throughput_ref": "insn_per_op",
+    "lookup_lat_median_ns": "lookup_lat_mean_ns",
+    "lookup_lat_median_ref": "lookup_lat_mean_ns",
+    "write_lat_median_ns": "write_lat_mean_ns",
+    "write_lat_median_ref": "write_lat_mean_ns",
+}
+#: metrics a pause between operations keeps from moving
+RATE_METRICS = ("throughput_ops_s", "throughput_run", "throughput_ref",
+                "insn_per_op")
+
+#: the default campaign's choices (campaigns/default.toml), per regime:
+#: (clock, paced) -> metric; a tight wall-clock loop is judged on
+#: throughput_run only where the steal division holds (pinned_default)
+DEFAULTS = {
+    (ICOUNT, False): "insn_per_op",
+    (ICOUNT, True): "lookup_lat_mean_ns",
+    (WALL, False): "throughput_run",
+    (WALL, True): "lookup_lat_median_ref",
+}
+#: a tight wall-clock loop whose vCPUs are not pinned one a core
+UNPINNED_DEFAULT = "throughput_ops_s"
+
+
+def clock_of(campaign, cpus):
+    """"wall" or "icount": the clock of the campaign's cells of `cpus`
+    vCPUs (campaigns from before the key: wall)."""
+    clocks = campaign.get("clock")
+    if isinstance(clocks, dict):
+        c = clocks.get(str(cpus), WALL)
+        return c if c in CLOCKS else WALL
+    return WALL
+
+
+def pinned(campaign, cpus):
+    """Whether the campaign pins the vCPU threads of its cells of `cpus`
+    vCPUs (scripts/campaign_run.py pin_for: 2 vCPUs or more)."""
+    return campaign.get("pin", True) is not False and cpus >= 2
+
+
+def default_metric(clock, paced, is_pinned=True):
+    if clock == WALL and not paced and not is_pinned:
+        return UNPINNED_DEFAULT
+    return DEFAULTS[(clock, paced)]
+
+
+def named(campaign, point):
+    """The metric the campaign file named for a point (its own
+    primary_metric, else the campaign's), or None."""
+    return point.get("primary_metric") or campaign.get("primary_metric")
+
+
+def metric_for(campaign, cpus, point):
+    """(metric, how) for the point (a dict of the campaign's points) at
+    `cpus` vCPUs: how is "named" or "default"; under icount a named
+    metric reads as its instruction-count equivalent."""
+    clock = clock_of(campaign, cpus)
+    paced = bool(point.get("think_ns"))
+    name = named(campaign, point)
+    if name is None:
+        return default_metric(clock, paced, pinned(campaign, cpus)), "default"
+    if clock == ICOUNT:
+        name = ICOUNT_EQUIV.get(name, name)
+    return name, "named"
+
+
+def paced_refusal(metric, point):
+    """Why `metric` cannot answer the point, or None: a rate metric at a
+    point whose pause between operations sets the rate."""
+    if point.get("think_ns") and metric in RATE_METRICS:
+        return (f"{metric} cannot move at a paced point (think_ns = "
+                f"{point['think_ns']}: the pause sets the rate); name the "
+                f"cost of an operation, e.g. lookup_lat_median_ref or "
+                f"lookup_lat_median_ns")
+    return None
