@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analysis import safety, verdicts
+from analysis import boots, safety, verdicts
 from analysis.common import ParseError
 
 
@@ -25,6 +25,7 @@ class Compared:
     variants: list  # the variants with samples, manifest order
     baseline: str
     warnings: list = field(default_factory=list)
+    tally: dict = field(default_factory=dict)  # boots.tally(): lost boots
 
 
 def compare(rd, samples, outcomes, thresholds, baseline=None):
@@ -37,7 +38,11 @@ def compare(rd, samples, outcomes, thresholds, baseline=None):
     explicit = baseline is not None
     baseline = baseline or rd.baseline
     have = set(samples["variant"]) if len(samples) else set()
-    variants = [v for v in rd.variants if v in have]
+    tally = boots.tally(boots.boot_rows(rd))
+    # A kernel that lost every boot has no samples and is still compared:
+    # its lost boots are its result (analysis/boots.py).
+    lost = {v for (v, _c), t in tally.items() if t["lost"]}
+    variants = [v for v in rd.variants if v in have or v in lost]
     # A kernel that deadlocked in every boot has no samples, and its
     # answer is still known: unsafe (analysis/safety.py).
     unsafe = safety.lockdep_reports(rd)
@@ -56,9 +61,9 @@ def compare(rd, samples, outcomes, thresholds, baseline=None):
     pairs = [(b, v) for b, v in pairs if b in variants and v in variants]
     comps = verdicts.comparisons_table(
         samples, pairs, thresholds, rd.primary_metric, rd.primary_points,
-        outcomes, controls, unsafe)
+        outcomes, controls, unsafe, plan=rd, tally=tally)
     return Compared(comps, pairs, controls, unsafe, variants, baseline,
-                    warnings)
+                    warnings, tally)
 
 
 def check(path, c):

@@ -56,14 +56,17 @@ def pm(med, lo, hi):
     return f"{si(med)} ± {pct_s}%"
 
 
-def ratio_s(r, lo, hi):
+def ratio_s(r, lo, hi, digits=3):
     if isinstance(r, float) and math.isnan(r):
         return "-"
-    return f"{r:.3f} [{lo:.3f}, {hi:.3f}]"
+    return f"{r:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
 def row_ratio(row):
-    return ratio_s(row["ratio"], row["ratio_ci_lo"], row["ratio_ci_hi"])
+    """A row's ratio and CI; 4 decimals for exact (icount) rows, whose
+    CIs are parts per million wide."""
+    return ratio_s(row["ratio"], row["ratio_ci_lo"], row["ratio_ci_hi"],
+                   4 if row.get("clock") == "icount" else 3)
 
 
 def p_s(p):

@@ -108,13 +108,6 @@ def _short_path(path):
     return path
 
 
-def _shell_lines(cmd, arg, width=commit_msg.WIDTH):
-    line = f"  {cmd} {arg}"
-    if len(line) <= width:
-        return [line]
-    return [f"  {cmd} \\", f"    {arg}"]
-
-
 def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
            reanalyze=None):
     """Compute and write the summary files; returns (markdown, warnings).
@@ -153,21 +146,23 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     notes = [f"{v}: {text}" for v, text in tidy.variant_notes(rd)]
     # one set of facts (and one read of any lockdep report) for every
     # output
+    overrides = {}
+    if margin is not None and abs(margin - rd.margin) > 1e-12:
+        overrides["margin"] = (rd.margin, margin)
+    if baseline != rd.baseline:
+        overrides["baseline"] = (rd.baseline, baseline)
     facts = summary.setup_facts(rd, cells, samples, baseline, primary,
-                                unsafe)
+                                unsafe, c.tally, overrides)
     md = summary.render_markdown(rd, comps, facts, problems, baseline, th,
                                  primary, notes, observer)
-    campaign_file = _short_path(rd.campaign.get("file")
-                                or f"campaigns/{rd.name}.toml")
+    # Reproduce names the copy the run directory keeps: the user's own
+    # file may have changed or gone since.
+    where = run_dir or path
+    copy = os.path.join(where, "campaign.toml")
+    campaign_file = copy if os.path.isfile(os.path.join(path, "campaign.toml")) \
+        else _short_path(rd.campaign.get("file") or f"campaigns/{rd.name}.toml")
     msg = commit_msg.render_commit_msg(comps, facts, th, primary,
-                                       campaign_file, run_dir or path)
-    lines = msg.rstrip("\n").split("\n")
-    # a long path is split as a shell continuation, never past 72 columns
-    for i, line in enumerate(lines):
-        for cmd in ("./run.sh campaign", "./run.sh report"):
-            if line.startswith(f"  {cmd} ") and len(line) > commit_msg.WIDTH:
-                lines[i:i + 1] = _shell_lines(cmd, line[len(cmd) + 3:])
-    msg = "\n".join(lines) + "\n"
+                                       campaign_file, where)
     answer = "\n\n".join(answer_mod.answer_text(comps, facts, th, primary))
     legend = "\n".join(summary.legend(th, primary, comps))
     # answer.txt and legend.txt: what report.html opens with (the plots

@@ -12,6 +12,7 @@ import math
 import os
 from dataclasses import dataclass
 
+from analysis import primary as primarymod
 from analysis.common import ParseError, read_text
 
 MANIFEST_FORMATS = (1,)
@@ -28,6 +29,7 @@ class Point:
     duration_ms: object
     think_ns: int = 0  # the module's pause between ops (0: a tight loop)
     workload: object = None  # a lockload point's workload (guest/JOB.md)
+    primary_metric: object = None  # the point's own, as the campaign named it
 
 
 def _unset(v):
@@ -66,6 +68,11 @@ class Cell:
     state: str
     oversubscribed: bool
     arch: str
+    pos: int = 0  # its place in its repetition's order (1 = first; 0: unknown)
+    clock: str = "wall"  # "wall" or "icount" (analysis/primary.py)
+    tries: tuple = ()  # every try that ended: ({"state", "problems"...}, ...)
+    pinned: bool = False  # its vCPU threads pinned one a host core
+    host: str = ""  # the --hosts host it ran on ("": this host)
 
 
 @dataclass
@@ -96,8 +103,49 @@ class RunDir:
 
     @property
     def primary_metric(self):
-        """The metric named before the run as the campaign's answer."""
-        return str(self.campaign.get("primary_metric") or "throughput_ops_s")
+        """The metric named before the run as the campaign's answer, or
+        the one most of its primary cells use when it named none (the
+        default per regime: primary_for); manifests from before the
+        default named throughput_ops_s."""
+        named = self.campaign.get("primary_metric")
+        if named:
+            return str(named)
+        if not self.primary_default:
+            return "throughput_ops_s"
+        got = [self.primary_for(c, p)[0] for c in self.cpus_list
+               for p in self.primary_points]
+        return max(dict.fromkeys(got), key=got.count) if got \
+            else "throughput_ops_s"
+
+    @property
+    def primary_default(self):
+        """True when the campaign named no primary metric at all (its
+        cells take the default of their regime, and the answer says
+        so)."""
+        return "clock" in self.campaign and not self.campaign.get(
+            "primary_metric") and not any(p.primary_metric
+                                          for p in self.points)
+
+    @property
+    def cpus_list(self):
+        got = self.campaign.get("cpus")
+        if isinstance(got, list) and all(isinstance(c, int) for c in got):
+            return got
+        return sorted({c.cpus for c in self.cells})
+
+    def clock(self, cpus):
+        """"wall" or "icount": how the cells of `cpus` vCPUs kept time."""
+        return primarymod.clock_of(self.campaign, int(cpus))
+
+    def primary_for(self, cpus, pid):
+        """(metric, "named" | "default") that answers point pid at `cpus`
+        vCPUs (analysis/primary.py); a manifest from before per-point
+        metrics: the campaign's one metric."""
+        if "clock" not in self.campaign:
+            return self.primary_metric, "named"
+        p = next((p for p in self.campaign.get("points") or []
+                  if isinstance(p, dict) and p.get("id") == pid), {})
+        return primarymod.metric_for(self.campaign, int(cpus), p)
 
     @property
     def primary_points(self):
@@ -178,6 +226,24 @@ class RunDir:
         ctl = {c for _b, c in self.controls}
         return [(self.baseline, v) for v in self.variants
                 if v != self.baseline and v not in ctl]
+
+    def steal_refusal(self, variant, cpus):
+        """Why the host's steal cannot be divided out of the done cells of
+        variant at `cpus` vCPUs (throughput_run), or None: only a vCPU
+        thread that owns its host core waits on that core's run queue
+        alone, and only this host's steal is measured the same way for
+        both sides."""
+        cells = [c for c in self.cells if c.variant == variant
+                 and c.cpus == int(cpus) and c.state == "done"]
+        if not cells:
+            return None
+        if any(c.oversubscribed for c in cells):
+            return "oversubscribed cells"
+        if any(c.host for c in cells):
+            return "cells run on --hosts"
+        if not all(c.pinned for c in cells):
+            return "unpinned cells"
+        return None
 
     def has_lock_stat(self, variant):
         """False when the variant's kernel was built without
@@ -262,6 +328,28 @@ def _arch(builds, campaign, cell_dir, variant):
     return arch or campaign.get("arch") or "unknown"
 
 
+def _tries(c):
+    """The cell's ended tries as recorded (scripts/campaign_cell.py
+    finish_cell), each {"state": str, "problems": [str]}; a manifest from
+    before tries were kept: its one state and problems, when it ended."""
+    got = c.get("tries")
+    if not isinstance(got, list):
+        state = str(c.get("state", ""))
+        if state in ("", "planned", "running", "unneeded"):
+            return ()
+        got = [{"state": state, "problems": c.get("problems") or []}]
+    out = []
+    for t in got:
+        if not isinstance(t, dict):
+            continue
+        probs = t.get("problems")
+        out.append({"state": str(t.get("state", "")),
+                    "problems": [str(p) for p in probs]
+                    if isinstance(probs, list) else [],
+                    "kept": str(t.get("kept") or "")})
+    return tuple(out)
+
+
 def load(path):
     """Load DIR/manifest.json; ParseError if it is missing or malformed."""
     if not os.path.isdir(path):
@@ -303,7 +391,8 @@ def load(path):
                             miss_pct=p.get("miss_pct"),
                             duration_ms=p.get("duration_ms"),
                             think_ns=_int_or_zero(p.get("think_ns")),
-                            workload=p.get("workload")))
+                            workload=p.get("workload"),
+                            primary_metric=p.get("primary_metric")))
     if not points:
         raise ParseError(mpath, None, "manifest: campaign.points is empty")
     cells = []
@@ -316,13 +405,21 @@ def load(path):
         if over is None:
             cores = host.get("cores")
             over = isinstance(cores, int) and cpus > cores
+        clock = c.get("clock", "wall")
         cells.append(Cell(id=cid, variant=variant, cpus=cpus,
                           rep=_need(mpath, c, "rep", int, where),
                           state=str(c.get("state", "")),
                           oversubscribed=bool(over),
                           arch=_arch(builds, campaign,
                                      os.path.join(path, "cells", cid),
-                                     variant)))
+                                     variant),
+                          pos=_int_or_zero(c.get("pos")),
+                          clock=clock if clock in primarymod.CLOCKS
+                          else "wall",
+                          tries=_tries(c),
+                          pinned=isinstance(c.get("pin"), list)
+                          and len(c["pin"]) >= cpus,
+                          host=str(c.get("host") or "")))
     variants = [str(v) for v in campaign.get("variants") or []]
     for c in cells:
         if c.variant not in variants:

@@ -33,6 +33,9 @@ from analysis import mann_whitney
 NO_HARM, BETTER, WORSE, HARM = "no harm", "better", "worse", "harm"
 INCONCLUSIVE = "inconclusive"
 TOO_FEW = "inconclusive (n<6)"
+#: the typical boot is favourable, the mean over boots is not: some
+#: boots did worse than the typical one (mean_ratio_ci)
+TAIL = "inconclusive (tail)"
 #: the verdicts that decide something, favourable first
 DECIDED = (BETTER, NO_HARM, WORSE, HARM)
 FAVOURABLE = (BETTER, NO_HARM)
@@ -92,6 +95,11 @@ class Comparison:
     n_needed: object  # int, "unreachable" or None
     p_claim: float = math.nan  # the p of the claim the verdict makes
     warnings: list = field(default_factory=list)
+    # the ratio of the means over boots (every boot counts) and its CI
+    mean_ratio: float = math.nan
+    mean_ci_lo: float = math.nan
+    mean_ci_hi: float = math.nan
+    typical: str = ""  # the Hodges-Lehmann verdict alone (the typical boot)
 
 
 def _clean(values):
@@ -233,10 +241,50 @@ def p_claim(d, n, m, label, direction, margin):
                for b, s in want)
 
 
+def mean_ratio_ci(b, v, confidence):
+    """(ratio, lo, hi) of mean(v) / mean(b), every boot counting: the CI
+    is Welch's t on the log of the ratio of means, its variance by the
+    delta method (var_b / (n mean_b^2) + var_v / (m mean_v^2)) with
+    Welch-Satterthwaite's degrees of freedom.  One boot collapsed to a
+    twentieth drags the mean down by 1/n of the whole and widens the CI
+    by its spread: a favourable claim cannot stand on it (analysis/
+    README.md, "Every boot counts")."""
+    n, m = len(b), len(v)
+    mb, mv = float(np.mean(b)), float(np.mean(v))
+    if n < 2 or m < 2 or mb <= 0 or mv <= 0:
+        return math.nan, math.nan, math.nan
+    est = math.log(mv / mb)
+    vb = float(np.var(b, ddof=1)) / n / mb ** 2
+    vv = float(np.var(v, ddof=1)) / m / mv ** 2
+    se2 = vb + vv
+    if se2 == 0:
+        return math.exp(est), math.exp(est), math.exp(est)
+    df = se2 ** 2 / ((vb ** 2 / (n - 1) if vb else 0)
+                     + (vv ** 2 / (m - 1) if vv else 0))
+    h = float(sps.t.ppf(1 - (1 - confidence) / 2, df)) * math.sqrt(se2)
+    return math.exp(est), math.exp(est - h), math.exp(est + h)
+
+
+def combine(typical, mean_label):
+    """The verdict of the typical boot (Hodges-Lehmann) and of the mean
+    over boots together: a favourable claim needs both (an intersection-
+    union test: no extra error), `better` only when both say it; an
+    unfavourable one stands on the typical boot, whose test is the more
+    powerful; a favourable typical boot with a mean that is not is
+    TAIL."""
+    if typical in FAVOURABLE:
+        if mean_label not in FAVOURABLE:
+            return TAIL
+        return BETTER if typical == mean_label == BETTER else NO_HARM
+    return typical
+
+
 def compare(base, var, direction, thresholds=Thresholds()):
     """Compare two groups of samples (one per boot); returns a
     Comparison. The ratio and its CI are exp() of the Hodges-Lehmann
-    shift of log values and its Moses CI; values must be > 0 (both groups
+    shift of log values and its Moses CI (the typical boot); the verdict
+    also asks the ratio of means (every boot, mean_ratio_ci) before it
+    says anything favourable (combine); values must be > 0 (both groups
     all 0: ratio 1, no change)."""
     t = thresholds
     b, v = _clean(base), _clean(var)
@@ -263,12 +311,21 @@ def compare(base, var, direction, thresholds=Thresholds()):
     ratio, rlo, rhi = math.exp(shift), math.exp(lo), math.exp(hi)
     p = min(1.0, 2 * min(mann_whitney.p_shift(d, n, m, 0.0, 1),
                          mann_whitney.p_shift(d, n, m, 0.0, -1)))
-    label, needed = verdict(ratio, rlo, rhi, direction, t.margin, min(n, m),
+    typical, needed = verdict(ratio, rlo, rhi, direction, t.margin,
+                              min(n, m), t.min_n)
+    mr, mlo, mhi = mean_ratio_ci(b, v, t.confidence)
+    mean_label, _ = verdict(mr, mlo, mhi, direction, t.margin, min(n, m),
                             t.min_n)
+    label = combine(typical, mean_label)
+    if label == TAIL:
+        needed = None
+        warnings.append(f"the typical boot says {typical}, the mean over "
+                        f"boots {mr:.3f} [{mlo:.3f}, {mhi:.3f}] does not: "
+                        f"some boots did worse")
     pc = (p_claim(d, n, m, label, direction, t.margin)
           if direction in ("higher", "lower") else nan)
     return Comparison(n, m, sb, sv, ratio, rlo, rhi, p, bool(p < t.alpha),
-                      label, needed, pc, warnings)
+                      label, needed, pc, warnings, mr, mlo, mhi, typical)
 
 
 

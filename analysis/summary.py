@@ -7,7 +7,7 @@ answer paragraphs are analysis.answer, the commit-message block
 analysis.commit_msg, the number formats analysis.formatting."""
 
 from analysis import metrics, run_setup, verdicts
-from analysis.answer import answer_text, comparison_pairs
+from analysis.answer import answer_text, clock_sentence, comparison_pairs
 from analysis.formatting import (delta_s, missing, p_s, pct_s, pm, ratio_s,
                                  row_point_label, row_ratio, split_warnings,
                                  verdict_s)
@@ -34,7 +34,8 @@ def pinned_s(rundir):
             f"vCPU threads pinned, one per host core, in {pinned} of {len(done)} cells")
 
 
-def setup_facts(rundir, cells, samples, baseline, primary, unsafe):
+def setup_facts(rundir, cells, samples, baseline, primary, unsafe,
+                tally=None, overrides=None):
     """Facts for the headers: a dict of short strings; unsafe: the run's
     safety.lockdep_reports(). The setup itself is run_setup.setup_facts(),
     the plots' footer's too; this adds the counts of samples and cells."""
@@ -76,6 +77,10 @@ def setup_facts(rundir, cells, samples, baseline, primary, unsafe):
         "done": len(done),
         "unsafe": unsafe,
         "pairs": list(rundir.comparisons),
+        "clock": {c: rundir.clock(c) for c in setup["cpus"]},
+        "tally": tally or {},
+        "overrides": overrides or {},
+        "primary_default": rundir.primary_default,
     }
 
 
@@ -167,14 +172,21 @@ def render_markdown(rundir, comps, f, problems, baseline, thresholds,
                f"{vcpus} vCPU{'' if vcpus == '1' else 's'} on {f['cores']} host cores "
                f"({f['cpu_model']}; {f['pinned']}), QEMU {f['qemu']}; kernel "
                f"{f['kernels']}.")
+    lost = sum(t["lost"] for t in f["tally"].values())
     out.append(f"- n = {f['n']} boots per variant, vCPU count and point "
                f"({f['done']} done cells"
-               + (f", {f['not_done']} not done and skipped" if f["not_done"]
-                  else "")
+               + (f", {f['not_done']} not done" if f["not_done"] else "")
                + (f", {f['unneeded']} unneeded after the early stop"
-                  if f["unneeded"] else "") + ").")
+                  if f["unneeded"] else "") + ")"
+               + (f"; **{lost} boot{'s' if lost != 1 else ''} lost by "
+                  f"{'their kernels' if lost != 1 else 'its kernel'}, "
+                  f"counted against them** (tidy/boots.csv)" if lost else "")
+               + ".")
     out.append("- **Absolute times are emulation times; the ratio is the "
                "result.**")
+    cs = clock_sentence(f)
+    if cs:
+        out.append(f"- **{cs}**")
     if f["over_cells"]:
         out.append(f"- Oversubscribed (more vCPUs than host cores, marked "
                    f"`*`): {f['over_cells']} cells with "
@@ -278,11 +290,26 @@ def legend(th, primary, comps):
     pct = pct_s(th.confidence)
     m = f"{100 * th.margin:g}%"
     k = int((comps["role"] == "exploratory").sum()) if len(comps) else 0
-    return [
+    icount = bool(len(comps) and (comps["clock"] == "icount").any())
+    prim = (list(dict.fromkeys(comps.loc[comps["role"] == "primary",
+                                         "metric"]))
+            if len(comps) else []) or [primary]
+    out = [
         f"Medians with {pct}% CIs from order statistics (`±`: the farther "
         f"bound). Ratio = exp(Hodges-Lehmann shift of log values), variant "
-        f"over baseline, with its Mann-Whitney (Moses) {pct}% CI; p: the "
-        f"same test, two-sided; Δ `~` when p >= {th.alpha}.",
+        f"over baseline, with its Mann-Whitney (Moses) {pct}% CI: the "
+        f"typical boot; p: the same test, two-sided; Δ `~` when p >= "
+        f"{th.alpha}. Every confidence level printed is the one the "
+        f"verdicts used.",
+        f"Every boot counts: a favourable verdict also needs the ratio of "
+        f"the means over all boots (Welch's {pct}% CI) to be favourable, "
+        f"else `inconclusive (tail)` (the typical boot is fine, some boots "
+        f"did worse); a boot its kernel lost (hung, panic, oops, lockdep, "
+        f"warning, incomplete) counts against that side at its vCPU count: "
+        f"`harm (failures)` where the variant lost significantly more "
+        f"boots (Fisher's exact test, one-sided at "
+        f"{100 * (1 - th.confidence) / 2:.3g}%), `inconclusive (lost B vs V "
+        f"boots)` where the sides lost different numbers.",
         f"Verdicts at a {m} margin: `better` (CI on the good side of 1), "
         f"`no harm` (the CI's harmful bound within {m}), `worse` (CI on the "
         f"harmful side of 1, reaching into the margin), `harm` (the whole "
@@ -292,23 +319,36 @@ def legend(th, primary, comps):
         f"numbers of points to failures), `withheld (probe)` (a `_ref` "
         f"verdict whose host-speed probe moved by more than "
         f"{100 * th.probe_tolerance:g}% between the kernels), "
-        f"`withheld (steal)` (a favourable `throughput_run` verdict where "
-        f"the variant's own QEMU threads ran more than "
-        f"{verdicts.OWN_TOLERANCE_PCT:g} point of a core more than the "
-        f"baseline's, or were not measured), `conflict` "
+        f"`withheld (steal)` (a `throughput_run` verdict in unpinned, "
+        f"oversubscribed or --hosts cells, or a favourable one where the "
+        f"variant's own QEMU threads ran more than "
+        f"{verdicts.OWN_TOLERANCE_PCT:g} point of a core x (1 - steal) more "
+        f"than the baseline's, or were not measured), `conflict` "
         f"(the raw metric and its `_ref` or `_run` twin point opposite "
-        f"ways), "
-        f"`uncalibrated` (the campaign's A/A control, its baseline booted "
-        f"twice, claims a difference at that vCPU count and point: the "
-        f"host alone makes differences there), `unsafe` (lockdep reported "
-        "a locking bug in a boot of either side: no number is judged).",
+        f"ways, judged before Holm), `unsafe` (lockdep reported a locking "
+        "bug in a boot of either side: no number is judged).",
+        "The A/A control (the baseline booted twice) calibrates every row "
+        "of its baseline: where its CI lies away from 1 by d, the row's CI "
+        "is widened by d on both sides before it is judged (`CI widened "
+        "by`); where its CI holds 1, nothing changes.",
         "`paired`: the same ratio from the boots matched by repetition "
         "(Hodges-Lehmann of the pairs' log ratios, signed-rank CI): "
         "narrower where the two boots of a pair shared a slow host, wider "
         "where the host was steady; shown beside the verdict, never "
         "instead of it (choosing the narrower CI afterwards would be "
         "choosing the answer).",
-        f"The answer is `{primary}`, named before the run; the other {k} "
+        f"The answer is {', '.join(f'`{x}`' for x in prim)} at the primary "
+        f"points, named before the run; the other {k} "
         f"verdicts are exploratory, Holm-corrected across the table (CIs at "
         f"their Holm levels, `inconclusive (Holm)` past the step-down's "
         f"stop)."]
+    if icount:
+        out.append(
+            "Rows of icount cells (QEMU's instruction count as the guest's "
+            "clock: times are instructions) are exact data: the ratio is "
+            "of the means, its interval the ratio times exp(±w), w the "
+            "widest log range of the cell's boots (the baseline's pooled "
+            "with its A/A control's, the variant's own), so an A/A pair "
+            "can never claim a difference; no p-value, not in Holm's "
+            "table (analysis/exact.py).")
+    return out

@@ -18,14 +18,14 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from analysis import bench_results, lockstat, perf_lock, perf_stat
+from analysis import bench_results, boots, lockstat, perf_lock, perf_stat
 from analysis.common import ParseError, clip
 from analysis.crosscheck import CROSSCHECK_TOLERANCE, crosscheck_row
 from analysis.host_steal import (STEAL_FILE, parse_host_steal, run_metrics,
                                  steal_metrics, steal_warning)
-from analysis.metrics import METRICS, STEAL_FLAG_PCT
-from analysis.point_metrics import (PERF_EVENTS, bench_metrics, lock_metrics,
-                                    rate_metrics)
+from analysis.metrics import METRICS, STEAL_FLAG_PCT, unit_of
+from analysis.point_metrics import (PERF_EVENTS, bench_metrics, icount_metrics,
+                                    lock_metrics, rate_metrics)
 
 
 KEYS = ("campaign", "variant", "arch", "cpus", "rep", "cell", "point")
@@ -47,6 +47,7 @@ COLUMNS = {
     "notes": ("variant", "note"),
     "perf_lock": KEYS + ("name",) + perf_lock.FIELDS,
     "outcomes": KEYS + POINT_PARAMS + ("outcome", "detail"),
+    "boots": boots.BOOTS_COLUMNS,
 }
 
 
@@ -170,9 +171,13 @@ def build(rundir, tolerance=CROSSCHECK_TOLERANCE):
         for cid in not_done:
             t["problems"].append({"cell": cid.split(" ")[0], "point": "",
                                   "file": "manifest.json",
-                                  "problem": "cell not done: skipped"})
-        tidy.warnings.append(f"{len(not_done)} cell(s) not done, skipped: "
-                             + ", ".join(not_done))
+                                  "problem": "cell not done: no samples "
+                                  "(its tries are in boots.csv)"})
+        tidy.warnings.append(f"{len(not_done)} cell(s) not done, no samples "
+                             f"(a lost boot counts against its kernel: "
+                             f"boots.csv): " + ", ".join(not_done))
+    # Every try of every cell, lost ones too (analysis/boots.py).
+    t["boots"] = boots.boot_rows(rundir)
     for v, text in variant_notes(rundir):
         tidy.note(v, text)
     order_v = {v: i for i, v in enumerate(rundir.variants)}
@@ -333,9 +338,14 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
                       optional=True)
     if steal and (res is None or res.ok):
         metrics.update(steal_metrics(steal))
-        metrics.update(run_metrics(metrics))
+        # Under icount the guest's seconds are instructions: the host's
+        # steal slows the emulation, not the count (nothing to divide).
+        if cell.clock != "icount":
+            metrics.update(run_metrics(metrics))
 
     metrics.update(rate_metrics(metrics, res))
+    if cell.clock == "icount" and res is not None and res.ok:
+        metrics.update(icount_metrics(res))
     for metric in METRICS:
         if metric in metrics and not math.isfinite(metrics[metric]):
             tidy.problem(cell.id, point.id, "", f"{metric} is "
@@ -343,4 +353,4 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
         elif metric in metrics:
             t["samples"].append(dict(pkey, metric=metric,
                                      value=metrics[metric],
-                                     unit=METRICS[metric][0]))
+                                     unit=unit_of(metric, cell.clock)))

@@ -147,7 +147,7 @@ class EndToEnd(unittest.TestCase):
         for line in msg.splitlines():
             self.assertLessEqual(len(line), 72, line)
         self.assertIn("./run.sh campaign campaigns/synth.toml", msg)
-        self.assertIn("./run.sh report", msg)
+        self.assertLessEqual(len(msg.splitlines()), 25)
         self.assertIn("harm", msg)
         self.assertIn("no harm", msg)
         self.assertIn("QEMU TCG", msg)
@@ -165,6 +165,13 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(os.path.getmtime(samples), samples_before)
         rows = read_csv(stamp)
         self.assertEqual({r["margin"] for r in rows}, {"0.2"})
+        # an override is said in the answer and reproduced by the block
+        with open(os.path.join(self.dir, "commit-msg.txt")) as f:
+            msg = f.read()
+        self.assertIn("./run.sh report", msg)
+        self.assertIn("--margin 0.2", msg)
+        with open(os.path.join(self.dir, "answer.txt")) as f:
+            self.assertIn("margin 20% set by report --margin", f.read())
         # a touched raw file makes it stale: report runs analyze first
         raw = os.path.join(self.dir, "cells", "r01-before-c2", "points",
                            "p1", "results.txt")

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Every boot counts: each try of each cell, how it ended, counted on its
+variant's side per vCPU count (tidy/boots.csv), and the test that turns
+a side losing more boots than its baseline into a verdict.
+
+A boot the kernel lost (it hung, panicked, oopsed, reported lockdep or a
+warning, or did not finish its points) is a result about that kernel,
+often the most important one: it gives no numbers, so without this count
+it would vanish from the answer.  Tries the harness ended (Ctrl-C, a
+full disk, QEMU killed from outside, a runner that wrote nothing, a host
+of --hosts whose results were refused) say nothing about the kernel and
+are not counted.
+
+Pure functions of a loaded run directory and of counts; never prints."""
+
+import math
+
+from scipy import stats as sps
+
+#: how a try ends when the kernel lost the boot (guest/judge.py states)
+KERNEL_LOST = ("hung", "panic", "oops", "lockdep", "warning", "incomplete")
+#: how a try ends when the harness, not the kernel, stopped it
+NOT_COUNTED = ("interrupted", "nospace", "killed", "error", "failed")
+BOOTS_COLUMNS = ("campaign", "variant", "arch", "cpus", "rep", "cell", "try",
+                 "state", "lost", "counted", "problem")
+FAILURES = "harm (failures)"
+
+
+def boot_rows(rundir):
+    """One row per ended try of every cell (BOOTS_COLUMNS): lost = 1 when
+    the kernel lost it, counted = 0 when the harness ended it."""
+    rows = []
+    for cell in rundir.cells:
+        for i, t in enumerate(cell.tries, 1):
+            state = t["state"]
+            lost = int(state in KERNEL_LOST)
+            probs = t.get("problems") or []
+            rows.append({"campaign": rundir.name, "variant": cell.variant,
+                         "arch": cell.arch, "cpus": cell.cpus,
+                         "rep": cell.rep, "cell": cell.id, "try": i,
+                         "state": state, "lost": lost,
+                         "counted": int(state not in NOT_COUNTED),
+                         "problem": probs[0][:200] if probs and lost else ""})
+    return rows
+
+
+def tally(rows):
+    """{(variant, cpus): {"boots": n counted, "lost": n, "states": {state:
+    n}}} from boot_rows()."""
+    out = {}
+    for r in rows:
+        if not int(r["counted"]):
+            continue
+        t = out.setdefault((str(r["variant"]), int(r["cpus"])),
+                           {"boots": 0, "lost": 0, "states": {}})
+        t["boots"] += 1
+        if int(r["lost"]):
+            t["lost"] += 1
+            t["states"][r["state"]] = t["states"].get(r["state"], 0) + 1
+    return out
+
+
+def p_more_lost(lost_var, boots_var, lost_base, boots_base):
+    """One-sided p of Fisher's exact test that the variant loses boots
+    more often than the baseline (1.0 when it lost none)."""
+    if lost_var == 0 or boots_var == 0 or boots_base == 0:
+        return 1.0
+    table = [[lost_var, boots_var - lost_var],
+             [lost_base, boots_base - lost_base]]
+    return float(sps.fisher_exact(table, alternative="greater")[1])
+
+
+def lost_harm(lost_var, boots_var, lost_base, boots_base, confidence):
+    """True when the variant lost significantly more boots than the
+    baseline at the campaign's level: the one-sided p below half of
+    1 - confidence, the same error a claim of the two-sided CI makes."""
+    alpha = (1 - confidence) / 2
+    return p_more_lost(lost_var, boots_var, lost_base, boots_base) < alpha
+
+
+def states_s(states):
+    """'2 hung, 1 panic' from {state: n}, most first."""
+    return ", ".join(f"{n} {s}" for s, n in
+                     sorted(states.items(), key=lambda x: (-x[1], x[0])))
+
+
+def lost_sentence(variant, base, cpus, tv, tb):
+    """'after: 2 of 16 boots lost at 2 vCPUs (2 hung), before: 0 of 16'."""
+    def side(name, t):
+        n, k = t["boots"], t["lost"]
+        text = f"{name}: {k} of {n} boot{'s' if n != 1 else ''}"
+        return text + (f" ({states_s(t['states'])})" if k else "")
+    return (f"{side(variant, tv)} lost at {cpus} vCPU{'s' if cpus != 1 else ''}"
+            f", {side(base, tb)}")
+
+
+def upper_rate(lost, boots, confidence):
+    """The one-sided upper bound of a loss rate (Clopper-Pearson) at
+    1 - (1 - confidence)/2: what `boots` boots can rule out."""
+    if boots == 0:
+        return math.nan
+    a = (1 - confidence) / 2
+    if lost >= boots:
+        return 1.0
+    return float(sps.beta.ppf(1 - a, lost + 1, boots - lost))
