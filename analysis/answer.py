@@ -186,7 +186,12 @@ def answer_text(comps, f, th, primary):
         return paras or [f"No answer: no comparison of the primary metric "
                          f"{primary} has samples on both sides."]
     over = set(f["over_cpus"])
-    for (b, v), rows in prim.groupby(["baseline", "variant"], sort=False):
+    # The pairs whose boots were lost first: the answer opens with them.
+    groups = sorted(prim.groupby(["baseline", "variant"], sort=False),
+                    key=lambda g: not lost_lines(
+                        g[0][0], g[0][1], tally,
+                        sorted({int(c) for c in g[1]["cpus"]})))
+    for (b, v), rows in groups:
         if b in f["unsafe"] or v in f["unsafe"]:
             continue
         ns = sorted(set(rows["n_base"]) | set(rows["n_var"]))

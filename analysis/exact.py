@@ -35,6 +35,9 @@ from analysis import stats
 FLOOR = 1e-6
 #: the fewest boots a side (and in the A/A pool) for a verdict
 MIN_N = 3
+#: added to w: two sides each constant at opposite ends of their range
+#: give |log ratio| = w, which rounding must not push past the bound
+EPS = 1e-12
 
 
 def _logs(values):
@@ -49,19 +52,27 @@ def log_range(*groups):
     return float(x.max() - x.min()) if len(x) > 1 else 0.0
 
 
-def half_width(base, var, aa=None):
+def half_width(base, var, aa=None, pooled=False):
     """w: the widest log spread of the cell (module docstring).  aa: the
-    baseline's A/A control's values, or None when var is that control."""
-    pool = (base, var) if aa is None else (base, aa)
-    spreads = [log_range(*pool), log_range(var)]
-    return max(spreads + [FLOOR])
+    baseline's A/A control's values (pooled with the baseline's);
+    pooled: var is that control itself (pooled with the baseline);
+    neither: each side's own range."""
+    if pooled:
+        spreads = [log_range(base, var)]
+    elif aa is not None and len(aa):
+        spreads = [log_range(base, aa), log_range(var)]
+    else:
+        spreads = [log_range(base), log_range(var)]
+    return max(spreads + [FLOOR]) + EPS
 
 
 def compare(base, var, direction, thresholds=stats.Thresholds(), aa=None,
-            min_n=MIN_N):
+            min_n=MIN_N, pooled=False):
     """A stats.Comparison of two groups of exact values (module
     docstring): ratio = mean(var) / mean(base), CI = ratio * exp(+-w),
-    no p-value (it is a bound from the measured spread, not a test)."""
+    no p-value (it is a bound from the measured spread, not a test).
+    aa: the baseline's A/A control's values; pooled=True: var is that
+    control (the A/A pair judged against the baseline)."""
     b, v = stats._clean(base), stats._clean(var)
     sb = stats.describe(b, thresholds.confidence)
     sv = stats.describe(v, thresholds.confidence)
@@ -74,23 +85,24 @@ def compare(base, var, direction, thresholds=stats.Thresholds(), aa=None,
         return stats.Comparison(len(b), len(v), sb, sv, nan, nan, nan, nan,
                                 False, "", None, nan,
                                 ["a value is 0 or negative: no ratio"])
-    a = stats._clean(aa) if aa is not None else None
-    ratio = float(v.mean() / b.mean())
-    w = half_width(b, v, a if a is not None and len(a) else None)
-    lo, hi = ratio * math.exp(-w), ratio * math.exp(w)
-    n = min(len(b), len(v)) if a is None else min(len(b), len(v), len(a))
-    label, _ = stats.verdict(ratio, lo, hi, direction, thresholds.margin, n,
-                             min_n)
+    a = stats._clean(aa) if aa is not None else np.array([])
+    # In logs: the ratio and the ranges from the same log values, so that
+    # |log ratio| <= w holds to the last bit where it holds at all.
+    d = float(np.log(v.mean()) - np.log(b.mean()))
+    w = half_width(b, v, a, pooled)
+    ratio, lo, hi = math.exp(d), math.exp(d - w), math.exp(d + w)
+    label, _ = stats.verdict(ratio, lo, hi, direction, thresholds.margin,
+                             min(len(b), len(v)), min_n)
     if label == stats.TOO_FEW:
         label = f"{stats.INCONCLUSIVE} (n<{min_n})"
     warnings = [f"exact (icount): spread +-{ppm_s(w)} from "
-                f"{len(b) + len(v) + (len(a) if a is not None else 0)} boots"]
-    if aa is not None and (a is None or not len(a)):
-        warnings.append("no A/A control boots: the spread is the two "
-                        "sides' own")
+                f"{len(b) + len(v) + len(a)} boots"]
+    if not pooled and not len(a):
+        warnings.append("no A/A control boots: the spread is each side's "
+                        "own range")
     return stats.Comparison(len(b), len(v), sb, sv, ratio, lo, hi, nan,
-                            label in stats.DECIDED and label != stats.NO_HARM,
-                            label, None, nan, warnings)
+                            lo > 1 or hi < 1, label, None, nan, warnings,
+                            ratio, lo, hi, label)
 
 
 def ppm_s(w):

@@ -98,15 +98,25 @@ def failures(rows, tally, confidence):
 
 
 def widen(r, e, direction, margin, min_n):
-    """Widen the row's CI by e (log) on both sides and judge it again."""
+    """Widen the row's CIs (the typical boot's and the mean's) by e (log)
+    on both sides and judge them again, combined as stats.compare does."""
     if not e or math.isnan(r["ratio"]) or not r["verdict"]:
         return
+    n = min(r["n_base"], r["n_var"])
     lo, hi = r["ratio_ci_lo"] * math.exp(-e), r["ratio_ci_hi"] * math.exp(e)
-    label, need = stats.verdict(r["ratio"], lo, hi, direction, margin,
-                                min(r["n_base"], r["n_var"]), min_n)
-    if r["verdict"] == stats.TAIL and label in stats.FAVOURABLE:
-        label = stats.TAIL
-    r.update(ratio_ci_lo=lo, ratio_ci_hi=hi, verdict=label, n_needed=need)
+    typical, need = stats.verdict(r["ratio"], lo, hi, direction, margin, n,
+                                  min_n)
+    r.update(ratio_ci_lo=lo, ratio_ci_hi=hi, verdict_typical=typical,
+             n_needed=need)
+    mean = ""
+    if not math.isnan(r.get("mean_ratio", math.nan)):
+        r.update(mean_ci_lo=r["mean_ci_lo"] * math.exp(-e),
+                 mean_ci_hi=r["mean_ci_hi"] * math.exp(e))
+        mean, _ = stats.verdict(r["mean_ratio"], r["mean_ci_lo"],
+                                r["mean_ci_hi"], direction, margin, n, min_n)
+    r["verdict"] = stats.combine(typical, mean)
+    if r["verdict"] == stats.TAIL:
+        r["n_needed"] = None
 
 
 def calibrate(rows, controls, th):

@@ -154,7 +154,7 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     facts = summary.setup_facts(rd, cells, samples, baseline, primary,
                                 unsafe, c.tally, overrides)
     md = summary.render_markdown(rd, comps, facts, problems, baseline, th,
-                                 primary, notes, observer)
+                                 primary, notes, observer, samples)
     # Reproduce names the copy the run directory keeps: the user's own
     # file may have changed or gone since.
     where = run_dir or path

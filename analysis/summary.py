@@ -6,7 +6,7 @@ statistics here (analysis.stats), no file access (analysis.report). The
 answer paragraphs are analysis.answer, the commit-message block
 analysis.commit_msg, the number formats analysis.formatting."""
 
-from analysis import metrics, run_setup, verdicts
+from analysis import metrics, position, run_setup, verdicts
 from analysis.answer import answer_text, clock_sentence, comparison_pairs
 from analysis.formatting import (delta_s, missing, p_s, pct_s, pm, ratio_s,
                                  row_point_label, row_ratio, split_warnings,
@@ -155,7 +155,7 @@ def render_observer(obs, metric, pct):
 
 
 def render_markdown(rundir, comps, f, problems, baseline, thresholds,
-                    primary, notes=(), observer=None):
+                    primary, notes=(), observer=None, samples=None):
     """summary.md; f: setup_facts()."""
     pairs = comparison_pairs(comps) or f["pairs"]
     out = [f"# {rundir.name}: {pairs_title(pairs, baseline)}", ""]
@@ -275,6 +275,16 @@ def render_markdown(rundir, comps, f, problems, baseline, thresholds,
                     f"{p_s(row['p_value'])} |{cols} "
                     f"{verdict_s(row)}{(' ' + marks) if marks else ''} |")
             out.append("")
+    # Whether a cell's place in its repetition moved its numbers.
+    pos = position.position_table(
+        samples, rundir.cells,
+        lambda c, p: rundir.primary_for(c, p)[0]) if samples is not None \
+        else None
+    if pos is not None and len(pos):
+        out += position.position_lines(
+            pos, lambda c: ", ".join(dict.fromkeys(
+                rundir.primary_for(c, p.id)[0] for p in rundir.points)))
+        out.append("")
     if notes:
         out.append("Notes:")
         out.append("")

@@ -132,8 +132,9 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
         var = g.loc[g["variant"] == v, "value"].to_numpy()
         if clock == "icount" and direction:
             aa = (g.loc[g["variant"] == ctl_of[b], "value"].to_numpy()
-                  if b in ctl_of and (b, v) not in controls else None)
-            c = exact.compare(base, var, direction, th, aa)
+                  if b in ctl_of else None)
+            c = exact.compare(base, var, direction, th, aa,
+                              pooled=(b, v) in controls)
         else:
             c = stats.compare(base, var, direction, th)
         fb, sb = fails.get((b, cpus, str(d0["point"])), (0, 0))

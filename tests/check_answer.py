@@ -4,12 +4,12 @@
 
 Usage: check_answer.py DIR
 
-summary.md, commit-msg.txt and report.html each open with the answer
-paragraph (summary.md: right under the title; commit-msg.txt: its first
-paragraph, <= 72 columns; report.html: before the first table), and that
-paragraph names every vCPU count of the primary rows of
-DIR/tidy/comparisons.csv
-with each of their verdict labels, the setup (QEMU TCG, host cores) and n.
+summary.md and report.html each open with the answer paragraph
+(summary.md: right under the title, after any lost boots; report.html:
+before the first table), commit-msg.txt with its short answer (<= 72
+columns), and each names every vCPU count of the primary rows of
+DIR/tidy/comparisons.csv with each of their verdict labels, the setup
+(QEMU TCG, host cores) and n.
 """
 import csv
 import html
@@ -48,18 +48,25 @@ def main(argv):
     texts = {"summary.md": first_para(md).strip("*"),
              "commit-msg.txt": first_para(msg),
              "report.html": " ".join(html.unescape(m.group(1)).split())}
+    # The block's setup is its own paragraph: the answer and it together.
+    texts["commit-msg.txt"] = " ".join(msg.split())
     for name, text in texts.items():
-        if not text.startswith("Answer for "):
+        opening = ("Answer for ", "Lost boots: ") if name != "commit-msg.txt" \
+            else tuple(f"{r['variant']} vs {r['baseline']} (" for r in prim)
+        if not text.startswith(opening):
             fail(f"{name}: does not open with the answer: {text[:80]!r}")
         for word in ("QEMU TCG", "host cores", "boots a side"):
             if word not in text:
                 fail(f"{name}: the answer does not say {word!r}: {text}")
         for r in prim:
             c = int(r["cpus"])
-            head = f"{c} vCPU{'s' if c > 1 else ''}"
+            head = f"{c} vCPU{'s' if c > 1 else ''}" if name != \
+                "commit-msg.txt" else f"{c}"
             label = r["verdict"] or "n/a"
             short = label.split(" (")[0] if label.startswith(
                 "inconclusive (n≈") else label
+            if name == "commit-msg.txt":
+                short = short.split(" (")[0]
             if head not in text or short not in text:
                 fail(f"{name}: the answer does not name {head} with "
                      f"{short!r}: {text}")

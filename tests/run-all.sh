@@ -12,7 +12,8 @@
 #        with or without .sh; default: all)
 #
 # Each test says in its header which kernels it boots ("# Needs: before
-# after@arm64 ...", "-" for none; without the line: before and after).
+# after@arm64 slow ...", "-" for none; without the line: before and
+# after); a test kernel of tests/variants may be named.
 # The run builds those of the tests it runs, once, in one call (./run.sh
 # build orders them), after the tests that need none: a lint error shows
 # before the kernels build.
@@ -128,7 +129,11 @@ fi
 for t in "${kernelless[@]}"; do
 	run_test "${t%.sh}" "tests/$t"
 done
-[ ${#build[@]} -eq 0 ] || run_test build ./run.sh build "${build[@]}"
+# A test may need the tests' own kernels (tests/variants: the planted
+# faults, the nested reader): built here with the rest, once.
+[ ${#build[@]} -eq 0 ] || run_test build env \
+	LOCKBENCH_VARIANT_PATH="${LOCKBENCH_VARIANT_PATH:-$LB_ROOT/tests/variants}" \
+	./run.sh build "${build[@]}"
 for t in "${tests[@]}"; do
 	[[ " ${kernelless[*]} " == *" $t "* ]] || run_test "${t%.sh}" "tests/$t"
 done

@@ -58,6 +58,8 @@ bad "--job $out/emptydir: is a directory" boot before --job "$out/emptydir" --ou
 bad "--out $out/file: exists and is not a directory" boot before --job "$job" --out "$out/file"
 bad "run directory $out/full is not empty" boot before --job "$job" --out "$out/full"
 bad 'unrecognized arguments: --bogus' boot before --bogus
+bad "--clock: invalid choice: 'cycles'" boot before --clock cycles
+bad '--clock icount --cpus 2: icount takes 1 vCPU' boot before --clock icount --cpus 2 --dry-run
 # overhead
 bad 'required: variant' overhead
 bad '--boots 0 out of range 1..20' overhead before --boots 0

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # checkpatch.pl --strict on the series (0001, 0002 and the RCU patch 0003,
-# and the conversions ./run.sh convert wrote) and on the module, the
+# the conversions ./run.sh convert wrote, and the test kernels' patches
+# in tests/variants) and on the module, the
 # fs_writer module and guest/lockload.  The one remark allowed is "Unknown commit id
 # '10d1a0028dc4'" in 0001 and 0003, which cite that commit: Debian's
 # tarball has no git history to look it up in (README.md, "checkpatch").
@@ -17,7 +18,8 @@ export PATH=/usr/bin:$PATH
 cd "$LB_BUILD/src/linux-source-6.1"
 
 n=0
-for p in "$LB_ROOT"/kernel-patches/0*.patch; do
+# The tests' own kernels' patches (tests/variants) too: test code is code.
+for p in "$LB_ROOT"/kernel-patches/0*.patch "$LB_ROOT"/tests/variants/0*.patch; do
 	n=$((n + 1))
 	out=$("$cp" --strict --terse --showfile "$p" || true)
 	echo "$out"
