@@ -236,7 +236,12 @@ def short_answer(comps, f, th):
     and the boots each side lost."""
     prim = comps[comps["role"] == "primary"] if len(comps) else comps
     out = []
-    for b, v in dict.fromkeys(list(f["pairs"])):
+    tally = f.get("tally") or {}
+    cpus = sorted({int(c) for c in prim["cpus"]}) if len(prim) else []
+    # the pairs that lost boots first, as in the answer
+    pairs = sorted(dict.fromkeys(list(f["pairs"])),
+                   key=lambda p: not lost_lines(p[0], p[1], tally, cpus))
+    for b, v in pairs:
         bad = [x for x in (v, b) if x in f["unsafe"]]
         if bad:
             out.append(f"{v} vs {b}: unsafe: {bad[0]} had a lockdep report; "
@@ -256,11 +261,15 @@ def short_answer(comps, f, th):
             counts.items(), key=lambda x: order.index(x[0])
             if x[0] in order else 9))
         harm = [f"{int(r['cpus'])} vCPU{'s' if int(r['cpus']) > 1 else ''} "
-                f"{r['point']} {r['ratio']:.3f}"
+                f"{r['point']} "
+                + (f"{int(r['lost_var'])} of {int(r['boots_var'])} boots lost"
+                   if r["verdict"] == boots.FAILURES else f"{r['ratio']:.3f}")
                 for _, r in rows.iterrows()
                 if str(r["verdict"]).startswith((stats.HARM, stats.WORSE))
-                and not math.isnan(r["ratio"])]
-        text = (f"{v} vs {b} ({len(rows)} primary cells, "
+                and (r["verdict"] == boots.FAILURES
+                     or not math.isnan(r["ratio"]))]
+        cells = f"{len(rows)} primary cell{'s' if len(rows) != 1 else ''}"
+        text = (f"{v} vs {b} ({cells}, "
                 f"{pct_s(th.confidence)}% CIs, margin {100 * th.margin:g}%): "
                 f"{said}" + (f" ({'; '.join(harm)})" if harm else "") + ".")
         lost = lost_lines(b, v, f.get("tally") or {},

@@ -57,7 +57,12 @@ def _table(rows, pct, many):
     lines = lay([0, 1, 2, 3, 4, 5])
     if max(map(len, lines)) > WIDTH:
         lines = lay([0, 1, 4, 5])
-    return lines
+    if max(map(len, lines)) > WIDTH:
+        # "inconclusive (n≈12)" as "inconclusive": summary.md has the N
+        for row in body:
+            row[5] = row[5].split(" (n≈")[0]
+        lines = lay([0, 1, 4, 5])
+    return [x if len(x) <= WIDTH else x[:WIDTH - 1] + "…" for x in lines]
 
 
 def render_commit_msg(comps, f, thresholds, primary, campaign_file,

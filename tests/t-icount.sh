@@ -83,7 +83,6 @@ for f in summary.md answer.txt commit-msg.txt report.html; do
 		{ echo "FAIL: $f does not say what an icount number is"; exit 1; }
 done
 grep -q 'prices path length, not cache misses' "$out/run/commit-msg.txt"
-awk 'length > 72 { print "over 72 columns: " $0; bad = 1 } END { exit bad }' "$out/run/commit-msg.txt"
-[ "$(wc -l <"$out/run/commit-msg.txt")" -le 25 ] || { echo "FAIL: commit-msg.txt over 25 lines"; exit 1; }
+"$LB_PY" tests/check_width.py 72 25 "$out/run/commit-msg.txt"
 grep -q '^## Position in the repetition' "$out/run/summary.md"
 echo "ok: every output says what an icount number is; the commit block fits 25 x 72"
