@@ -15,8 +15,9 @@ per-look confidence (97.5%): the false-claim rate at a true 1.00 and the
 CI's coverage of throughput_run; how often it decides where raw
 throughput cannot; and the case that would make it lie, a kernel that
 keeps its own vCPUs off the host: its own QEMU threads run 5 points of a
-core more (0.5% +- 0.2 otherwise) and its steal is that much higher. The
-`withheld (steal)` guard (verdicts._own_threads) must catch the
+core more (0.5% +- 0.2 otherwise) and its steal is that much higher (5
+and 10 points). The `withheld (steal)` guard (guards.own_threads, its
+tolerance shrinking as 1 - steal) must catch the
 favourable verdict the division would give it, and must not withhold
 where nothing of the kind happens. Printed as a table.
 """
@@ -26,7 +27,7 @@ import unittest
 
 import numpy as np
 
-from analysis import mann_whitney, stats, verdicts
+from analysis import guards, mann_whitney, stats
 
 SIMS = 2000
 MARGIN = 0.05
@@ -35,8 +36,8 @@ CV = 0.06
 OWN_SD = 0.2
 
 
-def host_steal(rng, size):
-    busy = rng.random(size) < 0.45
+def host_steal(rng, size, quiet=False):
+    busy = rng.random(size) < (0 if quiet else 0.45)
     return np.where(busy, rng.uniform(10, 58, size), rng.uniform(0, 4, size))
 
 
@@ -49,22 +50,26 @@ def labels(base, var, conf=CONF):
     return np.array(out, dtype=object), np.exp(lo), np.exp(hi)
 
 
-def campaign(n, ratio, self_steal, seed):
+def campaign(n, ratio, self_steal, seed, own_visible=True, quiet=False):
     """Verdicts of raw and run throughput, the run CI, and whether the
-    share guard fires, for SIMS simulated campaigns."""
+    share guard fires, for SIMS simulated campaigns; own_visible=False:
+    the kernel's extra steal does not show in its own QEMU threads."""
     rng = np.random.default_rng(seed)
     rb = np.exp(rng.normal(0, CV, (SIMS, n)))
     rv = ratio * np.exp(rng.normal(0, CV, (SIMS, n)))
-    sb = host_steal(rng, (SIMS, n))
-    sv = np.minimum(host_steal(rng, (SIMS, n)) + self_steal, 99)
+    sb = host_steal(rng, (SIMS, n), quiet)
+    sv = np.minimum(host_steal(rng, (SIMS, n), quiet) + self_steal, 99)
     raw, _, _ = labels(rb * (1 - sb / 100), rv * (1 - sv / 100))
     run, lo, hi = labels(rb, rv)
     # QEMU's own other threads, % of a core: the difference's CI, as
     # verdicts._own_threads takes it (exp: shift_ci_many works on logs)
     ob = 0.5 + rng.normal(0, OWN_SD, (SIMS, n))
-    ov = 0.5 + self_steal + rng.normal(0, OWN_SD, (SIMS, n))
+    ov = 0.5 + (self_steal if own_visible else 0) + rng.normal(0, OWN_SD, (SIMS, n))
     _, _, own_hi = mann_whitney.shift_ci_many(np.exp(ob), np.exp(ov), CONF)
-    guarded = own_hi > verdicts.OWN_TOLERANCE_PCT
+    # the tolerance shrinks with the steal the division credits
+    # (guards.own_tolerance: the larger side's median steal)
+    steal = np.maximum(np.median(sb, axis=1), np.median(sv, axis=1))
+    guarded = own_hi > np.vectorize(guards.own_tolerance)(steal)
     return raw, run, lo, hi, guarded
 
 
@@ -78,10 +83,20 @@ class Simulation(unittest.TestCase):
         cls.rows = {}
         seed = 500
         for n in (8, 16):
-            for ratio, self_steal in ((1.00, 0), (0.90, 0), (1.00, 5)):
+            for ratio, self_steal in ((1.00, 0), (0.90, 0), (1.00, 5),
+                                      (1.00, 10)):
                 seed += 1
                 cls.rows[(n, ratio, self_steal)] = campaign(
                     n, ratio, self_steal, seed)
+            # 10 points of steal the kernel makes where its own QEMU
+            # threads do not show it: only raw throughput can see it
+            seed += 1
+            cls.rows[(n, 1.00, -10)] = campaign(n, 1.00, 10, seed,
+                                                own_visible=False)
+            seed += 1
+            cls.quiet = getattr(cls, "quiet", {})
+            cls.quiet[n] = campaign(n, 1.00, 10, seed, own_visible=False,
+                                    quiet=True)
         print(f"\nthroughput_run on simulated campaigns ({SIMS} a row, "
               f"{100 * CONF:g}% CIs, margin {100 * MARGIN:g}%):")
         print("  n  ratio  self-steal | raw decided | run decided | run "
@@ -122,14 +137,45 @@ class Simulation(unittest.TestCase):
                              self.bound(1 - CONF))
 
     def test_a_kernel_that_steals_from_itself_is_withheld(self):
-        # 5 points of its own: raw throughput truly ~0.95 of the
-        # baseline's, which the division alone would hide
-        for n in (8, 16):
-            _, run, _, _, guarded = self.rows[(n, 1.00, 5)]
+        # 5 and 10 points of its own: raw throughput truly ~0.95 and
+        # ~0.90 of the baseline's, which the division alone would hide
+        for n, st in ((8, 5), (16, 5), (8, 10), (16, 10)):
+            _, run, _, _, guarded = self.rows[(n, 1.00, st)]
             fav = np.isin(run, ("better", "no harm"))
             self.assertGreater(float(fav.mean()), 0.1)
             self.assertLessEqual(float((fav & ~guarded).mean()),
                                  self.bound(1 - CONF))
+
+    def test_steal_the_guard_cannot_see(self):
+        # The conflict with raw throughput is judged on raw's own verdict
+        # before Holm (analysis/guards.py): a favourable run verdict where
+        # raw is worse or harm is `conflict`.  Judged against a raw verdict
+        # Holm had made inconclusive, run kept no harm in 26% of such
+        # campaigns (issue 25); here it must be within the CI's error.
+        # Steal a kernel made that its own QEMU threads do not show can
+        # only come from vCPU threads sharing cores, which is why
+        # throughput_run is refused in unpinned, oversubscribed and
+        # --hosts cells (guards.own_threads): printed, not asserted, to
+        # show what the conflict with raw throughput judged before Holm
+        # still catches there.
+        print("\n10 points of hidden self-steal (own QEMU threads show "
+              "none): shares of campaigns where run says better/no harm, "
+              "raw (unadjusted) says worse/harm, and run's favourable "
+              "verdict survives the guards")
+        for n in (8, 16):
+            for host, (raw, run, _, _, guarded) in (
+                    ("quiet", self.quiet[n]),
+                    ("busy", self.rows[(n, 1.00, -10)])):
+                fav = np.isin(run, ("better", "no harm"))
+                clash = fav & np.isin(raw, (stats.WORSE, stats.HARM))
+                left = fav & ~clash & ~guarded
+                print(f" n={n:2d} {host:5}: run favourable "
+                      f"{float(fav.mean()):.3f}, conflict "
+                      f"{float(clash.mean()):.3f}, left "
+                      f"{float(left.mean()):.3f}")
+                if host == "quiet":
+                    # before Holm raw is unadjusted: the conflict fires
+                    self.assertGreater(float(clash.mean()), 0.0)
 
     def test_the_guard_does_not_withhold_an_honest_kernel(self):
         for n in (8, 16):
