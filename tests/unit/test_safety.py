@@ -152,6 +152,22 @@ class Safe(unittest.TestCase):
             self.assertEqual(splat[3], "?[31mred")
             self.assertEqual(len(splat[4]), 200)
 
+    def test_a_later_clean_try_does_not_erase_the_report(self):
+        # --resume ran the cell again and it passed: its lockdep try stays
+        with tempfile.TemporaryDirectory() as tmp:
+            d = os.path.join(tmp, "resumed")
+            with open(CONSOLE) as f:
+                cell = lockdep_cell(d, "r03-after-c2", "after", f.read())
+            cell["tries"] = [{"state": "lockdep", "problems": cell["problems"],
+                              "kept": cell["kept"]},
+                             {"state": "done", "problems": []}]
+            cell.update(state="done", problems=[])
+            synth.make_run(d, reps=2, extra_cells=[cell])
+            got = safety.lockdep_reports(rundir.load(d))
+            self.assertEqual(set(got), {"after"})
+            self.assertEqual(got["after"]["line"], LINE)
+            self.assertTrue(got["after"]["splat"])
+
     def test_missing_console_keeps_the_line(self):
         with tempfile.TemporaryDirectory() as tmp:
             d = os.path.join(tmp, "gone")

@@ -314,3 +314,61 @@ class Edges(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LostBoots(unittest.TestCase):
+    """Every boot counts (analysis/guards.failures, analysis/boots.py): a
+    side that lost boots is judged on them."""
+
+    def tally(self, lost_var, boots_var=8, lost_base=0, boots_base=8):
+        return {("before", 2): {"boots": boots_base, "lost": lost_base,
+                                "states": {"hung": lost_base} if lost_base else {}},
+                ("after", 2): {"boots": boots_var, "lost": lost_var,
+                               "states": {"hung": lost_var} if lost_var else {}}}
+
+    def table(self, tally, after=None):
+        g = {("before", "throughput_ops_s"): boots(100, 8, 0.01, 1)}
+        if after is not False:
+            g[("after", "throughput_ops_s")] = boots(100, 8 - tally[("after", 2)]["lost"],
+                                                     0.01, 2)
+        return verdicts.comparisons_table(frame(g), PAIR, TH, tally=tally)
+
+    def test_significantly_more_lost_is_harm(self):
+        # 6 of 8 hung against 0 of 8: Fisher one-sided p = 0.0035
+        r = verdict_of(self.table(self.tally(6)), "throughput_ops_s")
+        self.assertEqual(r["verdict"], "harm (failures)")
+        self.assertEqual((r["lost_var"], r["boots_var"]), (6, 8))
+        self.assertIn("after: 6 of 8 boots (6 hung) lost at 2 vCPUs", r["warnings"])
+
+    def test_any_difference_withholds_no_harm(self):
+        # 1 of 8: not significant, but the good boots' no harm may not stand
+        r = verdict_of(self.table(self.tally(1)), "throughput_ops_s")
+        self.assertEqual(r["verdict_unadjusted"], "no harm")
+        self.assertEqual(r["verdict"], "inconclusive (lost 0 vs 1 boots)")
+        # the baseline losing one withholds it too
+        r = verdict_of(self.table(self.tally(0, lost_base=1)), "throughput_ops_s")
+        self.assertEqual(r["verdict"], "inconclusive (lost 1 vs 0 boots)")
+
+    def test_equal_losses_leave_the_verdict(self):
+        r = verdict_of(self.table(self.tally(1, lost_base=1)), "throughput_ops_s")
+        self.assertEqual(r["verdict"], "no harm")
+
+    def test_a_kernel_that_lost_every_boot_keeps_its_primary_row(self):
+        comps = self.table(self.tally(8), after=False)
+        r = verdict_of(comps, "throughput_ops_s")
+        self.assertEqual((r["role"], r["n_var"], r["verdict"]),
+                         ("primary", 0, "harm (failures)"))
+
+
+class MeanOverBoots(unittest.TestCase):
+    def test_a_minority_of_collapsed_boots_is_not_no_harm(self):
+        # 15 good boots and one at a twentieth: the typical boot says no
+        # harm, the mean over boots does not
+        var = list(boots(100, 15, 0.01, 2)) + [5.0]
+        g = {("before", "throughput_ops_s"): boots(100, 16, 0.01, 1),
+             ("after", "throughput_ops_s"): var}
+        r = verdict_of(verdicts.comparisons_table(frame(g), PAIR, TH),
+                       "throughput_ops_s")
+        self.assertEqual(r["verdict_typical"], "no harm")
+        self.assertEqual(r["verdict"], "inconclusive (tail)")
+        self.assertLess(r["mean_ratio"], 0.95)
