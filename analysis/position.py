@@ -13,7 +13,8 @@ can be trusted or not.
 
 Each boot's primary-metric value at a point is divided by the median of
 its own (variant, vCPU count, point) group, so that variants and points
-pool around 1; a boot's normalised value is the median of its points'
+pool around 1 (inverted for a lower-is-better metric: above 1 is better
+everywhere); a boot's normalised value is the median of its points'
 (the unit of replication is a boot: the points of one boot share its
 host and are not independent). Per vCPU count and position: the number
 of boots, the median of their normalised values with its 95% CI
@@ -30,6 +31,7 @@ import math
 import numpy as np
 from scipy import stats as sps
 
+from analysis import metrics
 from analysis.formatting import p_s
 from analysis.stats import median_ci
 
@@ -82,8 +84,14 @@ def _boot_values(samples, cells, metric_for):
         med = float(np.median(g["value"].astype(float)))
         if not math.isfinite(med) or med <= 0:
             continue
+        # Oriented so that above 1 is better whatever the metric: a slow
+        # place lowers a throughput and raises a latency, and the points of
+        # one boot must not cancel each other out.
+        lower = metrics.direction(g["metric"].iloc[0]) == "lower"
         for cell, v in zip(g["cell"], g["value"].astype(float)):
-            per_boot.setdefault(cell, []).append(v / med)
+            if v > 0:
+                per_boot.setdefault(cell, []).append(med / v if lower
+                                                     else v / med)
     out = {}
     for cell, vals in per_boot.items():
         variant, cpus, pos = by_id[cell]
@@ -140,7 +148,8 @@ def position_lines(table, metric_name_for_cpus, confidence=0.95):
     out = ["## Position in the repetition", "",
            "Each boot's primary metric divided by the median of its own "
            "variant's boots at the same vCPU count and point (1 = that "
-           "variant's typical boot), by the boot's place in its "
+           "variant's typical boot; inverted for a lower-is-better metric, "
+           "so that below 1 is worse everywhere), by the boot's place in its "
            "repetition's order (1 = first). If the place moves the numbers "
            "(the host warming, a neighbour's tail), only orders that give "
            "every variant every place equally often (order = \"balanced\") "
