@@ -254,7 +254,7 @@ def main(argv):
             args.pin = parse_pin(args.pin)
         if args.clock == "icount" and args.cpus != 1:
             raise RunError(2, f"--clock icount --cpus {args.cpus}: icount takes 1 vCPU "
-                           "(single-threaded TCG runs vCPUs in turn, and QEMU 7.2 hangs "
+                           "(its vCPUs take turns, and QEMU 7.2 crawls or livelocks "
                            "booting a second one: docs/icount.md)")
         if args.job and not args.out:
             raise RunError(2, "--job needs --out DIR")

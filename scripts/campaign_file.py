@@ -368,8 +368,8 @@ def load(path):
 def _clock(path, out):
     """clock = "wall" | "icount" | { "1" = "icount", ... }: resolved to a
     table of every vCPU count of the campaign.  icount runs one vCPU (the
-    vCPUs of a single-threaded TCG take turns, and QEMU 7.2 hangs booting
-    them: docs/icount.md), needs the A/A control (its spread is what the
+    vCPUs of a single-threaded TCG take turns, and QEMU 7.2 crawls or
+    livelocks booting them: docs/icount.md), needs the A/A control (its spread is what the
     verdict is judged on) and repetitions for its own cells."""
     val, cpus = out["clock"], out["cpus"]
     allowed = TOP["clock"][2]
@@ -396,8 +396,9 @@ def _clock(path, out):
     if icount[-1] > 1:
         raise CampaignError(
             f"{path}: clock: icount at {icount[-1]} vCPUs: icount takes 1 vCPU only "
-            f"(single-threaded TCG runs the vCPUs in turn, so there is no contention "
-            f"to measure, and QEMU 7.2 hangs booting a second vCPU: docs/icount.md)")
+            f"(its vCPUs take turns, so it measures the emulator's hand-over, not "
+            f"contention, and QEMU 7.2 crawls or livelocks booting a second one: "
+            f"docs/icount.md)")
     if not out["control"]:
         raise CampaignError(f"{path}: clock: icount needs control = true (the A/A pair "
                             f"measures the spread its verdicts are judged on)")
