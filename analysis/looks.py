@@ -8,16 +8,16 @@ Runs the analysis (DIR/tidy/*.csv, at the campaign's per-look confidence,
 analysis/README.md "Stopping early") and prints one JSON object:
 {"primary": N, "undecided": ["2 vCPUs read95 after/before: inconclusive
 (n≈12)", ...]}. A cell is decided when its primary row's verdict is one
-of better, no harm, worse, harm, or `unsafe` (a lockdep report: no more
-boots change that); `uncalibrated`, a failure difference and every
-inconclusive are not. scripts/campaign_run.py stops when none is
+of better, no harm, worse, harm, `harm (failures)` or `unsafe` (a
+lockdep report: no more boots change that); a difference in lost boots
+or failed points and every inconclusive are not. scripts/campaign_run.py stops when none is
 undecided. Bad input: one line on stderr, exit 2.
 """
 
 import json
 import sys
 
-from analysis import analyze, safety, stats, verdicts
+from analysis import analyze, boots, safety, stats, verdicts
 from analysis.common import OneLineParser, run_cli
 
 
@@ -27,7 +27,7 @@ def undecided(comps):
     out = [f"{r.cpus} vCPU{'s' if int(r.cpus) > 1 else ''} {r.point} "
            f"{r.variant}/{r.baseline}: {r.verdict or 'no verdict'}"
            for r in prim.itertuples()
-           if r.verdict not in stats.DECIDED + (safety.UNSAFE,)]
+           if r.verdict not in stats.DECIDED + (safety.UNSAFE, boots.FAILURES)]
     return len(prim), out
 
 
