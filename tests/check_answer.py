@@ -64,7 +64,8 @@ def main(argv):
     texts["commit-msg.txt"] = " ".join(msg.split())
     for name, text in texts.items():
         opening = ("Answer for ", "Lost boots: ") if name != "commit-msg.txt" \
-            else tuple(f"{r['variant']} vs {r['baseline']} (" for r in prim)
+            else tuple(f"{r['variant']} vs {r['baseline']}{c}" for r in prim
+                       for c in (" (", ":"))
         if not text.startswith(opening):
             fail(f"{name}: does not open with the answer: {text[:80]!r}")
         for word in ("QEMU TCG", "host cores", "boots a side"):

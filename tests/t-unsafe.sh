@@ -74,7 +74,7 @@ grep -q 'omap_mbox_get' "$d/summary.md" || fail "summary.md lacks the splat's om
 	"$(grep -n 'QEMU TCG' "$d/summary.md" | head -n 1 | cut -d: -f1)" ] ||
 	fail "the splat is not before the numbers in summary.md"
 ok "summary.md: the answer, then lockdep's report (omap_mbox_get in it), then the setup"
-grep -q '^Answer for nest-spin against before: unsafe' "$d/commit-msg.txt" ||
+grep -q '^nest-spin vs before: unsafe' "$d/commit-msg.txt" ||
 	fail "commit-msg.txt does not open with unsafe"
 ! grep -q 'nest-spin.*\(no harm\|better\)' "$d/summary.md" || fail "a favourable verdict for nest-spin"
 ok "commit-msg.txt opens with unsafe; no favourable verdict anywhere"
