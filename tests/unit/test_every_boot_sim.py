@@ -66,8 +66,8 @@ SIMS_NULL = 1500
 # The suite runs the default campaign's level only (the fast tier stays
 # within its minutes); LOCKBENCH_SIM_FULL=1 adds the 95% table.
 if not os.environ.get("LOCKBENCH_SIM_FULL"):
-    SIMS = {0.975: 600}
-    SIMS_NULL = 1000
+    SIMS = {0.975: 400}
+    SIMS_NULL = 800
 #: the collapses simulated at each level (95%: the fixed ones only)
 MODES = {0.975: ("fixed", "Bernoulli"), 0.95: ("fixed",)}
 NS = (8, 16)
