@@ -76,7 +76,8 @@ echo "ok: analyze: a note for each plain variant, no problem, no disagreement"
 ./run.sh report "$out/run" >"$out/summary.md" 2>"$out/report.err" ||
 	{ cat "$out/report.err"; exit 1; }
 md=$out/summary.md
-grep -q '^## Observer effect: after/before with LOCK_STAT vs after-plain/before-plain without (throughput_ops_s)$' "$md"
+# observer-test.toml names no primary metric: its regime's default
+grep -q '^## Observer effect: after/before with LOCK_STAT vs after-plain/before-plain without (throughput_run)$' "$md"
 grep -q '^\*\*How far lockdep changes the conclusion:\*\* the verdict differs in [0-9]* of 1 cell(s)' "$md"
 grep -q '^- Kernel note: before-plain: no lock_stat (kernel built without CONFIG_LOCK_STAT)' "$md"
 grep -q '^## throughput_ops_s (ops/s, higher is better): after-plain vs before-plain$' "$md"
