@@ -200,6 +200,12 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
     build = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
     payload = ".hosts-payload.tar"
     images = list(dict.fromkeys(campaign_file.image(c, v) for v in c["variants"]))
+    # A boot variant is another variant's image with kernel parameters
+    # that live in its file here, not on the hosts.
+    boots_other = [v for v in images if targets.boot_spec(targets.parse_target(v)[0])[1]]
+    if boots_other:
+        raise HostsError(f"variant {boots_other[0]} boots another variant's image with its "
+                         f"own kernel parameters: run it on this host, not with --hosts")
     make_payload(os.path.join(d, payload), build, images, os.path.join(d, "job.conf"))
     prog.say(f"campaign: copying kernels, modules and root fs to the hosts of {hosts}")
     rc, out = run_parallel(parallel_cmd(hosts, "--nonall", "--wd", remote, "--basefile", payload,
@@ -238,7 +244,10 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
             "--return", "cells/.tmp-{1}", "--return", "cells/.tmp-{1}.log",
             f"rm -rf cells/.tmp-{{1}}; mkdir -p cells && env PYTHONPATH=payload /usr/bin/python3 "
             f"-m guest.run_guest {{2}} --cpus {q(str(cpus))} --mem {q(str(c['mem_mb']))} "
-            f"--job payload/job.conf --out cells/.tmp-{{1}} >cells/.tmp-{{1}}.log 2>&1")
+            + (f"--clock {q(cells[0]['clock'])} " if cells[0].get("clock", "wall") != "wall"
+               else "")
+            + (f"--silence {q(str(c['silence_s']))} " if c.get("silence_s") else "")
+            + f"--job payload/job.conf --out cells/.tmp-{{1}} >cells/.tmp-{{1}}.log 2>&1")
         # The runner is the package payload/guest/ (PYTHONPATH: the payload
         # is the root, from the run's folder, so the job and the cell keep
         # their paths); it finds its build/ beside its guest/: payload/build.
