@@ -247,7 +247,7 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
             + (f"--clock {q(cells[0]['clock'])} " if cells[0].get("clock", "wall") != "wall"
                else "")
             + (f"--silence {q(str(c['silence_s']))} " if c.get("silence_s") else "")
-            + f"--job payload/job.conf --out cells/.tmp-{{1}} >cells/.tmp-{{1}}.log 2>&1")
+            + "--job payload/job.conf --out cells/.tmp-{1} >cells/.tmp-{1}.log 2>&1")
         # The runner is the package payload/guest/ (PYTHONPATH: the payload
         # is the root, from the run's folder, so the job and the cell keep
         # their paths); it finds its build/ beside its guest/: payload/build.
