@@ -8,9 +8,9 @@ table's primary rows, never written by hand."""
 
 import math
 
-from analysis import boots, exact, metrics, safety, stats, verdicts
-from analysis.formatting import (looks_s, missing, pct_s, ratio_s,
-                                 row_point_label, verdict_s, vcpus_s)
+from analysis import boots, exact, guards, metrics, safety, stats
+from analysis.formatting import (looks_s, missing, pct_s, row_point_label,
+                                 row_ratio, verdict_s, vcpus_s)
 
 
 def comparison_pairs(comps):
@@ -18,11 +18,6 @@ def comparison_pairs(comps):
     if not len(comps):
         return []
     return list(dict.fromkeys(zip(comps["baseline"], comps["variant"])))
-
-
-def _ci(r):
-    return ratio_s(r["ratio"], r["ratio_ci_lo"], r["ratio_ci_hi"],
-                   digits=4 if r.get("clock") == "icount" else 3)
 
 
 def _label(v):
@@ -48,7 +43,7 @@ def _point_s(r, with_metric):
     d = exact_difference(r)
     return (f"{verdict_s(r)} at {r['point']} ("
             + (f"{r['metric']} " if with_metric else "")
-            + _ci(r) + (f"; {d}" if d else "") + ")")
+            + row_ratio(r) + (f"; {d}" if d else "") + ")")
 
 
 def _cpus_clause(cpus, block, over):
@@ -67,7 +62,7 @@ def _cpus_clause(cpus, block, over):
              if r["failed_var"] or r["failed_base"]]
     if len(set(map(_label, labels))) == 1 and len(block) > 1 and not many \
             and clock != "icount":
-        cis = [_ci(r) for _, r in block.iterrows()]
+        cis = [row_ratio(r) for _, r in block.iterrows()]
         text = (f"{head}: {_label(labels[0])} at all {len(block)} points "
                 f"({'; '.join(f'{r.point} {c}' for (_, r), c in zip(block.iterrows(), cis))})")
     else:
@@ -186,24 +181,24 @@ def answer_text(comps, f, th, primary):
         return paras or [f"No answer: no comparison of the primary metric "
                          f"{primary} has samples on both sides."]
     over = set(f["over_cpus"])
+    groups = [((b, v), rows, lost_lines(b, v, tally,
+                                        sorted({int(c) for c in rows["cpus"]})))
+              for (b, v), rows in prim.groupby(["baseline", "variant"],
+                                               sort=False)]
+    clock = clock_sentence(f)
     # The pairs whose boots were lost first: the answer opens with them.
-    groups = sorted(prim.groupby(["baseline", "variant"], sort=False),
-                    key=lambda g: not lost_lines(
-                        g[0][0], g[0][1], tally,
-                        sorted({int(c) for c in g[1]["cpus"]})))
-    for (b, v), rows in groups:
+    for (b, v), rows, lost in sorted(groups, key=lambda g: not g[2]):
         if b in f["unsafe"] or v in f["unsafe"]:
             continue
         ns = sorted(set(rows["n_base"]) | set(rows["n_var"]))
         n = f"{ns[0]}" if len(ns) == 1 else f"{ns[0]}-{ns[-1]}"
-        lost = lost_lines(b, v, tally, sorted({int(c) for c in rows["cpus"]}))
         clauses = [_cpus_clause(int(c), blk, over) for c, blk in
                    rows.groupby("cpus", sort=True)]
         pts = {r["point"]: row_point_label(r) for _, r in rows.iterrows()}
         cal = rows[rows["calibration"].fillna("") != ""]
         if len(cal):
             claims = {f"A/A {x}" for x in (stats.BETTER, stats.WORSE,
-                                           stats.HARM, verdicts.CONFLICT)}
+                                           stats.HARM, guards.CONFLICT)}
             verd = cal["calibration"].str.split(",").str[0]
             bad = int(verd.isin(claims).sum())
             nh = int((verd == "A/A no harm").sum())
@@ -225,8 +220,7 @@ def answer_text(comps, f, th, primary):
             f"{f['accel']}, {vcpus_s(f['cpus'])} on "
             f"{f['cores']} host cores, n = {n} boots a side, interleaved"
             + (f"; {looks_s(f, th.confidence)}" if looks_s(f, th.confidence)
-               else "") + "." + (f" {clock_sentence(f)}"
-                                 if clock_sentence(f) else ""))
+               else "") + "." + (f" {clock}" if clock else ""))
     return paras
 
 
@@ -251,12 +245,12 @@ def short_answer(comps, f, th):
             if len(prim) else prim
         if rows.empty:
             continue
+        # "inconclusive (n≈12)" and "harm (failures)" count as their kind
         counts = {}
         for x in rows["verdict"]:
-            counts[_label(str(x)).split(" (")[0]] = \
-                counts.get(_label(str(x)).split(" (")[0], 0) + 1
-        order = [stats.HARM, boots.FAILURES.split(" (")[0], stats.WORSE,
-                 stats.NO_HARM, stats.BETTER]
+            kind = str(x).split(" (")[0]
+            counts[kind] = counts.get(kind, 0) + 1
+        order = [stats.HARM, stats.WORSE, stats.NO_HARM, stats.BETTER]
         said = ", ".join(f"{k} in {n}" for k, n in sorted(
             counts.items(), key=lambda x: order.index(x[0])
             if x[0] in order else 9))
@@ -272,8 +266,7 @@ def short_answer(comps, f, th):
         text = (f"{v} vs {b} ({cells}, "
                 f"{pct_s(th.confidence)}% CIs, margin {100 * th.margin:g}%): "
                 f"{said}" + (f" ({'; '.join(harm)})" if harm else "") + ".")
-        lost = lost_lines(b, v, f.get("tally") or {},
-                          sorted({int(c) for c in rows["cpus"]}))
+        lost = lost_lines(b, v, tally, sorted({int(c) for c in rows["cpus"]}))
         if lost:
             text += " Lost boots: " + "; ".join(lost) + "."
         out.append(text)

@@ -13,8 +13,6 @@ are not counted.
 
 Pure functions of a loaded run directory and of counts; never prints."""
 
-import math
-
 from scipy import stats as sps
 
 #: how a try ends when the kernel lost the boot (guest/judge.py states)
@@ -70,14 +68,6 @@ def p_more_lost(lost_var, boots_var, lost_base, boots_base):
     return float(sps.fisher_exact(table, alternative="greater")[1])
 
 
-def lost_harm(lost_var, boots_var, lost_base, boots_base, confidence):
-    """True when the variant lost significantly more boots than the
-    baseline at the campaign's level: the one-sided p below half of
-    1 - confidence, the same error a claim of the two-sided CI makes."""
-    alpha = (1 - confidence) / 2
-    return p_more_lost(lost_var, boots_var, lost_base, boots_base) < alpha
-
-
 def states_s(states):
     """'2 hung, 1 panic' from {state: n}, most first."""
     return ", ".join(f"{n} {s}" for s, n in
@@ -93,13 +83,3 @@ def lost_sentence(variant, base, cpus, tv, tb):
     return (f"{side(variant, tv)} lost at {cpus} vCPU{'s' if cpus != 1 else ''}"
             f", {side(base, tb)}")
 
-
-def upper_rate(lost, boots, confidence):
-    """The one-sided upper bound of a loss rate (Clopper-Pearson) at
-    1 - (1 - confidence)/2: what `boots` boots can rule out."""
-    if boots == 0:
-        return math.nan
-    a = (1 - confidence) / 2
-    if lost >= boots:
-        return 1.0
-    return float(sps.beta.ppf(1 - a, lost + 1, boots - lost))

@@ -47,7 +47,6 @@ PROBE = "ref_probe_ns"
 OWN = "qemu_other_pct"
 OWN_TOLERANCE_PCT = 1.0
 STEAL = "steal_max_pct"
-UNCALIBRATED = "uncalibrated"
 WITHHELD = "withheld (probe)"
 WITHHELD_STEAL = "withheld (steal)"
 CONFLICT = "conflict"

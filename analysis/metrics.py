@@ -50,7 +50,7 @@ METRICS = {
     "steal_pct": ("%", None),
     "steal_max_pct": ("%", None),
     # What the guest's own QEMU could have taken from its vCPUs: the run
-    # time of its other threads, in % of one core (verdicts._own_threads).
+    # time of its other threads, in % of one core (guards.own_threads).
     "qemu_other_pct": ("% of a core", None),
 }
 

@@ -8,9 +8,10 @@ pause between operations) decide what can move.
   operation, never throughput (scripts/campaign_file.py refuses one).
 - Under icount (QEMU `-icount shift=0`: 1 guest ns = 1 instruction) a
   metric is an instruction count: throughput becomes instructions per
-  operation, and a latency its mean (the fine histograms' medians step by
-  up to 6%, far coarser than icount's parts per million; `sum_ns / count`
-  is exact).
+  operation (exact to parts per million), and a latency its mean (the
+  fine histograms' medians step by up to 6%; the mean, `sum_ns / count`,
+  averages timed ops that the 62.5 MHz arch timer counts in steps of 16
+  instructions, and spreads 0.01-0.15% between boots: docs/icount.md).
 - A campaign that names no primary metric gets the one the default
   campaign uses in that regime, and its answer says so.
 
@@ -36,7 +37,8 @@ RATE_METRICS = ("throughput_ops_s", "throughput_run", "throughput_ref",
 
 #: the default campaign's choices (campaigns/default.toml), per regime:
 #: (clock, paced) -> metric; a tight wall-clock loop is judged on
-#: throughput_run only where the steal division holds (pinned_default)
+#: throughput_run only where the steal division holds (pinned cells;
+#: else UNPINNED_DEFAULT)
 DEFAULTS = {
     (ICOUNT, False): "insn_per_op",
     (ICOUNT, True): "lookup_lat_mean_ns",
@@ -59,7 +61,8 @@ def clock_of(campaign, cpus):
 
 def pinned(campaign, cpus):
     """Whether the campaign pins the vCPU threads of its cells of `cpus`
-    vCPUs (scripts/campaign_run.py pin_for: 2 vCPUs or more)."""
+    vCPUs: pin = true (the default) and 2 vCPUs or more (measured: README,
+    "Measured"; scripts/campaign_run.py pin_for hands out the cores)."""
     return campaign.get("pin", True) is not False and cpus >= 2
 
 

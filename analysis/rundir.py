@@ -330,14 +330,16 @@ def _arch(builds, campaign, cell_dir, variant):
 
 def _tries(c):
     """The cell's ended tries as recorded (scripts/campaign_cell.py
-    finish_cell), each {"state": str, "problems": [str]}; a manifest from
-    before tries were kept: its one state and problems, when it ended."""
+    finish_cell), each {"state": str, "problems": [str], "kept": the
+    folder its files were kept aside in, or ""}; a manifest from before
+    tries were kept: its one state, problems and kept, when it ended."""
     got = c.get("tries")
     if not isinstance(got, list):
         state = str(c.get("state", ""))
         if state in ("", "planned", "running", "unneeded"):
             return ()
-        got = [{"state": state, "problems": c.get("problems") or []}]
+        got = [{"state": state, "problems": c.get("problems") or [],
+                "kept": c.get("kept")}]
     out = []
     for t in got:
         if not isinstance(t, dict):

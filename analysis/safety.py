@@ -38,27 +38,21 @@ def lockdep_reports(rundir):
     reports count for the baseline."""
     image = {c: b for b, c in rundir.controls}
     out = {}
-    for c in rundir.manifest.get("cells") or []:
-        if not isinstance(c, dict):
-            continue
-        # Every try of the cell: a report seen once is never erased by a
-        # later, clean try of it (--resume).
-        tries = c.get("tries") if isinstance(c.get("tries"), list) else []
-        tries = [t for t in tries if isinstance(t, dict)] or [c]
-        for t in tries:
-            lines = [p[len(PREFIX):] for p in t.get("problems") or []
-                     if isinstance(p, str) and p.startswith(PREFIX)]
+    # Every try of a cell (rundir.Cell.tries): a report seen once is never
+    # erased by a later, clean try of it (--resume).
+    for c in rundir.cells:
+        for t in c.tries:
+            lines = [p[len(PREFIX):] for p in t["problems"]
+                     if p.startswith(PREFIX)]
             if not lines:
                 continue
-            variant = str(c.get("variant", ""))
-            variant = image.get(variant, variant)
+            variant = image.get(c.variant, c.variant)
             if variant in out:
                 out[variant]["boots"] += 1
                 continue
-            kept = t.get("kept") or (c.get("kept") if t is c else None)
-            log = os.path.join("cells", os.path.basename(str(kept or c.get("id"))),
+            log = os.path.join("cells", os.path.basename(t["kept"] or c.id),
                                "console.log")
-            out[variant] = {"cell": str(c.get("id")), "line": lines[0], "boots": 1,
+            out[variant] = {"cell": c.id, "line": lines[0], "boots": 1,
                             "log": log,
                             "splat": splat(os.path.join(rundir.path, log), lines[0])}
     return out

@@ -6,7 +6,7 @@ statistics here (analysis.stats), no file access (analysis.report). The
 answer paragraphs are analysis.answer, the commit-message block
 analysis.commit_msg, the number formats analysis.formatting."""
 
-from analysis import metrics, position, run_setup, verdicts
+from analysis import guards, metrics, position, run_setup
 from analysis.answer import answer_text, clock_sentence, comparison_pairs
 from analysis.formatting import (delta_s, missing, p_s, pct_s, pm, ratio_s,
                                  row_point_label, row_ratio, split_warnings,
@@ -230,7 +230,7 @@ def render_markdown(rundir, comps, f, problems, baseline, thresholds,
             title = f"## {metric} ({unit}, {dtext})"
             if len(pairs) > 1:
                 title += f": {variant} vs {baseline}"
-            ref = metric in verdicts.REF_TWIN.values()
+            ref = metric in guards.REF_TWIN.values()
             failed = bool((block["failed_base"] + block["failed_var"]).any())
             cal = bool((block["calibration"].fillna("") != "").any())
             # the paired ratio beside the primary metric's verdict
@@ -332,7 +332,7 @@ def legend(th, primary, comps):
         f"`withheld (steal)` (a `throughput_run` verdict in unpinned, "
         f"oversubscribed or --hosts cells, or a favourable one where the "
         f"variant's own QEMU threads ran more than "
-        f"{verdicts.OWN_TOLERANCE_PCT:g} point of a core x (1 - steal) more "
+        f"{guards.OWN_TOLERANCE_PCT:g} point of a core x (1 - steal) more "
         f"than the baseline's, or were not measured), `conflict` "
         f"(the raw metric and its `_ref` or `_run` twin point opposite "
         f"ways, judged before Holm), `unsafe` (lockdep reported a locking "

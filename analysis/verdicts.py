@@ -26,12 +26,6 @@ import pandas as pd
 from analysis import (exact, guards, holm, mann_whitney, medians, metrics,
                       paired, safety, stats)
 
-# The guards' names, where the rest of analysis/ has always found them.
-REF_TWIN, RUN_TWIN, PROBE = guards.REF_TWIN, guards.RUN_TWIN, guards.PROBE
-OWN, OWN_TOLERANCE_PCT = guards.OWN, guards.OWN_TOLERANCE_PCT
-UNCALIBRATED, CONFLICT = guards.UNCALIBRATED, guards.CONFLICT
-WITHHELD, WITHHELD_STEAL = guards.WITHHELD, guards.WITHHELD_STEAL
-failed_label, steal_note = guards.failed_label, guards.steal_note
 HOLM = stats.INCONCLUSIVE + " (Holm)"
 
 COMPARISONS_COLUMNS = (
@@ -83,17 +77,19 @@ class _Plan:
     """What a table without a run directory knows: one primary metric,
     every clock the wall's."""
 
+    class _Every:
+        def __contains__(self, _point):
+            return True
+
     def __init__(self, primary, primary_points):
-        self.primary, self.points = primary, primary_points
+        self.primary = primary
+        self.primary_points = primary_points or self._Every()
 
     def primary_for(self, _cpus, _point):
         return self.primary, "named"
 
     def clock(self, _cpus):
         return "wall"
-
-    def is_primary_point(self, point):
-        return not self.points or point in self.points
 
 
 def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
@@ -125,7 +121,7 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
         direction = metrics.direction(metric)
         want, how = plan.primary_for(cpus, d0["point"])
         role = ("control" if (b, v) in controls else "primary"
-                if metric == want and _is_primary_point(plan, d0["point"])
+                if metric == want and d0["point"] in plan.primary_points
                 else "exploratory")
         clock = plan.clock(cpus)
         base = g.loc[g["variant"] == b, "value"].to_numpy()
@@ -174,12 +170,6 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
     return pd.DataFrame(rows, columns=COMPARISONS_COLUMNS)
 
 
-def _is_primary_point(plan, point):
-    if hasattr(plan, "is_primary_point"):
-        return plan.is_primary_point(point)
-    return point in plan.primary_points
-
-
 def _mean(x):
     x = stats._clean(x)
     return float(x.mean()) if len(x) else math.nan
@@ -196,7 +186,7 @@ def _primary_cells(rows, groups, samples, pairs, plan, campaign, add):
     cols = [c for c in medians.GROUP if c not in ("metric", "unit")]
     for k, g in samples.groupby(["cpus", "point"], sort=False):
         cpus, point = int(k[0]), str(k[1])
-        if not _is_primary_point(plan, point):
+        if point not in plan.primary_points:
             continue
         metric, _how = plan.primary_for(cpus, point)
         d0 = {c: g[c].iloc[0] for c in cols}

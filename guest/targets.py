@@ -92,6 +92,10 @@ def boot_spec(name):
             raise VariantError(f"{path}: cmdline needs boots = \"VARIANT\" (the image "
                                f"it boots)")
         return name, ""
+    extra = set(data) - {"description", "boots", "cmdline"}
+    if extra:
+        raise VariantError(f"{path}: a boot variant has description, boots and cmdline "
+                           f"only, not {', '.join(sorted(extra))}")
     image, cmdline = data["boots"], data.get("cmdline", "")
     if not isinstance(image, str) or not NAME_RE.fullmatch(image) or image == name \
             or find_file(image) is None:

@@ -102,6 +102,7 @@ def finish_cell(d, man, cell, tmp, interrupted, refused=None):
         state = "interrupted"
     if refused:
         state = "failed"
+    kept = None  # where this try's files went when it did not finish
     if state == "ok":
         if os.path.exists(final):
             keep_aside(final)
@@ -113,7 +114,7 @@ def finish_cell(d, man, cell, tmp, interrupted, refused=None):
             if os.path.exists(final):
                 keep_aside(final)
             os.rename(tmp, final)
-            cell["kept"] = os.path.basename(keep_aside(final))
+            kept = cell["kept"] = os.path.basename(keep_aside(final))
     problems = []
     if meta:
         number = (lambda v: v if isinstance(v, (int, float)) and not isinstance(v, bool) else None)
@@ -124,14 +125,13 @@ def finish_cell(d, man, cell, tmp, interrupted, refused=None):
                     for p in (got if isinstance(got, list) else []) if isinstance(p, dict)]
     elif state != "interrupted":
         problems = ["error: no readable meta.json (the runner wrote none, or not a JSON object)"]
-    if meta or refused or problems:
-        cell["problems"] = ([refused] if refused else []) + problems[:10]
+    now = ([refused] if refused else []) + problems[:10]
+    if now or meta:
+        cell["problems"] = now
     # Every try that ended stays on record, the failed ones too: a boot
     # that hung or reported lockdep is a result about its kernel even when
     # --resume's next try of the cell succeeds (analysis/boots.py).
     cell.setdefault("tries", []).append(
-        {"state": state if state != "ok" else "done", "problems": cell.get("problems", [])
-         if (meta or refused or problems) else [],
-         **({"kept": cell["kept"]} if state != "ok" and cell.get("kept") else {})})
+        {"state": cell["state"], "problems": now, **({"kept": kept} if kept else {})})
     man.save()
     return meta

@@ -177,8 +177,9 @@ def checked_manifest(d, man):
                                              for k in ("id", "variant", "cpus", "rep")):
             refuse(f"manifest.json's cell {str(cell.get('id') if isinstance(cell, dict) else cell)[:40]!r} "
                    f"is not the planned cell {want['id']!r}")
-        if any(cell.get(k, d) != want.get(k, d) for k, d in (("clock", "wall"), ("pos", None))
-               if k in cell or k == "clock"):
+        # (pos: not in manifests from before cells kept their place)
+        if cell.get("clock", "wall") != want.get("clock", "wall") or \
+                ("pos" in cell and cell["pos"] != want["pos"]):
             refuse(f"manifest.json's cell {want['id']!r} is not planned with that clock or place")
         if not isinstance(cell.get("state"), str) or not STATE_RE.fullmatch(cell["state"]):
             refuse(f"cell {want['id']}: state {str(cell.get('state'))[:40]!r} is not a state")

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 
+from analysis import primary as primarymod
 from guest import vcpu
 from scripts import campaign_cell, campaign_hosts, campaign_manifest
 
@@ -62,7 +63,7 @@ def pin_for(c, cell, running):
     interleaved, pinning 1-vCPU cells side by side widened the A/A
     throughput CI (median width 0.32 pinned, 0.22 not), while at 2 vCPUs
     it narrowed it (0.99 against 1.13): README, "Measured"."""
-    if not c.get("pin") or cell["cpus"] < 2:
+    if not primarymod.pinned(c, cell["cpus"]):
         return []
     busy = {k for _p, _t, other in running.values() for k in other.get("pin") or ()}
     return vcpu.cell_cores(cell["cpus"], cell["rep"], c["variants"].index(cell["variant"]),

@@ -62,7 +62,7 @@ def campaign(n, ratio, self_steal, seed, own_visible=True, quiet=False):
     raw, _, _ = labels(rb * (1 - sb / 100), rv * (1 - sv / 100))
     run, lo, hi = labels(rb, rv)
     # QEMU's own other threads, % of a core: the difference's CI, as
-    # verdicts._own_threads takes it (exp: shift_ci_many works on logs)
+    # guards.own_threads takes it (exp: shift_ci_many works on logs)
     ob = 0.5 + rng.normal(0, OWN_SD, (SIMS, n))
     ov = 0.5 + (self_steal if own_visible else 0) + rng.normal(0, OWN_SD, (SIMS, n))
     _, _, own_hi = mann_whitney.shift_ci_many(np.exp(ob), np.exp(ov), CONF)
