@@ -18,6 +18,11 @@ export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lockbench/ccache
 export CCACHE_BASEDIR=$LB_BUILD
 export CCACHE_NOHASHDIR=true
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Nothing the harness writes (build/, results, reports) is writable by
+# another local user, whatever the caller's umask: a world-writable
+# results directory lets anyone plant the links that --resume and the
+# report refuse (issue #27).  Stricter umasks (077) are kept.
+umask "$(printf '%04o' $(($(umask) | 8#022)))"
 # A new kernel tree and its objects (build/TARGET): 1.5 GB measured for
 # an arm tinyconfig target (du -sh build/before), with room to spare.
 # shellcheck disable=SC2034 # used by build-kernel.sh
