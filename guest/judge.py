@@ -86,6 +86,30 @@ def split_lines(pending, data):
         pos = nl + 1
 
 
+# console.log keeps the first CONSOLE_MAX bytes of the console, then one
+# line that says it was cut (console_part()); the runner still scans every
+# byte, so meta.json's problems and markers are the whole console's.  A
+# boot's console is tens of KB; a guest that floods it (short lines cost
+# the watcher 0.9 s of CPU per MB, for up to the run's wall-clock limit)
+# must not fill the results disk.
+CONSOLE_MAX = 16 << 20
+#: the start of the line that ends a cut console.log
+CONSOLE_CUT = "LOCKBENCH-CONSOLE-CUT"
+
+
+def console_part(seen, data):
+    """What of data, the console's bytes after the first seen, goes into
+    console.log: all of it within CONSOLE_MAX, then once one CONSOLE_CUT
+    line, then nothing."""
+    room = CONSOLE_MAX - seen
+    if room >= len(data):
+        return data
+    if room < 0:
+        return b""
+    return (data[:room] + f"\n{CONSOLE_CUT}: console.log ends here, at {CONSOLE_MAX:,} bytes of "
+            "console; the runner scanned the rest (meta.json has its problems)\n".encode())
+
+
 def console_state(line):
     """The state a console line reports (CONSOLE_PATTERNS, first match), or
     None for an ordinary line."""
@@ -128,12 +152,18 @@ def scan_console(path):
     """The console problems of a saved console.log and whether the guest's
     end marker is in it: (problems, job_end), read in chunks and cut into
     lines as the live runner cuts them (split_lines)."""
-    problems, counts, pending, job_end = [], {}, bytearray(), False
+    return _scan_console(path)[:2]
+
+
+def _scan_console(path):
+    """scan_console(), and whether console.log was cut (CONSOLE_CUT)."""
+    problems, counts, pending, job_end, cut = [], {}, bytearray(), False, False
 
     def scan(raw):
-        nonlocal job_end
+        nonlocal job_end, cut
         line = raw.decode("utf-8", "replace").rstrip("\r")
         job_end = job_end or "LOCKBENCH-JOB-END" in line
+        cut = cut or line.startswith(CONSOLE_CUT)
         state = console_state(line)
         if state:
             note_console(problems, counts, state, None, line)
@@ -143,24 +173,34 @@ def scan_console(path):
             for raw in split_lines(pending, chunk):
                 scan(raw)
     scan(pending)
-    return problems, job_end
+    return problems, job_end, cut
 
 
 #: the problems only the live runner can know (it stopped the guest, got a
 #: signal, saw QEMU die, or refused part of the results stream): a recheck
 #: takes them as recorded; the console's and the missing points' it redoes.
 RUNNER_STATES = ("hung", "nospace", "interrupted", "killed")
+#: the states a console line makes
+CONSOLE_STATES = tuple(state for state, _ in CONSOLE_PATTERNS)
 
 
 def rejudge(meta, console_path, points_on_disk):
     """Judge a saved run again (./run.sh recheck): meta is its meta.json,
     points_on_disk the planned points whose files are there.  Returns
-    (state, problems)."""
+    (state, problems).  A console.log cut at CONSOLE_MAX is judged anew as
+    far as it goes; what the live runner found in the whole console (its
+    problems of a state not found again, the end marker) is taken from
+    meta.json."""
     kept = [pr for pr in meta.get("problems", [])
             if pr.get("state") in RUNNER_STATES or (
                 pr.get("state") == "incomplete"
                 and not str(pr.get("line", "")).startswith(MISSING))]
-    problems, job_end = scan_console(console_path)
+    problems, job_end, cut = _scan_console(console_path)
+    if cut:
+        found = {pr["state"] for pr in problems}
+        kept += [pr for pr in meta.get("problems", [])
+                 if pr.get("state") in CONSOLE_STATES and pr.get("state") not in found]
+        job_end = job_end or meta.get("job_end_s") is not None
     problems += kept
     state = finish(problems, meta.get("points_planned", []), points_on_disk, job_end, None)
     return state, problems

@@ -219,7 +219,8 @@ def free_bytes(path):
 
 def watch(proc, console_path, limit, silence, results_path, events, problems,
           on_output=None, marks=None, lockdep_silence=None):
-    """Stream the console to a file, scan it, enforce the limits.
+    """Stream the console to a file (its first judge.CONSOLE_MAX bytes:
+    judge.console_part), scan all of it, enforce the limits.
 
     Fills events (marker name -> seconds since start it was seen) and
     problems as it goes, so that they survive an interrupt.  Returns None,
@@ -241,6 +242,7 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
     stopped = None
     rdir = os.path.dirname(os.path.abspath(results_path))
     quiet = [silence, ""]  # the silence limit now, and why it is that
+    seen = 0  # console bytes read (console.log keeps judge.CONSOLE_MAX of them)
 
     def scan(raw):
         line = raw.decode("utf-8", "replace").rstrip("\r")
@@ -300,12 +302,13 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
                 on_output()
                 on_output = None
             try:
-                write_all(con, data)
+                write_all(con, judge.console_part(seen, data))
             except OSError as e:
                 if e.errno not in NOSPACE:
                     raise
                 stopped = ("nospace", f"cannot write {console_path}: {e.strerror}")
                 break
+            seen += len(data)
             for raw in split_lines(pending, data):
                 scan(raw)
     scan(pending)  # an unterminated last line: already in console.log

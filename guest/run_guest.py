@@ -193,9 +193,12 @@ def _run_job(args, art, job, scratch):
             signal.signal(s, lambda signum, _f: interrupted.append(signal.Signals(signum).name))
         stop(proc)
     wall = time.monotonic() - t0
-    done, bad, nowrite = collect(results, out, planned, point_needs(build))
-    if nowrite:
-        # The points that could not be written are in the stream: keep it.
+    # Bounded in time (collect.COLLECT_MAX_S; SIGNAL_MAX_S once a signal
+    # came, before or now), whatever the guest sent: meta.json gets written.
+    done, bad, keep = collect(results, out, planned, point_needs(build), signals=interrupted)
+    if keep:
+        # What could not be written, or was not read in time, is in the
+        # stream: keep it.
         os.replace(results, os.path.join(out, "results-stream.tar"))
         bad.append("the guest's raw results stream is kept in results-stream.tar")
     elif os.path.exists(results):
@@ -216,6 +219,9 @@ def _run_job(args, art, job, scratch):
         "end": now_iso(), "wall_s": round(wall, 3), "qemu_exit": rc,
         "boot_to_init_s": events.get("LOCKBENCH-INIT"),
         "boot_to_workload_s": events.get("first-point"),
+        # console.log may be cut (judge.CONSOLE_MAX): a recheck takes the
+        # end marker from here then.
+        "job_end_s": events.get("LOCKBENCH-JOB-END"),
         "points_done": done, "state": state, "exit_code": EXIT[state],
         "problems": problems, "host_steal": steal,
     })
@@ -228,7 +234,7 @@ def _run_job(args, art, job, scratch):
         if e.errno not in NOSPACE:
             raise
         os.unlink(tmp)
-        kept = "; the guest's raw results stream is kept in results-stream.tar" if nowrite else ""
+        kept = "; the guest's raw results stream is kept in results-stream.tar" if keep else ""
         raise RunError(EXIT["nospace"], f"{args.variant} c{args.cpus}: nospace: no space left "
                        f"on the results disk: {out}/meta.json not written{kept}") from None
     os.replace(tmp, os.path.join(out, "meta.json"))

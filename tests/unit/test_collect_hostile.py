@@ -1,15 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-"""A hostile guest against the host's collector (issue #17): crafted tar
-streams through the real collect.collect(), and a crafted console
-through the real qemu.watch() (a real process writing to a pipe).
-Each test checks what the host kept, what it refused (one line each),
-that the next point is still collected and that nothing was written
-outside the run directory."""
+"""A hostile guest against the host's collector (issues #17 and #27):
+crafted tar streams through the real collect.collect() and, end to end,
+through the real runner (python3 -m guest.run_guest) with a stand-in
+QEMU (collect_qemu.py) that sends them; a crafted console through the
+real qemu.watch() (a real process writing to a pipe).  Each test checks
+what the host kept, what it refused (one line each), that the next point
+is still collected, that nothing was written outside the run directory,
+and that each step is bounded in time."""
 
 import hashlib
 import io
+import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -20,7 +24,10 @@ import tracemalloc
 import unittest
 import unittest.mock
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PY = "/usr/bin/python3"
+sys.path.insert(0, ROOT)
 from guest import collect, judge, qemu  # noqa: E402
 
 RESULTS = "mbox_bench-results v1\nparam read_pct=50\nrun id={} threads=2\nend status=SUCCESS\n"
@@ -62,6 +69,46 @@ def add_special(tar, name, kind, linkname=""):
     tar.addfile(info)
 
 
+def header(name, size, fmt=tarfile.GNU_FORMAT, kind=tarfile.REGTYPE, pax=None):
+    """A member's header blocks as a guest may forge them: a negative size
+    is GNU's base-256 (0xff...) in GNU_FORMAT, size=N in a pax record
+    (pax={"size": "-1536"})."""
+    info = tarfile.TarInfo(name)
+    info.size, info.type = size, kind
+    info.pax_headers = dict(pax or {})
+    return info.tobuf(fmt)
+
+
+def gnu_sparse_header(name, size, realsize):
+    """A GNU sparse member's header (type S): size in the stream, realsize
+    the file's (tarfile reports realsize as the member's size)."""
+    buf = bytearray(header(name, size, kind=tarfile.GNUTYPE_SPARSE))
+    buf[483:495] = b"%011o\0" % realsize
+    buf[148:156] = b" " * 8
+    buf[148:156] = b"%06o\0 " % sum(buf)
+    return bytes(buf)
+
+
+def with_raw(good_before, raw, good_after):
+    """A tar fill: the points good_before ({pid: run id}), then raw bytes
+    (forged headers), then the points good_after."""
+    def fill(tar):
+        for pid, rid in good_before.items():
+            add_point(tar, pid, point_files(rid))
+        tar.fileobj.write(raw)
+        for pid, rid in good_after.items():
+            add_point(tar, pid, point_files(rid))
+    return fill
+
+
+def many_links(n):
+    """A tar fill: n symbolic links in point p2, each refused."""
+    def fill(tar):
+        for i in range(n):
+            add_special(tar, f"points/p2/f{i}", tarfile.SYMTYPE, "/")
+    return fill
+
+
 class Collect(unittest.TestCase):
 
     def setUp(self):
@@ -78,11 +125,19 @@ class Collect(unittest.TestCase):
     def collect(self, planned, fill):
         with tarfile.open(self.stream, "w", format=tarfile.GNU_FORMAT) as tar:
             fill(tar)
+        t0 = time.monotonic()
         got = collect.collect(self.stream, self.out, planned)
+        self.seconds = time.monotonic() - t0
+        self.assertLess(self.seconds, 10)
         # Nothing outside the run directory, nothing in it but points/.
         self.assertEqual(sorted(os.listdir(self.tmp)), ["run", "stream.tar"])
         self.assertEqual(os.listdir(self.out), ["points"])
         return got
+
+    def fresh(self):
+        """An empty run directory for the next subtest."""
+        shutil.rmtree(self.out)
+        os.mkdir(self.out)
 
     def assertPlainTree(self):
         """Every entry under the run directory: a directory 0755 or a
@@ -276,6 +331,170 @@ class Collect(unittest.TestCase):
             "point p5: results.txt has no run id (no 'run id=N' line): "
             "the module's run did not finish"])
 
+    # --- issue #27: streams that kept the host in collect() or killed it ---
+
+    def test_negative_size_ends_the_stream(self):
+        """Item 1: a member of a negative size sent tarfile back to a header
+        it had read, for ever (20 s gave 174,543 refused members, no end).
+        As GNU base-256, as a pax record, in a GNU sparse header (whose
+        member reports its positive real size) and in a GNU long name: one
+        line, the stream read no further (p3 after it is lost with it), p1
+        before it kept, each in well under 10 s."""
+        garbled = ("results stream garbled: member 'points/p2/perf.data' has a negative "
+                   "size (-1536): not read further")
+        name = "points/p2/perf.data"
+        cases = {
+            "gnu": (header(name, -1536), [garbled]),
+            "pax": (header(name, 0, tarfile.PAX_FORMAT, pax={"size": "-1536"}), [garbled]),
+            "sparse": (gnu_sparse_header(name, -1536, 100), [
+                f"unexpected member {name!r} in the results stream: a sparse file",
+                "results stream cut or garbled: a header's size leads back to offset 2559, "
+                "behind what was read"]),
+            "longname": (header("././@LongLink", -1536, kind=tarfile.GNUTYPE_LONGNAME),
+                         ["results stream cut or garbled: a header with a negative size"]),
+        }
+        for case, (raw, want) in cases.items():
+            with self.subTest(case):
+                got = self.collect(["p1", "p2", "p3"],
+                                   with_raw({"p1": 1}, raw + bytes(1024), {"p3": 2}))
+                self.assertEqual(got, (["p1"], want, False))
+                self.assertPlainTree()
+                self.fresh()
+
+    def test_tarfile_errors_are_a_garbled_stream(self):
+        """Headers tarfile's own parser does not survive (before: its
+        ValueError killed the runner, no meta.json): a pax sparse map of
+        letters, a GNU sparse 1.0 map cut short, a pax size of 40 digits
+        (an offset no seek takes), 2 MiB of garbage (or a compressed
+        stream): one line each, p1 before them kept."""
+        name, pax = "points/p2/perf.data", tarfile.PAX_FORMAT
+        huge = "9" * 40
+        garbled = "results stream cut or garbled: "
+        cases = {
+            "sparse map": (header(name, 0, pax, pax={"GNU.sparse.map": "x,y"}),
+                           [garbled + "ValueError: invalid literal for int()"]),
+            "sparse 1.0": (header(name, 0, pax, pax={"GNU.sparse.major": "1",
+                                                     "GNU.sparse.minor": "0"}),
+                           [garbled + "ValueError: "]),
+            "huge size": (header(name, 0, pax, pax={"size": huge}), [
+                f"unexpected member {name!r} in the results stream: {huge} bytes, over its "
+                f"cap of {collect.MEMBER_MAX}", garbled + "unexpected end of data"]),
+            "garbage": (b"\x01" * (2 << 20), [garbled + f"no member in {collect.HEADER_MAX} bytes"]),
+        }
+        for case, (raw, want) in cases.items():
+            with self.subTest(case):
+                done, bad, keep = self.collect(["p1", "p2", "p3"],
+                                               with_raw({"p1": 1}, raw + bytes(1024), {"p3": 2}))
+                self.assertEqual((done, keep), (["p1"], False))
+                self.assertEqual(len(bad), len(want), bad)
+                for line, start in zip(bad, want):
+                    self.assertTrue(line.startswith(start), (line, start))
+                self.fresh()
+
+    def test_limits_end_collect(self):
+        """Item 1's bounds on any stream (made small here): the members
+        read, refused ones included; COLLECT_MAX_S; SIGNAL_MAX_S once the
+        runner has a signal.  One line each; the raw stream is to be kept
+        (the third value); what was unpacked in time is verified and kept,
+        but after a signal only within its limit."""
+        def fill(tar):
+            add_point(tar, "p1", point_files(1))
+            many_links(60000)(tar)
+
+        with unittest.mock.patch.object(collect, "MEMBERS_SPARE", 1000):
+            done, bad, keep = self.collect(["p1", "p2"], fill)
+        self.assertEqual((done, keep), (["p1"], True))
+        self.assertEqual(bad[-2:], ["... and 1,052 more members of the results stream refused",
+                                    "results stream left unread after 1,066 members: over "
+                                    "1,066 members (33 per planned point and 1,000 refused)"])
+        self.fresh()
+        with unittest.mock.patch.object(collect, "COLLECT_MAX_S", 0.2):
+            done, bad, keep = collect.collect(self.stream, self.out, ["p1", "p2"])
+        self.assertEqual((done, keep), (["p1"], True))
+        self.assertRegex(bad[-1], r"^results stream left unread after [\d,]+ members: "
+                                  r"collecting took over its limit of 0.2 s$")
+        self.fresh()
+        t0 = time.monotonic()
+        with unittest.mock.patch.object(collect, "SIGNAL_MAX_S", 0.2):
+            done, bad, keep = collect.collect(self.stream, self.out, ["p1", "p2"],
+                                              signals=["SIGTERM"])
+        self.assertLess(time.monotonic() - t0, 5)
+        self.assertEqual((done, keep), ([], True))
+        why = "the runner got SIGTERM, and collecting went on for 0.2 s after it"
+        self.assertRegex(bad[-2], rf"^results stream left unread after [\d,]+ members: {why}$")
+        self.assertEqual(bad[-1], f"points not verified: p1: {why}")
+
+    def test_run_id_over_a_u64(self):
+        """Item 3: a 5000-digit run id (before: int() past Python's 4300
+        digits raised, the runner died without meta.json, every point
+        lost) and 2**64 (20 digits, over a u64): that point refused, one
+        line; the others kept, 2**64 - 1 still read as a number."""
+        def fill(tar):
+            add_point(tar, "p1", point_files(1))
+            add_point(tar, "p2", point_files("9" * 5000))
+            add_point(tar, "p3", point_files(2))
+            add_point(tar, "p4", point_files(2**64))
+            add_point(tar, "p5", point_files(3))
+            add_point(tar, "p6", point_files(2**64 - 1))
+        done, bad, keep = self.collect(["p1", "p2", "p3", "p4", "p5", "p6"], fill)
+        self.assertEqual((done, keep), (["p1", "p3", "p5"], False))
+        self.assertEqual(bad, [
+            "point p2: results.txt has run id=99999999999999999999... (5,000 digits): over a "
+            "u64, not a run id, refused",
+            "point p4: results.txt has run id=18446744073709551616: over a u64, not a run id, "
+            "refused",
+            "point p6: results.txt has run id=18446744073709551615 after point p5's id=3: "
+            "more runs than points, refused"])
+
+    def test_sums_naming_a_file_twice(self):
+        """Item 4: SHA256SUMS naming perf.data 860 times (as many as its
+        64 KiB cap holds; before: hashed 860 times, about an hour for a
+        1 GiB file): the point refused, one line; every file hashed once;
+        the next point kept."""
+        perf = bytes(4 << 20)
+        files = point_files(1, {"perf.data": perf})
+        files["SHA256SUMS"] += f"{hashlib.sha256(perf).hexdigest()}  perf.data\n".encode() * 859
+        self.assertLessEqual(len(files["SHA256SUMS"]), collect.FILE_MAX["SHA256SUMS"])
+
+        def fill(tar):
+            add_point(tar, "p1", files)
+            add_point(tar, "p2", point_files(2))
+        with unittest.mock.patch.object(collect, "sha256_file", wraps=collect.sha256_file) as h:
+            got = self.collect(["p1", "p2"], fill)
+        self.assertEqual(got, (["p2"], ["point p1: SHA256SUMS lists perf.data more than once"],
+                               False))
+        self.assertEqual(sorted(os.path.relpath(c.args[0], self.out) for c in h.call_args_list),
+                         ["points/p1/lock_stat.txt", "points/p1/perf.data",
+                          "points/p1/results.txt", "points/p2/lock_stat.txt",
+                          "points/p2/results.txt"])
+
+    def test_run_id_must_rise_over_unverified_points(self):
+        """Extra of #27: p1 fails its check (results.txt changed after the
+        guest's sums) but ran with id 1; p2 with id 1 is an earlier run's
+        results (before: kept, the check compared with verified points
+        only); p3 (id 2) kept.  What was kept before still is: after that
+        p1, ids 2 and 3."""
+        def garbled(rid):
+            files = point_files(rid)
+            files["results.txt"] += b"garbled by inject\n"
+            return files
+
+        def fill(ids):
+            def f(tar):
+                add_point(tar, "p1", garbled(1))
+                for pid, rid in ids:
+                    add_point(tar, pid, point_files(rid))
+            return f
+        done, bad, _ = self.collect(["p1", "p2", "p3"], fill([("p2", 1), ("p3", 2)]))
+        self.assertEqual(done, ["p3"])
+        self.assertEqual(bad, ["point p1: results.txt does not match the guest's SHA-256",
+                               "point p2: results.txt has run id=1 after point p1's id=1: "
+                               "an earlier run's results, refused"])
+        self.fresh()
+        done, bad, _ = self.collect(["p1", "p2", "p3"], fill([("p2", 2), ("p3", 3)]))
+        self.assertEqual(done, ["p2", "p3"])
+        self.assertEqual(bad, ["point p1: results.txt does not match the guest's SHA-256"])
+
     def test_sha256_file_reads_in_chunks(self):
         """A 64 MiB file hashed with a bounded amount of memory."""
         path = os.path.join(self.tmp, "big")
@@ -289,6 +508,133 @@ class Collect(unittest.TestCase):
             tracemalloc.stop()
         self.assertEqual(digest, hashlib.sha256(bytes(64 << 20)).hexdigest())
         self.assertLess(peak, 4 << 20)
+
+
+JOB = ("lockbench-job v1\noption perf_stat 0\n"
+       "point p1 read_pct=50 mailboxes=16 duration_ms=100\n"
+       "point p2 duration_ms=100\npoint p3 duration_ms=100\n")
+
+
+@unittest.skipUnless(shutil.which("cpio"), "the runner's initrd needs cpio")
+class RunGuest(unittest.TestCase):
+    """Items 1 and 3 end to end: the real runner (python3 -m
+    guest.run_guest) boots a stand-in build tree (LOCKBENCH_BUILD) with a
+    stand-in qemu-system-arm first on PATH (collect_qemu.py), which writes
+    the crafted stream to the results chardev the runner gave it.  Each
+    run: meta.json written, the refusal one line of it, the good points
+    kept, and done in under 10 s."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="collect-e2e-")
+        build = os.path.join(cls.tmp, "build")
+        os.makedirs(os.path.join(build, "before"))
+        os.makedirs(os.path.join(build, "rootfs"))
+        for name, text in (("before/build-meta.json", json.dumps({"lock_stat": True})),
+                           ("before/mbox_bench.ko", "ko"), ("before/uImage", "kernel"),
+                           ("rootfs/rootfs.cpio", "rootfs")):
+            with open(os.path.join(build, name), "w") as f:
+                f.write(text)
+        bindir = os.path.join(cls.tmp, "bin")
+        os.mkdir(bindir)
+        standin = os.path.join(bindir, "qemu-system-arm")
+        with open(standin, "w") as f:
+            f.write(f"#!{PY}\nimport sys\nsys.path.insert(0, {HERE!r})\n"
+                    "import collect_qemu\nsys.exit(collect_qemu.main(sys.argv))\n")
+        os.chmod(standin, 0o755)
+        cls.job = os.path.join(cls.tmp, "job.conf")
+        with open(cls.job, "w") as f:
+            f.write(JOB)
+        cls.env = dict(os.environ, LOCKBENCH_BUILD=build, PYTHONPATH=ROOT,
+                       PATH=bindir + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin"),
+                       LB_COLLECT_POINTS="p1 p2 p3")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def setUp(self):
+        self.case = tempfile.mkdtemp(dir=self.tmp)
+        self.stream = os.path.join(self.case, "stream.tar")
+        self.out = os.path.join(self.case, "run")
+
+    def boot(self, fill, stay=False):
+        """Run the runner on the stream fill writes; with stay, the stand-in
+        QEMU stays once it sent it, and the runner gets SIGTERM.  Returns
+        (exit code, stderr, meta.json) and checks the bounds."""
+        with tarfile.open(self.stream, "w", format=tarfile.GNU_FORMAT) as tar:
+            fill(tar)
+        env = dict(self.env, LB_COLLECT_STREAM=self.stream, LB_COLLECT_STAY="1" if stay else "0")
+        t0 = time.monotonic()
+        proc = subprocess.Popen([PY, "-m", "guest.run_guest", "before", "--job", self.job,
+                                 "--out", self.out, "--timeout", "60"], cwd=ROOT, env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            if stay:
+                while "staying" not in self.console():
+                    self.assertLess(time.monotonic() - t0, 10, "the stand-in never said so")
+                    time.sleep(0.05)
+                t0 = time.monotonic()
+                proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertLess(time.monotonic() - t0, 10, err)
+        self.assertNotIn("Traceback", err)
+        with open(os.path.join(self.out, "meta.json")) as f:
+            meta = json.load(f)
+        self.assertEqual(meta["exit_code"], proc.returncode)
+        self.assertFalse(os.path.exists(os.path.join(self.out, ".results.tar")))
+        return proc.returncode, err, meta
+
+    def console(self):
+        try:
+            with open(os.path.join(self.out, "console.log")) as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def problems(self, meta):
+        return [p["line"] for p in meta["problems"]]
+
+    def test_negative_size(self):
+        """Item 1: before, the runner looped in collect() until killed (65
+        s), ignoring SIGTERM, and wrote no meta.json."""
+        raw = header("points/p2/perf.data", -1536) + bytes(1024)
+        rc, err, meta = self.boot(with_raw({"p1": 1}, raw, {"p3": 2}))
+        line = ("results stream garbled: member 'points/p2/perf.data' has a negative size "
+                "(-1536): not read further")
+        self.assertEqual((rc, meta["state"], meta["points_done"]), (15, "incomplete", ["p1"]))
+        self.assertEqual(self.problems(meta), [line, "points not brought back: p2 p3"])
+        self.assertIn(f"incomplete: {line}\n", err)
+
+    def test_negative_size_then_sigterm(self):
+        """Item 1 with the guest still running: SIGTERM, and the runner
+        stops QEMU, collects p1 and writes meta.json (interrupted, 130)."""
+        raw = header("points/p2/perf.data", 0, tarfile.PAX_FORMAT,
+                     pax={"size": "-1536"}) + bytes(1024)
+        rc, err, meta = self.boot(with_raw({"p1": 1}, raw, {"p3": 2}), stay=True)
+        self.assertEqual((rc, meta["state"], meta["points_done"]), (130, "interrupted", ["p1"]))
+        self.assertIn("results stream garbled: member 'points/p2/perf.data' has a negative "
+                      "size (-1536): not read further", self.problems(meta))
+        self.assertIn("harness got SIGTERM", self.problems(meta))
+
+    def test_run_id_over_a_u64(self):
+        """Item 3: before, the runner died (exit 1, a traceback), no
+        meta.json, p1 and p3 lost with it."""
+        def fill(tar):
+            add_point(tar, "p1", point_files(1))
+            add_point(tar, "p2", point_files("9" * 5000))
+            add_point(tar, "p3", point_files(2))
+        rc, err, meta = self.boot(fill)
+        line = ("point p2: results.txt has run id=99999999999999999999... (5,000 digits): "
+                "over a u64, not a run id, refused")
+        self.assertEqual((rc, meta["state"], meta["points_done"]), (15, "incomplete", ["p1", "p3"]))
+        self.assertEqual(self.problems(meta), [line, "points not brought back: p2"])
+        self.assertIn(f"incomplete: {line}\n", err)
 
 
 class Console(unittest.TestCase):
@@ -333,15 +679,35 @@ class Console(unittest.TestCase):
 
     def test_long_line_without_newline(self):
         """50 MB on the console with no newline, then a panic line: the
-        whole console is in console.log, the panic found, nothing else."""
+        panic found, nothing else; console.log holds the first
+        CONSOLE_MAX bytes and the line that says it was cut."""
         size = 50 << 20
         _, problems = self.watch(f"head -c {size} /dev/zero | tr '\\0' x; "
                                  "echo; echo 'Kernel panic - not syncing: x'")
-        self.assertEqual(os.path.getsize(os.path.join(self.tmp, "console.log")),
-                         size + 1 + len("Kernel panic - not syncing: x\n"))
+        with open(os.path.join(self.tmp, "console.log"), "rb") as f:
+            self.assertEqual(f.read(judge.CONSOLE_MAX), b"x" * judge.CONSOLE_MAX)
+            self.assertTrue(f.read().startswith(f"\n{judge.CONSOLE_CUT}: ".encode()))
         self.assertEqual([p["state"] for p in problems], ["panic"])
         # Linear: measured ~0.3 s of this runner's CPU on a 2-core host
         # (it was 165 s); the bound leaves room for a slow, busy host.
+        self.assertLess(self.cpu_s, 20)
+
+    def test_flood_of_short_lines_through_watch(self):
+        """Extra of #27 through the real watch(): 2 MB of short lines, a
+        panic and the end marker past CONSOLE_MAX (1 MiB here): console.log
+        stops at the cap with one CONSOLE_CUT line; the panic and the end
+        marker are still seen."""
+        with unittest.mock.patch.object(judge, "CONSOLE_MAX", 1 << 20):
+            events, problems = self.watch(
+                "yes x | head -n 1000000; echo 'Kernel panic - not syncing: x'; "
+                "echo 'LOCKBENCH-JOB-END status=ok'")
+        with open(os.path.join(self.tmp, "console.log"), "rb") as f:
+            kept = f.read()
+        self.assertEqual(kept.count(judge.CONSOLE_CUT.encode()), 1)
+        self.assertEqual(len(kept.partition(b"\n" + judge.CONSOLE_CUT.encode())[0]), 1 << 20)
+        self.assertNotIn(b"Kernel panic", kept)
+        self.assertEqual([p["state"] for p in problems], ["panic"])
+        self.assertIn("LOCKBENCH-JOB-END", events)
         self.assertLess(self.cpu_s, 20)
 
     def test_silent_after_lockdep_is_hung_sooner(self):
@@ -386,6 +752,53 @@ class Console(unittest.TestCase):
         self.assertEqual(problems[-1]["line"],
                          "... and 199,990 more warning lines (console.log has them)")
         self.assertIn("LOCKBENCH-JOB-END", events)
+
+    def test_console_log_is_capped(self):
+        """Extra of #27: a flood of short lines (the watcher's CPU: 0.9 s
+        per MB) no longer fills the results disk: console.log keeps
+        CONSOLE_MAX bytes (1 MiB here) and one CONSOLE_CUT line, written as
+        watch() writes it (judge.console_part per read of up to 64 KiB),
+        and every line is still scanned."""
+        flood = b"x\n" * (1 << 20) + b"Kernel panic - not syncing: x\n"
+        path = os.path.join(self.tmp, "console.log")
+        pending, seen, states = bytearray(), 0, []
+        t0 = time.monotonic()
+        with unittest.mock.patch.object(judge, "CONSOLE_MAX", 1 << 20), \
+                open(path, "wb", buffering=0) as con:
+            for at in range(0, len(flood), 65536):
+                data = flood[at:at + 65536]
+                qemu.write_all(con, judge.console_part(seen, data))
+                seen += len(data)
+                states += [judge.console_state(x.decode()) for x in judge.split_lines(pending, data)]
+            self.assertEqual(judge.console_part(seen, b"more"), b"")
+            self.assertEqual(judge.console_part(0, flood[:100]), flood[:100])
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertEqual([x for x in states if x], ["panic"])
+        with open(path, "rb") as f:
+            kept = f.read()
+        head, cut, tail = kept.partition(b"\n" + judge.CONSOLE_CUT.encode())
+        self.assertEqual(head, flood[:1 << 20])
+        self.assertEqual(tail, b": console.log ends here, at 1,048,576 bytes of console; the "
+                               b"runner scanned the rest (meta.json has its problems)\n")
+
+    def test_recheck_of_a_cut_console(self):
+        """A console.log cut at CONSOLE_MAX: recheck judges anew what it
+        holds, and takes from meta.json what the runner found past the cut
+        (a panic, the end marker: job_end_s); an uncut console is judged
+        from itself alone, as before."""
+        path = os.path.join(self.tmp, "console.log")
+        cut = f"{judge.CONSOLE_CUT}: console.log ends here, at 10 bytes of console\n"
+        panic = {"state": "panic", "t": 9.0, "line": "Kernel panic - not syncing: x"}
+        for console, meta, want in (
+                (f"x\n{cut}", {"problems": [panic], "job_end_s": None}, "panic"),
+                (f"x\n{cut}", {"problems": [], "job_end_s": 8.5}, "ok"),
+                ("x\nLOCKBENCH-JOB-END\n", {"problems": [panic], "job_end_s": 8.5}, "ok"),
+                ("x\n", {"problems": [], "job_end_s": 8.5}, "incomplete")):
+            with self.subTest(console=console, meta=meta):
+                with open(path, "w") as f:
+                    f.write(console)
+                state, _ = judge.rejudge(dict(meta, points_planned=["p1"]), path, ["p1"])
+                self.assertEqual(state, want)
 
 
 if __name__ == "__main__":
