@@ -13,9 +13,16 @@ It gets SIGTERM from the kernel (PR_SET_PDEATHSIG), stops its QEMU (up to
 resume that moved its directory and started a new runner there before it
 ended had the old runner unlink the new QEMU's results stream, and the
 new cell lost its points with no other sign (CI, t-campaign, stop 23).
+
+A campaign (scripts/campaign.py) holds the same lock on its results
+directory for its whole run, so that a second campaign or --resume there
+is refused: a lock on another directory than any runner's (cells/.tmp-ID),
+so the two never meet.
 """
 import fcntl
 import os
+import shutil
+import stat
 import time
 
 #: how long a resume waits for a stopped campaign's runner to end: its
@@ -23,11 +30,17 @@ import time
 RUNNER_END_S = 30
 
 
-def hold(path):
+def _open_dir(path, nofollow):
+    """A descriptor of directory path; with nofollow, of no link there (a
+    results directory's cells/.tmp-ID: ELOOP, an OSError, for a link)."""
+    return os.open(path, os.O_RDONLY | os.O_DIRECTORY | (os.O_NOFOLLOW if nofollow else 0))
+
+
+def hold(path, nofollow=False):
     """Lock directory path for as long as this process lives: the open
     descriptor (never inherited: Python opens with O_CLOEXEC, so QEMU
     does not keep it), or None when another process holds it."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    fd = _open_dir(path, nofollow)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -36,12 +49,12 @@ def hold(path):
     return fd
 
 
-def wait_free(path, timeout_s=RUNNER_END_S, poll_s=0.1):
+def wait_free(path, timeout_s=RUNNER_END_S, poll_s=0.1, nofollow=False):
     """True once no process holds path's lock, waiting up to timeout_s
     seconds; False while one still does then.  The lock is not kept: the
     runner that held it has ended, and no runner takes a directory it did
     not create empty (run_guest refuses a non-empty --out)."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    fd = _open_dir(path, nofollow)
     try:
         deadline = time.monotonic() + timeout_s
         while True:
@@ -54,3 +67,26 @@ def wait_free(path, timeout_s=RUNNER_END_S, poll_s=0.1):
                 time.sleep(poll_s)
     finally:
         os.close(fd)
+
+
+def clear(path):
+    """Make way for a runner at path (a campaign's cells/.tmp-ID): a link,
+    file or FIFO there is unlinked, never followed; a directory is removed
+    only while no runner holds its lock (held during the removal, which
+    follows no link inside it).  False, with nothing removed, when a
+    runner holds it: its files are that runner's."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    if not stat.S_ISDIR(st.st_mode):
+        os.unlink(path)
+        return True
+    fd = hold(path, nofollow=True)
+    if fd is None:
+        return False
+    try:
+        shutil.rmtree(path)
+    finally:
+        os.close(fd)
+    return True

@@ -33,17 +33,25 @@ campaign file), campaign_manifest.py (the plan, manifest.json and what
 campaign_run.py (cells side by side up to each look, Ctrl-C) and
 campaign_hosts.py (cells on --hosts).
 
-Exit status: 0 every cell done (or unneeded); 1 some cell failed; 2 bad input; 3 not
-built; 130 interrupted.
+One campaign at a time in a results directory: a campaign and a --resume
+hold a lock on it (flock, guest/dirlock.py) for their whole run, and a
+second one there is refused.  Nothing in the directory is written through
+a link or read through one (guest/safeio.py), and nothing made there is
+writable by group or others, whatever the caller's umask (issue #27).
+
+Exit status: 0 every cell done (or unneeded); 1 some cell failed; 2 bad input
+(another campaign running in the directory included); 3 not built; 130
+interrupted.
 """
 import datetime
+import hashlib
 import os
 import shutil
 import subprocess
 import sys
 
 from analysis.common import CliError, OneLineParser
-from guest import judge, qemu, targets
+from guest import dirlock, judge, qemu, safeio, targets
 from scripts import campaign_cell, campaign_file, campaign_hosts, campaign_manifest, campaign_run
 from scripts import variant as variantmod
 
@@ -72,6 +80,20 @@ def utc_stamp():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
 
+def lock(d):
+    """Hold the campaign lock of results directory D until this process
+    exits (dirlock.hold: an flock on D itself, never inherited by a
+    runner; a runner locks its own cells/.tmp-ID, another directory);
+    refuse when another campaign or --resume holds it."""
+    try:
+        fd = dirlock.hold(d)
+    except OSError as e:
+        raise campaign_file.CampaignError(f"{d}: {e.strerror or e}") from None
+    if fd is None:
+        raise campaign_file.CampaignError(f"{d}: another campaign is running in it")
+    return fd
+
+
 def create(args):
     c = campaign_file.load(args.file)
     builds = {v: campaign_manifest.build_identity(campaign_file.image(c, v)) for v in c["variants"]}
@@ -85,10 +107,22 @@ def create(args):
             print(f"{cell['id']}: {cell['variant']} {cell['cpus']} vCPUs"
                   + (" (oversubscribed)" if cell["oversubscribed"] else ""))
         return None
-    os.makedirs(os.path.join(d, "cells"), exist_ok=True)
+    os.makedirs(d, 0o755, exist_ok=True)
     os.chmod(d, 0o755)
-    shutil.copy(args.file, os.path.join(d, "campaign.toml"))
-    with open(os.path.join(d, "job.conf"), "w") as f:
+    args.held = lock(d)
+    # Empty still, now that it is ours: two campaigns given the same --out
+    # at once both found it empty above.
+    if os.listdir(d):
+        raise campaign_file.CampaignError(f"{d}: exists and is not empty")
+    os.mkdir(os.path.join(d, "cells"), 0o755)
+    os.chmod(os.path.join(d, "cells"), 0o755)
+    # The campaign file as load() read it (its SHA-256 is in the manifest).
+    raw = campaign_file.read_capped(args.file)
+    if hashlib.sha256(raw).hexdigest() != c["file_sha256"]:
+        raise campaign_file.CampaignError(f"{args.file}: changed while the campaign started")
+    with safeio.open_new(os.path.join(d, "campaign.toml"), 0o644, binary=True) as f:
+        f.write(raw)
+    with safeio.open_new(os.path.join(d, "job.conf"), 0o644) as f:
         f.write(campaign_file.job_text(c))
     host = qemu.host_info(qemu.arch_info(c["arches"][0])["qemu"])
     # What boots each arch, for the report's setup lines.
@@ -107,6 +141,7 @@ def create(args):
 
 def resume(args):
     d = args.resume
+    args.held = lock(d)
     man = campaign_manifest.Manifest.load(d)
     c, builds, want = campaign_manifest.checked_manifest(d, man)
     for v, old in builds.items():
@@ -120,9 +155,9 @@ def resume(args):
             raise campaign_file.CampaignError(
                 f"{d}: refusing to resume: the guest root file system ({a}) changed")
     for cell in man.data["cells"]:
-        tmp = os.path.join(d, "cells", f".tmp-{cell['id']}")
-        if os.path.isdir(tmp):  # a harness that was killed outright
-            campaign_cell.set_aside_unfinished(tmp)
+        # A harness that was killed outright left its cell there (a link
+        # or a file there is unlinked, never followed).
+        campaign_cell.set_aside_unfinished(os.path.join(d, "cells", f".tmp-{cell['id']}"))
         if cell["state"] == "running":
             cell["state"] = "interrupted"
     man.save()
@@ -130,6 +165,10 @@ def resume(args):
 
 
 def main(argv):
+    # Nothing this campaign makes is writable by group or others, whatever
+    # the caller's umask: another local user could plant links where the
+    # cells go (issue #27).
+    os.umask(os.umask(0) | 0o022)
     try:
         args = make_parser().parse_args(argv)
         if bool(args.file) == bool(args.resume):
@@ -150,6 +189,9 @@ def main(argv):
     except CliError as e:
         print(f"campaign: {e}", file=sys.stderr)
         return e.exit_code
+    except safeio.Unsafe as e:  # a file of the directory refused, in one line
+        print(f"campaign: {e}", file=sys.stderr)
+        return 2
     jobs = args.jobs or max(1, (os.cpu_count() or 1) // min(c["cpus"] for c in man.data["cells"]))
     todo = sum(c["state"] not in campaign_manifest.SETTLED for c in man.data["cells"])
     print(f"campaign: {man.data['campaign']['name']}: {todo} of {len(man.data['cells'])} "
@@ -168,7 +210,12 @@ def main(argv):
                   f"{args.hosts}", file=sys.stderr)
             return 1
     else:
-        stop = campaign_run.run_cells(d, man, jobs)
+        try:
+            stop = campaign_run.run_cells(d, man, jobs)
+        except campaign_run.CellRefused as e:
+            print(f"campaign: {e}; the running cells were stopped and recorded; finish "
+                  f"with: ./run.sh campaign --resume {d}", file=sys.stderr)
+            return e.exit_code
     states = {}
     for c in man.data["cells"]:
         states[c["state"]] = states.get(c["state"], 0) + 1

@@ -8,25 +8,56 @@ cells (scripts/campaign_run.py) because both ways of running cells (side
 by side here, or on --hosts: scripts/campaign_hosts.py) and --resume end a
 cell the same way, through finish_cell and set_aside_unfinished.
 """
-import contextlib
-import json
 import os
-import shutil
 import signal
+import stat
 import subprocess
 import sys
 
-from guest import dirlock, qemu
+from guest import dirlock, qemu, safeio
 from scripts import campaign_file, campaign_manifest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = "/usr/bin/python3"
+# A runner's meta.json is a few KB (its problems are capped).
+META_MAX_BYTES = campaign_file.MAX_FILE_BYTES
+# wall_s and boot_to_workload_s: seconds, less than this (a year and more).
+MAX_SECONDS = 1e8
+
+
+def is_dir(path):
+    """PATH is a directory, not a link to one (lstat)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def is_regular(path):
+    """PATH is a regular file, not a link to one (lstat)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def clear_tmp(tmp):
+    """Make way for a cell's runner at TMP (cells/.tmp-ID): whatever is
+    there goes (dirlock.clear: a link is unlinked, never followed nor
+    removed through), unless a runner holds it: its files are not ours
+    to remove, and a second runner there would mix two boots."""
+    if not dirlock.clear(tmp):
+        raise campaign_file.CampaignError(
+            f"{tmp}: a runner is at work in it (another campaign's?): refusing to start "
+            f"its cell there")
 
 
 def start_cell(d, man, cell, job_path, pin=()):
     tmp = os.path.join(d, "cells", f".tmp-{cell['id']}")
-    if os.path.exists(tmp):
-        shutil.rmtree(tmp)
+    # cells/ a link would take the runner, and what clear_tmp removes,
+    # elsewhere (safeio.Unsafe).
+    safeio.check_dir(os.path.join(d, "cells"))
+    clear_tmp(tmp)
     c = man.data["campaign"]
     cmd = [PY, "-m", "guest.run_guest", campaign_file.image(c, cell["variant"]),
            "--cpus", str(cell["cpus"]), "--mem", str(c["mem_mb"]),
@@ -37,13 +68,15 @@ def start_cell(d, man, cell, job_path, pin=()):
         cmd += ["--silence", str(c["silence_s"])]
     if pin:
         cell["pin"] = list(pin)
-    log = open(os.path.join(d, "cells", f".tmp-{cell['id']}.log"), "w")
+    # A new file, through no link (a link planted there was truncated and
+    # got the runner's log: safeio.open_new unlinks it first).
+    log = safeio.open_new(os.path.relpath(tmp + ".log", d), 0o644, root=d)
     # The runner is the package guest/ of this repository, wherever the
     # campaign runs from.
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            env=dict(os.environ, PYTHONPATH=ROOT),
-                            preexec_fn=qemu.die_with_parent(signal.SIGTERM))
-    log.close()
+    with log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=ROOT),
+                                preexec_fn=qemu.die_with_parent(signal.SIGTERM))
     cell["state"] = "running"
     cell["attempts"] = cell.get("attempts", 0) + 1
     man.save()
@@ -51,50 +84,83 @@ def start_cell(d, man, cell, job_path, pin=()):
 
 
 def keep_aside(path):
-    """Move an unfinished cell's files to PATH.partial-N."""
+    """Move an unfinished cell's files to PATH.partial-N (a name nothing,
+    not even a dangling link, holds: lexists)."""
     n = 1
-    while os.path.exists(f"{path}.partial-{n}"):
+    while os.path.lexists(f"{path}.partial-{n}"):
         n += 1
     os.rename(path, f"{path}.partial-{n}")
     return f"{path}.partial-{n}"
+
+
+def move_log(log, dest):
+    """Move a runner's log into its cell's directory as DEST: a regular
+    file only; anything else there (a link to a file outside, a FIFO) is
+    unlinked, not moved in where a reader of the cell would follow it."""
+    if is_regular(log):
+        os.replace(log, dest)
+    elif os.path.lexists(log) and not is_dir(log):
+        os.unlink(log)
 
 
 def set_aside_unfinished(tmp, wait_s=dirlock.RUNNER_END_S):
     """Move a killed campaign's unfinished cell TMP, with its runner's
     log, to TMP.partial-N once its runner has ended (dirlock): a runner
     still at work there would write into the cell started next at the
-    same path.  Returns the new path."""
-    if not dirlock.wait_free(tmp, 0):
+    same path.  Returns the new path, or None: nothing there, or a link
+    or file in its place, unlinked (never followed, nor waited on)."""
+    if not is_dir(tmp):
+        dirlock.clear(tmp)
+        # A runner's log left alone is kept for start_cell to replace; a
+        # link or FIFO in its place goes now.
+        if os.path.lexists(tmp + ".log") and not is_regular(tmp + ".log"):
+            dirlock.clear(tmp + ".log")
+        return None
+    if not dirlock.wait_free(tmp, 0, nofollow=True):
         print(f"campaign: waiting up to {wait_s:g} s for the stopped campaign's runner "
               f"in {os.path.basename(tmp)} to end", file=sys.stderr, flush=True)
-    if not dirlock.wait_free(tmp, wait_s):
+    if not dirlock.wait_free(tmp, wait_s, nofollow=True):
         raise campaign_file.CampaignError(
             f"refusing to resume: the stopped campaign's runner is still at work in {tmp} "
             f"after {wait_s:g} s (let it end, or stop it, then resume)")
     kept = keep_aside(tmp)
-    with contextlib.suppress(FileNotFoundError):
-        os.replace(tmp + ".log", os.path.join(kept, "runner.log"))
+    move_log(tmp + ".log", os.path.join(kept, "runner.log"))
     return kept
 
 
-def read_meta(tmp):
-    """A cell's meta.json, or None: missing, not a regular file, not a
-    JSON object (a remote host's cell is not trusted)."""
+def read_meta(d, tmp):
+    """(A cell's meta.json, None) or (None, why not): missing, a link, not
+    a regular file, not JSON this harness reads (NaN or Infinity
+    included: guest/safeio.py), not a JSON object.  Read under the
+    campaign directory D through no link: a remote host's cell is not
+    trusted."""
     try:
-        meta = json.loads(campaign_file.read_capped(os.path.join(tmp, "meta.json")))
-    except (OSError, ValueError, RecursionError):
+        meta = safeio.read_json(os.path.relpath(os.path.join(tmp, "meta.json"), d),
+                                META_MAX_BYTES, root=d)
+    except safeio.Unsafe as e:
+        return None, e.why
+    if not isinstance(meta, dict):
+        return None, "not a JSON object"
+    return (meta, None) if meta else (None, "an empty JSON object")
+
+
+def seconds(v):
+    """V if it is a time in seconds a runner could have measured (a finite
+    number, 0 <= V < MAX_SECONDS), else None: a host's 1e400 (read as
+    inf), a 5000-digit integer or a negative time never reaches the
+    progress line's arithmetic or manifest.json."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
-    return meta if isinstance(meta, dict) else None
+    return v if 0 <= v < MAX_SECONDS else None  # NaN compares false
 
 
 def finish_cell(d, man, cell, tmp, interrupted, refused=None):
     """Record how the cell in TMP ended and move it into place; REFUSED
     (a line) fails it whatever its meta.json says."""
     final = os.path.join(d, "cells", cell["id"])
-    log = tmp + ".log"
-    meta = read_meta(tmp)
-    if os.path.isdir(tmp) and os.path.exists(log):
-        os.replace(log, os.path.join(tmp, "runner.log"))
+    meta, why = read_meta(d, tmp)
+    if is_dir(tmp):
+        move_log(tmp + ".log", os.path.join(tmp, "runner.log"))
     state = meta.get("state") if meta else "error"
     if not isinstance(state, str) or not campaign_manifest.STATE_RE.fullmatch(state):
         state = "error"
@@ -104,27 +170,27 @@ def finish_cell(d, man, cell, tmp, interrupted, refused=None):
         state = "failed"
     kept = None  # where this try's files went when it did not finish
     if state == "ok":
-        if os.path.exists(final):
+        if os.path.lexists(final):
             keep_aside(final)
         os.rename(tmp, final)
         cell["state"] = "done"
     else:
         cell["state"] = state
-        if os.path.isdir(tmp):
-            if os.path.exists(final):
+        if is_dir(tmp):
+            if os.path.lexists(final):
                 keep_aside(final)
             os.rename(tmp, final)
             kept = cell["kept"] = os.path.basename(keep_aside(final))
     problems = []
     if meta:
-        number = (lambda v: v if isinstance(v, (int, float)) and not isinstance(v, bool) else None)
-        cell["wall_s"] = number(meta.get("wall_s"))
-        cell["boot_to_workload_s"] = number(meta.get("boot_to_workload_s"))
+        cell["wall_s"] = seconds(meta.get("wall_s"))
+        cell["boot_to_workload_s"] = seconds(meta.get("boot_to_workload_s"))
         got = meta.get("problems")
-        problems = [f"{p.get('state')}: {p.get('line')}"[:300]
+        # One line each: a host's meta.json is not trusted to keep them so.
+        problems = [campaign_file.CONTROL_RE.sub(" ", f"{p.get('state')}: {p.get('line')}"[:300])
                     for p in (got if isinstance(got, list) else []) if isinstance(p, dict)]
     elif state != "interrupted":
-        problems = ["error: no readable meta.json (the runner wrote none, or not a JSON object)"]
+        problems = [f"error: no readable meta.json ({why})"]
     now = ([refused] if refused else []) + problems[:10]
     if now or meta:
         cell["problems"] = now

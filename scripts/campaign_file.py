@@ -14,12 +14,12 @@ compared within each arch, never across.
 import hashlib
 import os
 import re
-import stat
 import tomllib
 
 from analysis import primary as primarymod
 from analysis.common import CliError
 from guest import job as jobmod
+from guest import safeio
 from scripts import target as targetmod
 from scripts import variant as variantmod
 
@@ -103,20 +103,15 @@ class CampaignError(CliError):
     pass
 
 
-def read_capped(path, limit=MAX_FILE_BYTES):
-    """The bytes of PATH, a regular file of at most LIMIT bytes; OSError
-    otherwise (a FIFO would block, /dev/zero would never end)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(0, "not a regular file")
-        if st.st_size > limit:
-            raise OSError(0, f"larger than {limit} bytes")
-        raw = f.read(limit + 1)
-    if len(raw) > limit:
-        raise OSError(0, f"larger than {limit} bytes")
-    return raw
+def read_capped(path, limit=MAX_FILE_BYTES, root=None):
+    """The bytes of PATH, a regular file of at most LIMIT bytes; an OSError
+    (safeio.Unsafe, its strerror the reason) otherwise: a FIFO would block,
+    /dev/zero would never end.  With ROOT (a results directory) PATH is
+    read under it through no link at all (guest/safeio.py); without, it is
+    a file the user named, read through the links they named."""
+    if root is not None:
+        return safeio.read_bytes(os.path.relpath(path, root), limit, root)
+    return safeio.read_bytes(os.path.realpath(path), limit)
 
 
 def _type_ok(val, typ):
@@ -222,13 +217,14 @@ def _arches(path, out):
     out["compare"] = [[lab(b, a), lab(v, a)] for a in arches for b, v in out["compare"]]
 
 
-def load(path):
-    """Return the campaign resolved (defaults filled in), or raise."""
+def load(path, root=None):
+    """Return the campaign resolved (defaults filled in), or raise; ROOT:
+    read_capped's (a results directory's campaign.toml)."""
     def bad(key, allowed):
         raise CampaignError(f"{path}: {key}: must be {allowed}")
 
     try:
-        raw = read_capped(path)
+        raw = read_capped(path, root=root)
         data = tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError) as e:
         raise CampaignError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None

@@ -19,6 +19,7 @@ a remote shell unquoted.  Each run uses its own remote folder
 cell numbers are never reused, so that a run's leftovers cannot collide
 with a later --resume; parallel dies with the harness.
 """
+import contextlib
 import os
 import re
 import secrets
@@ -31,7 +32,7 @@ import tarfile
 import time
 
 from analysis.common import CliError
-from guest import qemu, targets
+from guest import dirlock, qemu, safeio, targets
 from scripts import campaign_file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -43,8 +44,12 @@ PARALLEL = "parallel"
 RSYNC_OPTS = "-rtzR --no-links --no-devices --no-specials"
 # A cell is points/ID/ a few levels down; deeper is not the runner's.
 MAX_DEPTH = 16
-# A run's folder on the hosts (manifest: hosts_remote).
-REMOTE_RE = re.compile(r"lockbench-[A-Za-z0-9_.-]{1,64}-[0-9a-f]{12}")
+# A row of parallel's --joblog: Seq Host Starttime JobRuntime Send Receive
+# Exitval Signal Command, tab-separated (a tab in a host name shifts them).
+JOBLOG_COLS = 9
+JOBLOG_MAX_BYTES = 16 << 20
+SEQ_RE = re.compile(r"[1-9][0-9]{0,8}")
+EXITVAL_RE = re.compile(r"-?[0-9]{1,3}")
 
 
 class HostsError(CliError):
@@ -52,21 +57,53 @@ class HostsError(CliError):
 
 
 def check_hosts_file(path):
+    """The sshlogins of the hosts file PATH; HostsError, one line naming
+    the line, for a control character anywhere in it, a tab too: one
+    sshlogin a line, its words separated by spaces, is the one format.
+    parallel reads it line by line (a stray carriage return or an escape
+    would name a host nobody meant) and writes the sshlogin into its
+    tab-separated joblog (a tab made a host's name its exit value and
+    parse_joblog died: issue #27)."""
+    if not os.path.exists(path):
+        raise HostsError(f"--hosts {path}: no such file")
     try:
         text = campaign_file.read_capped(path, 64 << 10).decode("utf-8")
-    except FileNotFoundError:
-        raise HostsError(f"--hosts {path}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise HostsError(f"--hosts {path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    for n, ln in enumerate(text.split("\n"), 1):
+        bad = campaign_file.CONTROL_RE.search(ln)
+        if bad:
+            raise HostsError(f"--hosts {path}: line {n}: control character in sshlogin "
+                             f"({bad.group()!r}): one sshlogin a line, words separated by spaces")
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
-    for ln in lines:
-        # parallel reads it line by line; a control character (a stray
-        # \r, an escape) would name a host nobody meant.
-        if campaign_file.CONTROL_RE.search(ln.replace("\t", " ")):
-            raise HostsError(f"--hosts {path}: control character in sshlogin {ln!r}")
     if not lines:
         raise HostsError(f"--hosts {path}: no sshlogin in it")
     return lines
+
+
+def remote_base(d):
+    """The part of a run's remote folder name that names its results
+    directory D: its name, in characters safe in a shell word."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(os.path.abspath(d)))[:64]
+
+
+def remote_name(d):
+    """A new remote folder for a run of results directory D: a --resume,
+    or another campaign whose directory has the same name, never shares
+    it (the token)."""
+    return f"lockbench-{remote_base(d)}-{secrets.token_hex(6)}"
+
+
+def remote_pattern(d):
+    return f"lockbench-{remote_base(d)}-<12 hex digits>"
+
+
+def is_remote(d, name):
+    """NAME is a remote folder remote_name makes for D, matched whole (the
+    exact prefix, D's own name, a token of 12 hex digits): these alone are
+    removed with rm -rf on every host."""
+    return isinstance(name, str) and re.fullmatch(
+        re.escape(f"lockbench-{remote_base(d)}-") + "[0-9a-f]{12}", name) is not None
 
 
 # The runner and what it imports or reads, as paths in the repository:
@@ -76,13 +113,15 @@ def check_hosts_file(path):
 # guest.run_guest with payload/ as the root.
 RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "guest/collect.py",
                 "guest/vcpu.py", "guest/dirlock.py", "guest/job.py", "guest/qemu.py",
-                "guest/targets.py", "guest/init.sh", "guest/arches.toml",
+                "guest/targets.py", "guest/safeio.py", "guest/init.sh", "guest/arches.toml",
                 "analysis/__init__.py", "analysis/common.py")
 
 
 def make_payload(path, build, variants, job):
-    """What a host needs to run cells: the runner, the artifacts, the job."""
-    with tarfile.open(path, "w") as tar:
+    """What a host needs to run cells: the runner, the artifacts, the job.
+    PATH is a new file (safeio.open_new: never written through a link)."""
+    with safeio.open_new(path, 0o644, binary=True) as out, \
+            tarfile.open(fileobj=out, mode="w") as tar:
         for f in RUNNER_FILES:
             tar.add(os.path.join(ROOT, f), f"payload/{f}")
         arches = []
@@ -104,17 +143,31 @@ def make_payload(path, build, variants, job):
 
 
 def parse_joblog(path):
-    """{seq: (host, exit value)} of the jobs parallel finished."""
-    done = {}
+    """({seq: (host, exit value)} of the jobs parallel finished, [a line for
+    each row that is not a joblog row]).  Never raises: a joblog not there
+    yet is empty, one that cannot be read is a line.  A garbled row that
+    names its job (Seq) gives (None, None): that job failed; one that does
+    not leaves its job unaccounted for (an `error` at the end).  Only
+    whole lines are read: the last may be still being written."""
+    if not os.path.lexists(path):
+        return {}, []
     try:
-        with open(path) as f:
-            for line in f.readlines()[1:]:
-                cols = line.rstrip("\n").split("\t")
-                if len(cols) >= 9 and cols[0].isdigit():
-                    done[int(cols[0])] = (cols[1], int(cols[6]))
-    except OSError:
-        pass
-    return done
+        text = safeio.read_text(path, JOBLOG_MAX_BYTES)
+    except safeio.Unsafe as e:
+        return {}, [f"cannot read it: {e.why}"]
+    done, bad = {}, []
+    for n, line in enumerate(text.split("\n")[1:-1], 2):
+        cols = line.split("\t")
+        seq = SEQ_RE.fullmatch(cols[0])
+        if (len(cols) == JOBLOG_COLS and seq and EXITVAL_RE.fullmatch(cols[6])
+                and not campaign_file.CONTROL_RE.search(cols[1])):
+            done.setdefault(int(cols[0]), (cols[1][:200], int(cols[6])))
+            continue
+        bad.append(f"line {n}: not a row of GNU parallel's joblog ({len(cols)} columns): "
+                   + repr(line[:100])[:100])
+        if seq:
+            done.setdefault(int(cols[0]), (None, None))
+    return done, bad
 
 
 def scrub(path):
@@ -172,11 +225,12 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
     """Run every cell not done on the hosts; finish_cell(cell, tmp, problem)
     each, problem a line when the host sent what no runner writes."""
     check_hosts_file(hosts_file)
+    # Where rsync brings the cells back and they are cleared: no link.
+    safeio.check_dir(os.path.join(d, "cells"))
     hosts = os.path.abspath(hosts_file)
     # This run's own folder on the hosts: a --resume, or another campaign
     # whose directory has the same name, never shares it.
-    base = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(os.path.abspath(d)))[:64]
-    remote = f"lockbench-{base}-{secrets.token_hex(6)}"
+    remote = remote_name(d)
     man.data.setdefault("hosts_remote", []).append(remote)
     man.save()
     try:
@@ -184,7 +238,7 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
     finally:
         # This run's folder, and those of earlier runs killed outright
         # (their parallel, and so their cells, died with them).
-        gone = [r for r in man.data["hosts_remote"] if REMOTE_RE.fullmatch(r)]
+        gone = [r for r in man.data["hosts_remote"] if is_remote(d, r)]
         rc, out = run_parallel(parallel_cmd(hosts, "--nonall",
                                             "rm -rf " + " ".join(map(shlex.quote, gone))), d, 300)
         if rc:
@@ -192,7 +246,8 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
             prog.say(f"campaign: could not remove {remote} on every host: {why}")
         for f in os.listdir(d):
             if f.startswith(".hosts-"):
-                os.unlink(os.path.join(d, f))
+                with contextlib.suppress(OSError):  # (a directory: not ours)
+                    os.unlink(os.path.join(d, f))
 
 
 def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
@@ -229,11 +284,14 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
         first = man.data.get("hosts_seq", 0) + 1
         names = [f"c{cpus}-{i:05d}" for i in range(first, first + len(cells))]
         man.data["hosts_seq"] = first + len(cells) - 1
-        with open(inp, "w") as f:
+        with safeio.open_new(inp, 0o644) as f:
             for x, name in zip(cells, names):
                 f.write(f"{name} {campaign_file.image(c, x['variant'])}\n")
-        if os.path.exists(log):
-            os.unlink(log)
+        # Nothing where parallel writes its joblog and rsync the cells: a
+        # link there would be written through.
+        for p in [log] + [os.path.join(d, "cells", f".tmp-{n}{s}") for n in names
+                          for s in ("", ".log")]:
+            dirlock.clear(p)
         # Variant names are checked ([a-z0-9_-], and '@' before an arch)
         # before they get here; parallel quotes {1} and {2} itself, the
         # rest is quoted here.
@@ -254,13 +312,41 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
         # Its messages to a file: a pipe read only at the end would fill
         # and stall parallel (a host can make rsync say a lot).
         errpath = os.path.join(d, f".hosts-c{cpus}.err")
-        with open(errpath, "wb") as errf:
+        with safeio.open_new(errpath, 0o644, binary=True) as errf:
             proc = popen_parallel(cmd, cwd=d, stdout=subprocess.DEVNULL, stderr=errf)
         for x in cells:
             x["state"] = "running"
             x["attempts"] = x.get("attempts", 0) + 1
         man.save()
-        finished = set()
+        finished, said = set(), set()
+
+        def back(i, problems):
+            """Cell i came back: scrub it, move it into place, finish it."""
+            nonlocal done_count
+            finished.add(i + 1)
+            x = cells[i]
+            came = os.path.join(d, "cells", f".tmp-{names[i]}")
+            tmp = os.path.join(d, "cells", f".tmp-{x['id']}")
+            # Before anything reads it: regular files and directories only.
+            removed = scrub(came) + scrub(came + ".log")
+            if removed:
+                problems.append(
+                    f"refused: the host sent {len(removed)} file(s) that are not regular "
+                    f"files or directories: {', '.join(removed[:3])}"
+                    + (", ..." if len(removed) > 3 else ""))
+            make_way(tmp)
+            for suffix in ("", ".log"):
+                if os.path.lexists(came + suffix):
+                    os.replace(came + suffix, tmp + suffix)
+            finish_cell(x, tmp, "; ".join(problems) or None)
+            if x["state"] == "done":
+                done_count += 1
+                prog.walls.append(x.get("wall_s") or 0)
+            else:
+                prog.say(f"campaign: cell {x['id']} on {x.get('host', '?')}: {x['state']}"
+                         + (f": {x['problems'][0]}" if x.get("problems") else ""))
+            prog.show(done_count, [y["id"] for y in cells if y["state"] == "running"])
+
         termed = 0
         while True:
             if stop and termed < 2 and proc.poll() is None:
@@ -268,42 +354,54 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
                 # TERM stops new jobs, the second kills them).
                 proc.send_signal(signal.SIGTERM)
                 termed += 1
-            for seq, (host, _rc) in parse_joblog(log).items():
+            # Known before the joblog is read: every row of a parallel that
+            # has ended is in it, so that this pass is the last.
+            ended = proc.poll() is not None
+            rows, bad = parse_joblog(log)
+            for b in bad:
+                if b not in said:
+                    said.add(b)
+                    prog.say(f"campaign: {log}: {b}")
+            for seq, (host, _rc) in rows.items():
                 if seq in finished or seq > len(cells):
                     continue
-                finished.add(seq)
-                x = cells[seq - 1]
-                x["host"] = host
-                came = os.path.join(d, "cells", f".tmp-{names[seq - 1]}")
-                tmp = os.path.join(d, "cells", f".tmp-{x['id']}")
-                # Before anything reads it: regular files and directories only.
-                removed = scrub(came) + scrub(came + ".log")
-                problem = None
-                if removed:
-                    problem = (f"refused: the host sent {len(removed)} file(s) that are not regular "
-                               f"files or directories: {', '.join(removed[:3])}"
-                               + (", ..." if len(removed) > 3 else ""))
-                if os.path.isdir(came) and os.path.isdir(tmp):
-                    shutil.rmtree(tmp)
-                for suffix in ("", ".log"):
-                    if os.path.exists(came + suffix):
-                        os.replace(came + suffix, tmp + suffix)
-                finish_cell(x, tmp, problem)
-                if x["state"] == "done":
-                    done_count += 1
-                    prog.walls.append(x.get("wall_s") or 0)
-                else:
-                    prog.say(f"campaign: cell {x['id']} on {host}: {x['state']}"
-                             + (f": {x['problems'][0]}" if x.get("problems") else ""))
-                prog.show(done_count, [y["id"] for y in cells if y["state"] == "running"])
-            if proc.poll() is not None and len(finished) >= len(parse_joblog(log)):
+                if host is not None:
+                    cells[seq - 1]["host"] = host
+                back(seq - 1, [] if host is not None else
+                     ["refused: its row in parallel's joblog is garbled"])
+            if ended:
                 break
             time.sleep(0.5)
-        with open(errpath, "rb") as errf:
-            errf.seek(max(0, os.path.getsize(errpath) - 4096))
-            err = errf.read().decode(errors="replace").strip()
+        # A job whose files came back and whose row did not (garbled past
+        # naming its job): kept aside, failed, not left in cells/.
+        for i, x in enumerate(cells):
+            if x["state"] == "running" and not stop and \
+                    os.path.lexists(os.path.join(d, "cells", f".tmp-{names[i]}")):
+                back(i, ["refused: no readable row for it in parallel's joblog"])
+        err = tail(errpath, 4096)
         for x in cells:
             if x["state"] == "running":
                 x["state"] = "interrupted" if stop else "error"
                 x["problems"] = [re.sub(r"\s+", " ", err)[-300:]] if err else []
         man.save()
+
+
+def make_way(tmp):
+    """Make way for a returned cell at TMP (cells/.tmp-ID); HostsError when
+    a runner of this host is at work there (dirlock.clear)."""
+    if not dirlock.clear(tmp):
+        raise HostsError(f"{tmp}: a runner is at work in it (another campaign's?)")
+
+
+def tail(path, n):
+    """The last N bytes of the file at PATH as text, read through no link."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return ""
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return ""
+        f.seek(max(0, st.st_size - n))
+        return f.read(n).decode(errors="replace").strip()

@@ -13,8 +13,9 @@ import json
 import os
 import random
 import re
+import stat
 
-from guest import judge, qemu
+from guest import judge, qemu, safeio
 from scripts import campaign_file, campaign_hosts
 from scripts import variant as variantmod
 
@@ -115,23 +116,24 @@ class Manifest:
 
     @classmethod
     def load(cls, d):
-        """The manifest as JSON; what it says is checked by resume()."""
+        """The manifest as JSON (safeio: a regular file, no link, no NaN or
+        Infinity, nested at most safeio.MAX_JSON_DEPTH); what it says is
+        checked by resume()."""
         path = os.path.join(d, "manifest.json")
         try:
-            data = json.loads(campaign_file.read_capped(path, MANIFEST_MAX_BYTES))
-        except (OSError, ValueError, RecursionError) as e:
-            why = (getattr(e, "strerror", None) or str(e)) if str(e) else "nested too deeply"
-            raise campaign_file.CampaignError(f"{d}: no readable manifest.json ({why})") from None
+            data = safeio.read_json("manifest.json", MANIFEST_MAX_BYTES, root=d)
+        except safeio.Unsafe as e:
+            raise campaign_file.CampaignError(f"{d}: no readable manifest.json ({e.why})") from None
         if not isinstance(data, dict):
             raise campaign_file.CampaignError(f"{d}: no readable manifest.json (not a JSON object)")
         return cls(path, data)
 
     def save(self):
-        tmp = self.path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(self.data, f, indent=2)
-            f.write("\n")
-        os.replace(tmp, self.path)
+        """Replace manifest.json: written to a new manifest.json.tmp (a link
+        planted there is unlinked, not written through) and renamed over
+        it; mode 0644; ValueError rather than a NaN or Infinity no reader
+        takes (safeio.write_json)."""
+        safeio.write_json(self.path, self.data, 0o644)
 
     def cell(self, cid):
         return next(c for c in self.data["cells"] if c["id"] == cid)
@@ -150,10 +152,22 @@ def checked_manifest(d, man):
     old = data.get("campaign")
     if not isinstance(old, dict):
         refuse("manifest.json has no campaign")
-    cells_dir = os.path.join(d, "cells")
-    if os.path.islink(cells_dir) or not os.path.isdir(cells_dir):
-        refuse(f"{cells_dir} is not a directory")
-    c = campaign_file.load(os.path.join(d, "campaign.toml"))
+    for sub in (d, os.path.join(d, "cells")):
+        try:
+            safeio.check_dir(sub)  # cells/ a link would take every cell elsewhere
+        except safeio.Unsafe as e:
+            refuse(str(e))
+        # Another local user could plant links where the cells go (one
+        # made before the campaign set its umask: issue #27).
+        if os.lstat(sub).st_mode & stat.S_IWOTH:
+            refuse(f"{sub} is writable by others (chmod o-w {sub})")
+    c = campaign_file.load(os.path.join(d, "campaign.toml"), root=d)
+    # What every runner reads as its job: a regular file, not a link
+    # (the runner opens it by path).
+    try:
+        campaign_file.read_capped(os.path.join(d, "job.conf"), root=d)
+    except OSError as e:
+        refuse(f"{d}/job.conf: {e.strerror or e}")
     if c["file_sha256"] != old.get("file_sha256"):
         refuse(f"{d}/campaign.toml changed since the campaign started")
     orig = old.get("file")
@@ -202,10 +216,13 @@ def checked_manifest(d, man):
             or not all(isinstance(v, str) for v in want.values()):
         refuse("manifest.json has no root fs hash for each of " + ", ".join(c["arches"]))
     remotes = data.get("hosts_remote", [])
+    # Each is removed with rm -rf on every host: only the names --hosts
+    # makes for this directory, whole.
     if not (type(data.get("hosts_seq", 0)) is int and data.get("hosts_seq", 0) >= 0
             and isinstance(remotes, list)
-            and all(isinstance(r, str) and campaign_hosts.REMOTE_RE.fullmatch(r) for r in remotes)):
-        refuse("manifest.json's hosts_seq or hosts_remote is not what --hosts writes")
+            and all(campaign_hosts.is_remote(d, r) for r in remotes)):
+        refuse("manifest.json's hosts_seq or hosts_remote is not what --hosts writes for this "
+               f"directory ({campaign_hosts.remote_pattern(d)})")
     seq = data.get("sequential")
     if seq is not None and not (
             isinstance(seq, dict) and isinstance(seq.get("looks"), list)

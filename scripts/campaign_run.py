@@ -13,6 +13,7 @@ one file.
 """
 import contextlib
 import json
+import math
 import os
 import signal
 import subprocess
@@ -20,10 +21,17 @@ import sys
 import time
 
 from analysis import primary as primarymod
+from analysis.common import CliError
 from guest import vcpu
 from scripts import campaign_cell, campaign_hosts, campaign_manifest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class CellRefused(CliError):
+    """A cell that start_cell could not start (its directory in use by a
+    runner, a file of it refused): the batch was stopped, its running
+    cells recorded."""
 
 
 class Progress:
@@ -51,6 +59,9 @@ class Progress:
 
 
 def fmt(s):
+    """Seconds as 1m05s; "?" for what is no time (a NaN, an infinity)."""
+    if not math.isfinite(s):
+        return "?"
     s = int(s)
     return f"{s // 60}m{s % 60:02d}s"
 
@@ -139,14 +150,17 @@ def run_cells(d, man, jobs):
 
 def run_batch(d, man, jobs, reps, prog, tried):
     """Run every cell of repetitions 1..reps not done yet and not `tried`
-    in this invocation (a failed cell waits for --resume)."""
+    in this invocation (a failed cell waits for --resume).  A cell whose
+    directory cannot be made ready (start_cell refuses it: a runner at
+    work in it) stops the batch as a signal would, the running cells
+    recorded, then raises that refusal."""
     cells = [c for c in man.data["cells"]
              if c["state"] not in campaign_manifest.SETTLED and c["rep"] <= reps
              and c["id"] not in tried]
     job_path = os.path.join(d, "job.conf")
     cores = os.cpu_count() or 1
     done = sum(c["state"] == "done" for c in man.data["cells"])
-    running = {}
+    running, refused = {}, []
     with stop_signals() as stop:
         while cells or running:
             if stop and running:
@@ -166,7 +180,13 @@ def run_batch(d, man, jobs, reps, prog, tried):
                     break
                 cells.pop(0)
                 tried.add(nxt["id"])
-                running[nxt["id"]] = (*campaign_cell.start_cell(d, man, nxt, job_path, pin), nxt)
+                try:
+                    running[nxt["id"]] = (*campaign_cell.start_cell(d, man, nxt, job_path, pin),
+                                          nxt)
+                except (CliError, OSError) as e:
+                    refused.append(e)
+                    stop.append("refusal")
+                    break
                 used += nxt["cpus"]
                 prog.show(done, list(running))
             if stop and not running:
@@ -185,6 +205,8 @@ def run_batch(d, man, jobs, reps, prog, tried):
                     prog.say(f"campaign: cell {cid}: {cell['state']}"
                              + (f": {cell['problems'][0]}" if cell.get("problems") else ""))
                 prog.show(done, list(running))
+    if refused:
+        raise CellRefused(str(refused[0]))
     return stop
 
 

@@ -10,7 +10,11 @@ runner's arguments and, by LB_LIAR:
           a link to a directory outside, its log a link too; and one
           regular file, ok.txt;
   sleep   writes its pid into LB_LIAR_PIDS/ and sleeps (a cell that is
-          still running when the harness dies).
+          still running when the harness dies);
+  inf     a meta.json that says ok with numbers no runner writes: in odd
+          cells (cells/.tmp-cN-SEQ) "wall_s": Infinity (json's extension),
+          in even ones 1e400 (read as inf), a 4000-digit time and a
+          problem line with a newline (issue #27).
 
 Each run appends its arguments, as JSON, to LB_LIAR_LOG.
 """
@@ -30,6 +34,13 @@ if mode == "sleep":
 os.makedirs(os.path.join(out, "points", "p"))
 with open(os.path.join(out, "ok.txt"), "w") as f:
     f.write("came back\n")
+if mode == "inf":
+    seq = int(out.rsplit("-", 1)[1])
+    with open(os.path.join(out, "meta.json"), "w") as f:
+        f.write('{"state": "ok", "wall_s": Infinity, "problems": []}' if seq % 2 else
+                '{"state": "ok", "wall_s": 1e400, "boot_to_workload_s": 1%s, "problems": '
+                '[{"state": "warning", "line": "two\\nlines"}]}' % ("0" * 4000))
+    sys.exit(0)
 if mode == "honest":
     with open(os.path.join(out, "meta.json"), "w") as f:
         json.dump({"state": "ok", "wall_s": 1.5, "problems": []}, f)

@@ -5,7 +5,16 @@ line (./run.sh campaign) and no boot: an edited manifest given to
 real GNU parallel and rsync through a stand-in ssh (tests/hosts/).
 
 The kernels are a stand-in build tree (LOCKBENCH_BUILD): the runner only
-hashes them, and the hosts' runner is tests/hosts/lying_runner.py."""
+hashes them, and the hosts' runner is tests/hosts/lying_runner.py.  A cell
+run on this host boots tests/hosts/standin-qemu.sh (first on PATH as
+qemu-system-arm), which ends at once or sleeps: no boot anywhere.
+
+Issue #27's tests (the results directory itself hostile: links planted in
+it, a second campaign, umask 000, a lying meta.json, a tab in a hosts
+file, a garbled joblog, another directory's remote folder) check that
+each run ends in under 10 s with its documented exit and one line, and
+that nothing outside the results directory changed (a snapshot of the
+sentinel folder beside it, with its secret file)."""
 
 import json
 import os
@@ -21,7 +30,9 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
 sys.path.insert(0, ROOT)
+from guest import dirlock, safeio  # noqa: E402
 from scripts import campaign_hosts  # noqa: E402
+from tests.unit import campaign_stand_ins as standin  # noqa: E402
 
 CAMPAIGN = """name = "hostile"
 variants = ["before", "after"]
@@ -33,6 +44,13 @@ read_pct = 50
 mailboxes = 16
 """
 HAVE_PARALLEL = bool(shutil.which("parallel") and shutil.which("rsync"))
+# Each run of issue #27's tests ends within this many seconds; one through
+# GNU parallel within HOSTS_BOUND_S: parallel alone takes 2-3 s to run
+# `true` on one stand-in host (its checks of the host), a --hosts run calls
+# it three times (copy, cells, removal) and took 5-10 s on the 2-core
+# development host at load 3.
+BOUND_S = 10
+HOSTS_BOUND_S = 20
 
 
 def lstat_walk(top):
@@ -112,15 +130,24 @@ class Hostile(unittest.TestCase):
                     LB_STANDIN_RUNNER=os.path.join(ROOT, "tests", "hosts", "lying_runner.py"),
                     LB_LIAR_LOG=self.liar_log, LB_LIAR_SECRET=self.secret, LB_LIAR_PIDS=self.pids)
 
-    def campaign(self, *args, env=None, timeout=60):
+    def campaign(self, *args, env=None, timeout=60, umask=None):
+        t0 = time.monotonic()
         cp = subprocess.run(["./run.sh", "campaign", *args, "--no-report"], cwd=ROOT,
-                            env=env or self.env, capture_output=True, text=True, timeout=timeout)
+                            env=env or self.env, capture_output=True, text=True, timeout=timeout,
+                            preexec_fn=None if umask is None else lambda: os.umask(umask))
+        self.took = time.monotonic() - t0
         return cp.returncode, cp.stdout, cp.stderr
+
+    def bounded(self, *args, bound=BOUND_S, **kw):
+        """campaign(), which must end within BOUND seconds."""
+        res = self.campaign(*args, timeout=bound * 3, **kw)
+        self.assertLess(self.took, bound, f"{args}: took {self.took:.1f} s: {res}")
+        return res
 
     def refused(self, want, *extra, env=None):
         """--resume refuses the directory: exit 2, one line, WANT in it,
         and nothing outside the results directory touched."""
-        rc, out, err = self.campaign("--resume", self.d, *extra, env=env)
+        rc, out, err = self.bounded("--resume", self.d, *extra, env=env)
         self.assertEqual((rc, out), (2, ""), err)
         self.assertEqual(len(err.splitlines()), 1, err)
         self.assertIn("campaign: ", err)
@@ -154,7 +181,7 @@ class Hostile(unittest.TestCase):
         self.refused("no readable manifest.json")
         os.unlink(os.path.join(self.d, "manifest.json"))
         os.mkfifo(os.path.join(self.d, "manifest.json"))
-        self.refused("no readable manifest.json (not a regular file)")
+        self.refused("no readable manifest.json (a FIFO, not a regular file)")
 
     def test_campaign_toml_missing(self):
         os.unlink(os.path.join(self.d, "campaign.toml"))
@@ -197,10 +224,13 @@ class Hostile(unittest.TestCase):
         with open(escape, "w") as fh:
             fh.write("2/ssh host\x1b[2J\n")
         out = os.path.join(self.case, "never")
-        for args, want in (([fifo], f"{fifo}: cannot read: not a regular file"),
-                           (["/dev/zero"], "/dev/zero: cannot read: not a regular file"),
-                           ([self.toml, "--hosts", fifo], "cannot read: not a regular file"),
-                           ([self.toml, "--hosts", "/dev/zero"], "cannot read: not a regular file"),
+        for args, want in (([fifo], f"{fifo}: cannot read: a FIFO, not a regular file"),
+                           (["/dev/zero"], "/dev/zero: cannot read: a character device, not a "
+                            "regular file"),
+                           ([self.toml, "--hosts", fifo],
+                            "cannot read: a FIFO, not a regular file"),
+                           ([self.toml, "--hosts", "/dev/zero"], "cannot read: a character device, "
+                            "not a regular file"),
                            ([self.toml, "--hosts", latin1], "cannot read: 'utf-8' codec"),
                            ([self.toml, "--hosts", escape], "control character in sshlogin")):
             rc, stdout, err = self.campaign(*args, "--out", out, timeout=20)
@@ -333,6 +363,343 @@ class Hostile(unittest.TestCase):
         self.assertEqual(cell["problems"], ["refused: the host sent 1 file(s) ...", "None: x"])
         self.assertIsNone(cell["wall_s"])
         self.assertEqual(os.listdir(os.path.join(self.d, "cells")), [cell["kept"]])
+
+
+    # --- issue #27: the results directory itself is hostile ---
+
+    def settle(self, *todo):
+        """Every cell but TODO done, each with its files in cells/ID; the
+        snapshot of those files."""
+        def edit(m):
+            for c in m["cells"]:
+                if c["id"] not in todo:
+                    c.update(state="done", attempts=1, tries=[{"state": "done", "problems": []}])
+                    os.makedirs(os.path.join(self.d, "cells", c["id"], "points", "p"))
+                    with open(os.path.join(self.d, "cells", c["id"], "points", "p",
+                                           "results.txt"), "w") as fh:
+                        fh.write(f"{c['id']}: kept\n")
+        self.manifest(edit)
+        return self.finished()
+
+    def finished(self):
+        m = self.manifest()
+        return {c["id"]: standin.snapshot(os.path.join(self.d, "cells", c["id"]))
+                for c in m["cells"] if c["state"] == "done"}
+
+    def outside_unchanged(self, before):
+        """The sentinel folder beside the results (its secret file too) as
+        it was: nothing written, truncated, added or removed there."""
+        self.assertEqual(standin.snapshot(self.sentinel), before)
+
+    def strict_manifest(self):
+        """manifest.json as safeio reads it: a regular file, no NaN or
+        Infinity."""
+        return safeio.read_json(os.path.join(self.d, "manifest.json"))
+
+    def local_env(self, qemu="fail"):
+        return dict(self.env, PATH=standin.qemu_path(self.tmp, self.env), LB_QEMU=qemu,
+                    LB_QEMU_PIDS=self.pids)
+
+    def test_links_in_the_results_not_followed(self):
+        """Item 2: links planted where --resume writes: the cell's log and
+        directory, manifest.json.tmp, a FIFO as another cell's directory.
+        Each is unlinked or replaced, never written through; the cell runs
+        (a stand-in QEMU that ends at once) and fails, recorded."""
+        keep = self.settle("r01-before-c1")
+        cells = os.path.join(self.d, "cells")
+        os.symlink(self.secret, os.path.join(cells, ".tmp-r01-before-c1.log"))
+        os.symlink(self.sentinel, os.path.join(cells, ".tmp-r01-before-c1"))
+        os.symlink(os.path.join(self.sentinel, "keep"), os.path.join(self.d, "manifest.json.tmp"))
+        os.mkfifo(os.path.join(cells, ".tmp-r02-after-c1"))
+        os.symlink(self.secret, os.path.join(cells, ".tmp-r02-after-c1.log"))
+        before = standin.snapshot(self.sentinel)
+        rc, out, err = self.bounded("--resume", self.d, env=self.local_env())
+        self.assertEqual(rc, 1, out + err)
+        self.assertNotIn("Traceback", out + err)
+        self.assertIn("campaign: cell r01-before-c1: ", out)
+        self.outside_unchanged(before)
+        self.assertEqual(self.finished(), keep, "a finished cell changed")
+        found = lstat_walk(self.d)
+        odd = {p: m for p, m in found.items() if not (stat.S_ISREG(m) or stat.S_ISDIR(m))}
+        self.assertEqual(odd, {}, "a link or FIFO left in the results")
+        cell = self.strict_manifest()["cells"][0]
+        self.assertEqual((cell["id"], cell["state"]), ("r01-before-c1", "incomplete"))
+        with open(os.path.join(cells, cell["kept"], "runner.log")) as fh:
+            self.assertIn("boot: ", fh.read(), "the runner's log is not in its cell")
+        self.assertEqual(sorted(os.listdir(cells)),
+                         ["r01-after-c1", "r01-before-c1.partial-1", "r02-after-c1",
+                          "r02-before-c1"])
+
+    def test_cells_a_link(self):
+        """Item 2: cells/ a link to a folder outside: refused, nothing
+        written there."""
+        self.settle()
+        shutil.rmtree(os.path.join(self.d, "cells"))
+        os.symlink(self.sentinel, os.path.join(self.d, "cells"))
+        before = standin.snapshot(self.sentinel)
+        self.refused("cells: a symbolic link, not a directory")
+        self.outside_unchanged(before)
+
+    def test_files_of_the_directory_that_are_links(self):
+        """Item 2: manifest.json, campaign.toml or job.conf a link to its
+        copy outside: refused, not read through."""
+        for name, want in (("manifest.json", "no readable manifest.json (a symbolic link, "
+                            "not followed)"),
+                           ("campaign.toml", "campaign.toml: cannot read: a symbolic link, "
+                            "not followed"),
+                           ("job.conf", "job.conf: a symbolic link, not followed")):
+            shutil.rmtree(self.d)
+            shutil.copytree(self.pristine, self.d)
+            elsewhere = os.path.join(self.sentinel, name)
+            os.replace(os.path.join(self.d, name), elsewhere)
+            os.symlink(elsewhere, os.path.join(self.d, name))
+            before = standin.snapshot(self.sentinel)
+            rc, out, err = self.bounded("--resume", self.d)
+            self.assertEqual((rc, out, len(err.splitlines())), (2, "", 1), err)
+            self.assertIn(want, err)
+            self.outside_unchanged(before)
+            os.unlink(elsewhere)
+
+    def test_second_campaign_refused(self):
+        """Item 2: a --resume while another runs in the same directory (its
+        runner at work: a stand-in QEMU that sleeps) is refused in one
+        line; the campaign's lock (on the directory) and its runner's (on
+        cells/.tmp-ID) are held side by side; after the first is stopped
+        the next --resume runs."""
+        keep = self.settle("r01-before-c1")
+        first = subprocess.Popen(["./run.sh", "campaign", "--resume", self.d, "--no-report"],
+                                 cwd=ROOT, env=self.local_env("sleep"), stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            deadline = time.monotonic() + BOUND_S
+            while not os.listdir(self.pids) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            self.assertTrue(os.listdir(self.pids), "the first campaign's QEMU did not start")
+            tmp = os.path.join(self.d, "cells", ".tmp-r01-before-c1")
+            self.assertFalse(dirlock.wait_free(self.d, 0), "no campaign lock held")
+            self.assertFalse(dirlock.wait_free(tmp, 0), "the runner holds no lock on its cell")
+            for extra, env in (((), self.env), (("--hosts", self.hosts), self.host_env("honest"))):
+                rc, out, err = self.bounded("--resume", self.d, *extra, env=env)
+                self.assertEqual((rc, out, err), (2, "", f"campaign: {self.d}: another campaign "
+                                                  "is running in it\n"))
+            self.assertFalse(os.path.exists(self.home), "a host was contacted")
+            rc, out, err = self.bounded(self.toml, "--out", self.d)
+            self.assertEqual((rc, len(err.splitlines())), (2, 1), err)
+            self.assertIn("exists and is not empty", err)
+            t0 = time.monotonic()
+            first.send_signal(signal.SIGTERM)
+            _out, err = first.communicate(timeout=BOUND_S * 3)
+            self.assertLess(time.monotonic() - t0, BOUND_S)
+            self.assertEqual(first.returncode, 130, err)
+        finally:
+            if first.poll() is None:
+                os.killpg(first.pid, signal.SIGKILL)
+                first.communicate()
+        self.assertEqual(self.strict_manifest()["cells"][0]["state"], "interrupted")
+        self.assertEqual(self.finished(), keep)
+        rc, out, err = self.bounded("--resume", self.d, env=self.local_env())
+        self.assertEqual(rc, 1, out + err)
+        self.assertEqual(self.strict_manifest()["cells"][0]["state"], "incomplete")
+
+    def test_tmp_dir_of_a_runner_at_work(self):
+        """Item 2: cells/.tmp-ID held by a runner (its dirlock) is never
+        removed under it: start_cell refuses in one line; --resume waits
+        for a runner that ends, then keeps its files aside."""
+        self.settle("r01-before-c1")
+        tmp = os.path.join(self.d, "cells", ".tmp-r01-before-c1")
+        os.makedirs(tmp)
+        with open(os.path.join(tmp, "meta.json"), "w") as fh:
+            fh.write("{}\n")
+        holder = standin.hold(tmp, 60)
+        try:
+            cp = subprocess.run([PY, "-c", """if True:
+                import sys
+                from scripts import campaign_cell, campaign_manifest
+                man = campaign_manifest.Manifest.load(sys.argv[1])
+                try:
+                    campaign_cell.start_cell(sys.argv[1], man, man.data["cells"][0], "job.conf")
+                except campaign_cell.campaign_file.CampaignError as e:
+                    sys.exit(f"campaign: {e}")
+                """, self.d], cwd=ROOT, env=self.local_env(), capture_output=True, text=True,
+                timeout=BOUND_S)
+        finally:
+            standin.release(holder)
+        self.assertEqual((cp.returncode, len(cp.stderr.splitlines())), (1, 1), cp.stderr)
+        self.assertIn(f"{tmp}: a runner is at work in it", cp.stderr)
+        self.assertEqual(os.listdir(tmp), ["meta.json"])
+        self.assertFalse(os.path.lexists(tmp + ".log"), "a runner's log was started")
+        self.assertEqual(self.strict_manifest()["cells"][0]["state"], "planned")
+        # Through --resume: a runner that ends 1.5 s later is waited for.
+        holder = standin.hold(tmp, 1.5)
+        try:
+            rc, out, err = self.bounded("--resume", self.d, env=self.local_env())
+        finally:
+            standin.release(holder)
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn("waiting up to 30 s for the stopped campaign's runner", err)
+        self.assertNotIn("another campaign", err)
+        with open(os.path.join(self.d, "cells", ".tmp-r01-before-c1.partial-1", "meta.json")) as fh:
+            self.assertEqual(fh.read(), "{}\n", "the held directory's files were not kept")
+
+    def test_cell_that_cannot_start(self):
+        """Item 2: a cell whose log cannot be made new (a directory in its
+        place that a runner holds, so nothing removes it) stops the run
+        in one line, exit 2, the finished cells kept."""
+        keep = self.settle("r01-before-c1")
+        log = os.path.join(self.d, "cells", ".tmp-r01-before-c1.log")
+        os.makedirs(log)
+        holder = standin.hold(log, 60)
+        try:
+            rc, out, err = self.bounded("--resume", self.d, env=self.local_env())
+        finally:
+            standin.release(holder)
+        self.assertEqual((rc, len(err.splitlines())), (2, 1), out + err)
+        self.assertIn(f"campaign: {log}: File exists; the running cells were stopped and "
+                      f"recorded; finish with: ./run.sh campaign --resume {self.d}", err)
+        self.assertEqual(self.finished(), keep)
+        self.assertEqual(self.strict_manifest()["cells"][0]["state"], "planned")
+        self.assertEqual(os.listdir(log), [])
+
+    def test_umask_000(self):
+        """Item 6: a campaign and a --resume run under umask 000 (their
+        cells run by the stand-in QEMU) leave nothing writable by group
+        or others, and manifest.json 0644."""
+        d = os.path.join(self.case, "res", "open")
+        rc, out, err = self.bounded(self.toml, "--out", d, env=self.local_env(), umask=0)
+        self.assertEqual(rc, 1, out + err)
+        rc, out, err = self.bounded("--resume", d, env=self.local_env(), umask=0)
+        self.assertEqual(rc, 1, out + err)
+        found = dict(lstat_walk(d), **{".": os.lstat(d).st_mode})
+        self.assertEqual(len([p for p in found if p.endswith("/runner.log")]), 8, sorted(found))
+        writable = {p: oct(m) for p, m in found.items() if m & 0o022}
+        self.assertEqual(writable, {}, "writable by group or others")
+        self.assertEqual(stat.S_IMODE(os.lstat(os.path.join(d, "manifest.json")).st_mode), 0o644)
+
+    def test_writable_by_others_refused(self):
+        """Item 6: a directory made before the campaign set its umask, its
+        cells/ writable by others: --resume refuses it."""
+        self.settle()
+        os.chmod(os.path.join(self.d, "cells"), 0o777)
+        self.refused("cells is writable by others (chmod o-w ")
+
+    @unittest.skipUnless(HAVE_PARALLEL, "needs GNU parallel and rsync")
+    def test_meta_with_infinity(self):
+        """Item 5: a host's meta.json with Infinity, 1e400 or a 4000-digit
+        time: the cell with Infinity fails in one line (its meta.json is
+        not JSON this harness reads), the others' times are dropped; the
+        manifest stays strict JSON; no traceback."""
+        d = os.path.join(self.case, "res", "inf")
+        rc, out, err = self.bounded(self.toml, "--hosts", self.hosts, "--out", d,
+                                    env=self.host_env("inf"), bound=HOSTS_BOUND_S)
+        self.assertEqual(rc, 1, out + err)
+        self.assertNotIn("Traceback", out + err)
+        m = safeio.read_json(os.path.join(d, "manifest.json"))
+        states = [(c["state"], c.get("wall_s"), c.get("boot_to_workload_s")) for c in m["cells"]]
+        self.assertEqual(states, [("error", None, None), ("done", None, None)] * 2, m["cells"])
+        self.assertEqual(m["cells"][0]["problems"],
+                         ["error: no readable meta.json (not JSON this harness reads: Infinity "
+                          "is not a number this harness reads)"])
+        self.assertEqual(m["cells"][1]["problems"], ["warning: two lines"])
+        self.assertIn("campaign: cell r01-before-c1 on ", out)
+        self.assertEqual(sorted(os.listdir(self.sentinel)), ["keep", "shadow"])
+
+    def test_hosts_file_with_a_tab(self):
+        """Item 9: a tab (or any control character) in a hosts file, a
+        comment too: refused in one line naming the line, before a host
+        is contacted or a directory made."""
+        out = os.path.join(self.case, "never")
+        for text, line in (("# hosts\n2/ssh\t-p 22 user@liar\n", 2), ("# a\tcomment\n", 1),
+                           ("2/ssh -p 22 user@liar\r\n", 1)):
+            with open(self.hosts, "w") as fh:
+                fh.write(text)
+            for args in ((self.toml, "--out", out), ("--resume", self.d)):
+                rc, stdout, err = self.bounded(*args, "--hosts", self.hosts,
+                                               env=self.host_env("honest"))
+                self.assertEqual((rc, stdout, len(err.splitlines())), (2, "", 1), err)
+                self.assertIn(f"--hosts {self.hosts}: line {line}: control character in "
+                              "sshlogin", err)
+                self.assertFalse(os.path.exists(out))
+                self.assertFalse(os.path.exists(self.home), "a host was contacted")
+
+    @unittest.skipUnless(HAVE_PARALLEL, "needs GNU parallel and rsync")
+    def test_garbled_joblog(self):
+        """Item 9: parallel's joblog garbled as a tab in a host name garbled
+        it (tests/hosts/garbling_parallel.py): a row with a shifted column
+        or a host name for an exit value fails its cell, a job with no row
+        whose files came back is failed and kept aside, the rows of no job
+        are one line each; no traceback, no hang."""
+        garbler = os.path.join(ROOT, "tests", "hosts", "garbling_parallel.py")
+        env = dict(self.host_env("honest"), LB_REAL_PARALLEL=shutil.which("parallel"),
+                   PATH=standin.bin_dir(self.tmp, "parallel", garbler)
+                   + os.pathsep + self.env.get("PATH", os.defpath))
+        d = os.path.join(self.case, "res", "garbled")
+        rc, out, err = self.bounded(self.toml, "--hosts", self.hosts, "--out", d, env=env,
+                                    bound=HOSTS_BOUND_S)
+        self.assertEqual(rc, 1, out + err)
+        self.assertNotIn("Traceback", out + err)
+        m = safeio.read_json(os.path.join(d, "manifest.json"))
+        self.assertEqual([(c["state"], c["problems"]) for c in m["cells"]], [
+            ("failed", ["refused: its row in parallel's joblog is garbled"]), ("done", []),
+            ("failed", ["refused: its row in parallel's joblog is garbled"]),
+            ("failed", ["refused: no readable row for it in parallel's joblog"])])
+        bad = [ln for ln in out.splitlines() if "not a row of GNU parallel's joblog" in ln]
+        # (rows in the order the jobs ended: their line numbers vary)
+        for want in ("(10 columns): '1\\t", "(9 columns): '3\\t", "(9 columns): '0\\thost",
+                     "(1 columns): 'junk'", "(2 columns): "):
+            self.assertEqual(len([ln for ln in bad if want in ln]), 1, (want, bad))
+        self.assertEqual(len(bad), 5, bad)
+        self.assertEqual(sorted(os.listdir(os.path.join(d, "cells"))),
+                         ["r01-after-c1", "r01-before-c1.partial-1", "r02-after-c1.partial-1",
+                          "r02-before-c1.partial-1"])
+        self.assertEqual([f for f in os.listdir(d) if f.startswith(".")], [])
+
+    def test_parse_joblog_never_raises(self):
+        """Item 9: whatever the joblog holds, parse_joblog returns."""
+        log = os.path.join(self.case, "joblog")
+        row = b"\th\t1\t1\t0\t0\t0\t0\tc\n"
+        for data, want in ((b"", {}), (b"Seq\n", {}), (b"\xff" * 5000, {}),
+                           (b"Seq\n" + b"\t" * 100000 + b"\n", {}),
+                           (b"Seq\n" + b"9" * 5000 + row, {}), (b"Seq\n0" + row, {}),
+                           (b"Seq\n1" + row, {1: ("h", 0)}), (b"Seq\n1" + row[:-1], {}),
+                           # a row that names its job, garbled: that job failed
+                           (b"Seq\n1\th\t1\t1\t0\t0\t" + b"9" * 5000 + b"\t0\tc\n",
+                            {1: (None, None)}),
+                           (b"Seq\n1\th\x1b\t1\t1\t0\t0\t0\t0\tc\n", {1: (None, None)})):
+            with open(log, "wb") as fh:
+                fh.write(data)
+            rows, bad = campaign_hosts.parse_joblog(log)
+            self.assertEqual(rows, want, data[:40])
+            self.assertTrue(all("\n" not in b and len(b) < 200 for b in bad), bad)
+        os.unlink(log)
+        self.assertEqual(campaign_hosts.parse_joblog(log), ({}, []))
+        os.mkfifo(log)
+        t0 = time.monotonic()
+        self.assertEqual(campaign_hosts.parse_joblog(log),
+                         ({}, ["cannot read it: a FIFO, not a regular file"]))
+        self.assertLess(time.monotonic() - t0, 1)
+
+    @unittest.skipUnless(HAVE_PARALLEL, "needs GNU parallel and rsync")
+    def test_remote_folder_of_another_directory(self):
+        """Item 9: hosts_remote, removed with rm -rf on every host, holds
+        only this directory's remote folders as --hosts names them
+        (lockbench-NAME-<12 hex>): another's is refused; this one's is
+        removed at the end, and nothing else on the host."""
+        self.settle()
+        liar = os.path.join(self.home, "liar")
+        for bad in ("lockbench-other-0123456789ab", "lockbench-hostile-1-0123456789AB",
+                    "lockbench-hostile-1-0123456789abc", "lockbench-hostile-1-0123456789ab/.."):
+            self.manifest(lambda m, bad=bad: m.update(hosts_remote=[bad]))
+            self.refused("hosts_seq or hosts_remote is not what --hosts writes for this "
+                         "directory (lockbench-hostile-1-<12 hex digits>)",
+                         "--hosts", self.hosts, env=self.host_env("honest"))
+            self.assertFalse(os.path.exists(self.home), "a host was contacted")
+        for f in ("lockbench-hostile-1-0123456789ab", "lockbench-other-0123456789ab"):
+            os.makedirs(os.path.join(liar, f))
+        self.manifest(lambda m: m.update(hosts_remote=["lockbench-hostile-1-0123456789ab"]))
+        rc, out, err = self.bounded("--resume", self.d, "--hosts", self.hosts,
+                                    env=self.host_env("honest"), bound=HOSTS_BOUND_S)
+        self.assertEqual(rc, 0, out + err)
+        self.assertEqual(os.listdir(liar), ["lockbench-other-0123456789ab"])
 
 
 def all_pids():
