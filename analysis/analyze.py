@@ -5,6 +5,7 @@ cross-check of bench-module lock operations against lock_stat.
 Usage: /usr/bin/python3 -m analysis.analyze DIR
 """
 
+import contextlib
 import os
 import sys
 
@@ -19,7 +20,7 @@ from analysis import compare as compare_mod
 from analysis import medians as medians_mod
 from analysis import rundir as rundir_mod
 from analysis import stats, tidy, tidy_csv, verdicts
-from analysis.common import OneLineParser, ParseError, run_cli
+from analysis.common import OneLineParser, ParseError, dir_refusal, run_cli
 
 PROG = "analyze"
 TIDY_DIR = "tidy"
@@ -79,7 +80,11 @@ def analyze(path, thresholds=None, compare=True):
     samples = pd.DataFrame(t.tables["samples"])
     medians = medians_mod.medians_table(samples, thresholds)
     out = os.path.join(path, TIDY_DIR)
-    os.makedirs(out, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(out, 0o755)
+    why = dir_refusal(out)  # a planted link would take the tables elsewhere
+    if why:
+        raise ParseError(out, None, f"{why}: refusing to write the tidy tables there")
     stamp = os.path.join(out, STAMP_FILE)
     if not compare and os.path.exists(stamp):
         os.remove(stamp)

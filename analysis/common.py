@@ -8,6 +8,8 @@ import re
 import stat
 import sys
 
+from guest import safeio
+
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
@@ -111,54 +113,95 @@ def _kind(mode):
     return "not a regular file"
 
 
-def read_bytes(path, limit=MAX_FILE_BYTES):
+def _not_regular(mode):
+    """The words of a refused file of this mode (its kind)."""
+    what = _kind(mode)
+    return what if what == "is a directory" else f"not a regular file ({what})"
+
+
+def _first_link(root, rel):
+    """The first folder of rel (relative to root) that is a symbolic
+    link, or None."""
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    for i in range(1, len(parts)):
+        here = "/".join(parts[:i])
+        try:
+            if stat.S_ISLNK(os.lstat(os.path.join(root, here)).st_mode):
+                return here
+        except OSError:
+            return None
+    return None
+
+
+def _refusal(path, root, rel, unsafe, limit):
+    """The words of a file safeio refused: those this module always had
+    (users and tests look for them); a link (safeio follows none) in words
+    of its own, or, when it leads to a FIFO or a device, the words that
+    file always had (stat, not open: nothing is read through it)."""
+    if unsafe.why.startswith("larger than"):  # safeio's words for it
+        return (f"larger than {limit} bytes (MAX_FILE_BYTES in "
+                f"analysis/common.py): not a file this parser reads")
+    link = _first_link(root, rel) if root is not None else None
+    if link is not None:
+        return f"{link} is a symbolic link, not followed"
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return unsafe.why  # gone, no access: the error as safeio had it
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            target = os.stat(path).st_mode
+        except OSError:
+            target = stat.S_IFREG
+        if not stat.S_ISREG(target) and not stat.S_ISDIR(target):
+            return _not_regular(target)
+        return "a symbolic link, not followed"
+    if not stat.S_ISREG(st.st_mode):
+        return _not_regular(st.st_mode)
+    return unsafe.why
+
+
+def read_bytes(path, limit=MAX_FILE_BYTES, root=None):
     """The bytes of a regular file of at most limit bytes; ParseError if
     path is anything else.
 
-    Opened non-blocking, so that a FIFO is refused at once instead of
-    waiting for a writer, and checked with fstat (the file opened, not a
-    name that may change); read up to limit + 1 bytes, so that a file that
-    says it is empty (/proc files) or grows while read is still bounded."""
+    Read by guest/safeio.py, the one layer that opens files the harness
+    did not write in this run: opened non-blocking (a FIFO is refused at
+    once instead of waiting for a writer), never through a symbolic link,
+    checked with fstat (the file opened, not a name that may change), at
+    most limit + 1 bytes read (a file that says it is empty, /proc's, or
+    grows while read is still bounded).  With root (a run directory),
+    path is relative to it and no folder on the way may be a link either:
+    a run directory may come from anywhere."""
+    full = path if root is None else os.path.join(root, path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY
-                     | os.O_CLOEXEC)
-    except OSError as e:
-        raise ParseError(path, None, e.strerror or str(e)) from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            what = _kind(st.st_mode)
-            if what != "is a directory":
-                what = f"not a regular file ({what})"
-            raise ParseError(path, None, what)
-        too_big = ParseError(path, None, f"larger than {limit} bytes "
-                             f"(MAX_FILE_BYTES in analysis/common.py): not "
-                             f"a file this parser reads")
-        if st.st_size > limit:
-            raise too_big
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
-            raise too_big
-        return b"".join(chunks)
-    except OSError as e:
-        raise ParseError(path, None, e.strerror or str(e)) from None
-    finally:
-        os.close(fd)
+        return safeio.read_bytes(path, limit, root)
+    except safeio.Unsafe as e:
+        raise ParseError(full, None, _refusal(full, root, path, e, limit)) \
+            from None
 
 
-def read_text(path, limit=MAX_FILE_BYTES):
+def dir_refusal(path):
+    """Why path is not a folder of a run directory to read or write in,
+    or None: lstat, so that a link is refused, never followed (as
+    safeio.check_dir, but a line instead of an exception)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as e:
+        return e.strerror or str(e)
+    if stat.S_ISDIR(mode):
+        return None
+    return f"{safeio.kind(mode)}, not a directory"
+
+
+def read_text(path, limit=MAX_FILE_BYTES, root=None):
     """Read a text file; every failure becomes a ParseError naming it.
 
-    Only a regular file of at most limit bytes (read_bytes). Binary data
-    (NUL bytes, invalid UTF-8) is refused here so that no parser sees
-    it."""
-    data = read_bytes(path, limit)
+    Only a regular file of at most limit bytes (read_bytes, root as
+    there). Binary data (NUL bytes, invalid UTF-8) is refused here so
+    that no parser sees it."""
+    data = read_bytes(path, limit, root)
+    path = path if root is None else os.path.join(root, path)
     if b"\0" in data:
         raise ParseError(path, None,
                          "binary data (NUL bytes), not a text dump")

@@ -5,6 +5,7 @@ Usage: /usr/bin/python3 -m analysis.lockstat_cli FILE [--class REGEX]
 """
 
 import csv
+import os
 import re
 import sys
 
@@ -62,7 +63,13 @@ def _run(args):
         except re.error as e:
             raise ParseError(args.file, None,
                              f"invalid --class regex {args.class_re!r}: {e}")
-    dump = lockstat.parse_file(args.file)
+    # A file named on the command line may be reached through links (the
+    # user chose it; links are refused only inside a run directory), and
+    # what is wrong with it is said under the name the user gave.
+    try:
+        dump = lockstat.parse_file(os.path.realpath(args.file))
+    except ParseError as e:
+        raise ParseError(args.file, e.line, e.message) from None
     rows_as_csv(dump, sys.stdout, class_re)
     sys.stdout.flush()
     return 0

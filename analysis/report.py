@@ -28,7 +28,8 @@ from analysis import observer as observer_mod
 from analysis import compare as compare_mod
 from analysis import commit_msg, stats, summary, tidy, tidy_csv
 from analysis.common import (OneLineParser, ParseError, UsageError,
-                             read_text, run_cli)
+                             dir_refusal, read_text, run_cli)
+from guest import safeio
 
 PROG = "report"
 
@@ -89,8 +90,11 @@ def make_parser():
 
 
 def _read(path, name):
-    f = os.path.join(path, analyze_mod.TIDY_DIR, name)
-    text = read_text(f)  # a regular file of bounded size, or ParseError
+    rel = os.path.join(analyze_mod.TIDY_DIR, name)
+    f = os.path.join(path, rel)
+    # a regular file of bounded size under the run directory, no link
+    # followed, or ParseError
+    text = read_text(rel, root=path)
     try:
         return pd.read_csv(io.StringIO(text), keep_default_na=False,
                            na_values=[""],
@@ -112,12 +116,33 @@ def _short_path(path):
     return path
 
 
+def _check_tidy(path):
+    """DIR/tidy, when there, is a folder and no link: analyze writes its
+    tables there and this reads them, never in a folder elsewhere that a
+    link planted in a results directory names."""
+    tdir = os.path.join(path, analyze_mod.TIDY_DIR)
+    why = dir_refusal(tdir) if os.path.lexists(tdir) else None
+    if why:
+        raise ParseError(tdir, None, why)
+
+
+def _write(path, name, text):
+    """DIR/NAME replaced by text (safeio.write_atomic: never written
+    through a link planted at NAME or NAME.tmp)."""
+    f = os.path.join(path, name)
+    try:
+        safeio.write_atomic(f, text)
+    except OSError as e:
+        raise ParseError(f, None, f"cannot write: {e.strerror or e}") from None
+
+
 def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
            reanalyze=None):
     """Compute and write the summary files; returns (markdown, warnings).
 
     reanalyze: None = when stale, True/False = always/never."""
     warnings = []
+    _check_tidy(path)
     stale = analyze_mod.is_stale(path) if reanalyze is None else reanalyze
     if stale:
         warnings.append(f"{os.path.join(path, analyze_mod.TIDY_DIR)} missing "
@@ -130,11 +155,15 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     samples = _read(path, "samples.csv")
     cells = _read(path, "cells.csv")
     problems = _read(path, "problems.csv")
-    outcomes = (_read(path, "outcomes.csv") if os.path.exists(
+    outcomes = (_read(path, "outcomes.csv") if os.path.lexists(
         os.path.join(path, analyze_mod.TIDY_DIR, "outcomes.csv")) else None)
     c = compare_mod.compare(rd, samples, outcomes, th, baseline)
     compare_mod.check(path, c)
     warnings += c.warnings
+    # a console.log that is not read (a link, a FIFO): one line here, and
+    # in summary.md in place of its lockdep report
+    warnings += [rep["refused"] for rep in c.unsafe.values()
+                 if rep.get("refused")]
     # the one comparisons file: what the plots and report.html read
     analyze_mod.write_comparisons(path, c.comps)
     comps, pairs, unsafe, baseline = c.comps, c.pairs, c.unsafe, c.baseline
@@ -145,7 +174,7 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     if len(observer):
         tidy_csv.write_csv(obs_path, observer_mod.OBSERVER_COLUMNS,
                            observer.to_dict("records"))
-    elif os.path.exists(obs_path):
+    elif os.path.lexists(obs_path):  # a link: the link goes, not its target
         os.remove(obs_path)
     notes = [f"{v}: {text}" for v, text in tidy.variant_notes(rd)]
     # one set of facts (and one read of any lockdep report) for every
@@ -174,10 +203,7 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     for name, text in (("summary.md", md), ("commit-msg.txt", msg),
                        ("answer.txt", answer + "\n"),
                        ("legend.txt", legend + "\n")):
-        tmp = os.path.join(path, name + ".tmp")
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, os.path.join(path, name))
+        _write(path, name, text)
     return md, warnings
 
 

@@ -7,13 +7,13 @@ per-cell raw files. Loading only; no analysis here.
                                           perf-stat.csv, perf-lock.txt (opt.)
 """
 
-import json
 import math
 import os
 from dataclasses import dataclass
 
 from analysis import primary as primarymod
-from analysis.common import ParseError, read_text
+from analysis.common import MAX_FILE_BYTES, ParseError, read_text
+from guest import safeio
 
 MANIFEST_FORMATS = (1,)
 POINT_FILES = ("results.txt", "lock_stat.txt", "perf-stat.csv")
@@ -317,15 +317,34 @@ def _need(path, obj, key, kind, where):
     return val
 
 
-def _arch(builds, campaign, cell_dir, variant):
+def _arch(builds, campaign, path, cid, variant):
     arch = (builds.get(variant) or {}).get("arch")
     if not arch:
-        meta = os.path.join(cell_dir, "meta.json")
+        # under the run directory, no link followed (safeio root=): the
+        # cell id is the manifest's, which may say anything
+        meta = os.path.join("cells", cid, "meta.json")
         try:
-            arch = json.loads(read_text(meta)).get("arch")
-        except (ValueError, AttributeError, RecursionError):
-            arch = None  # ParseError is a ValueError
+            got = safeio.read_json(meta, MAX_FILE_BYTES, root=path)
+            arch = got.get("arch") if isinstance(got, dict) else None
+        except safeio.Unsafe:
+            arch = None
     return arch or campaign.get("arch") or "unknown"
+
+
+def load_json(path, name):
+    """The JSON value of the file name under the run directory path: read
+    without following a link (common.read_text, root=), no NaN or
+    Infinity, nested at most safeio.MAX_JSON_DEPTH deep (a parser's stack
+    is bounded too); ParseError otherwise."""
+    full = os.path.join(path, name)
+    text = read_text(name, root=path)
+    try:
+        return safeio.loads_json(text, full)
+    except safeio.Unsafe as e:
+        # safeio says "not JSON this harness reads: WHY"; this module has
+        # always said "invalid JSON: WHY"
+        raise ParseError(full, None, "invalid JSON: "
+                         + (e.why.partition(": ")[2] or e.why)) from None
 
 
 def _tries(c):
@@ -358,15 +377,7 @@ def load(path):
         raise ParseError(path, None, "not a directory" if os.path.exists(path)
                          else "no such directory")
     mpath = os.path.join(path, "manifest.json")
-    text = read_text(mpath)
-    try:
-        manifest = json.loads(text)
-    except RecursionError:  # [[[[... nested deeper than the C stack allows
-        raise ParseError(mpath, None, "invalid JSON: nested too deep") \
-            from None
-    except ValueError as e:
-        raise ParseError(mpath, getattr(e, "lineno", None),
-                         f"invalid JSON: {getattr(e, 'msg', e)}") from None
+    manifest = load_json(path, "manifest.json")
     if not isinstance(manifest, dict):
         raise ParseError(mpath, None, "not a JSON object")
     fmt = manifest.get("format")
@@ -412,9 +423,7 @@ def load(path):
                           rep=_need(mpath, c, "rep", int, where),
                           state=str(c.get("state", "")),
                           oversubscribed=bool(over),
-                          arch=_arch(builds, campaign,
-                                     os.path.join(path, "cells", cid),
-                                     variant),
+                          arch=_arch(builds, campaign, path, cid, variant),
                           pos=_int_or_zero(c.get("pos")),
                           clock=clock if clock in primarymod.CLOCKS
                           else "wall",

@@ -31,9 +31,10 @@ STAMP_RE = re.compile(r"^\[ *[0-9]+\.[0-9]+\] ")
 
 def lockdep_reports(rundir):
     """{variant: {"cell": id, "line": the report's line, "boots": n,
-    "log": the console.log's path in the run, "splat": [lines]}} for every
-    variant with a lockdep report in any
-    boot; the first such boot (manifest order) gives the cell and splat.
+    "log": the console.log's path in the run, "splat": [lines], "refused":
+    why the log was not read, or ""}} for every variant with a lockdep
+    report in any boot; the first such boot (manifest order) gives the
+    cell and splat.
     An A/A control boots its baseline's image (rundir.controls): its
     reports count for the baseline."""
     image = {c: b for b, c in rundir.controls}
@@ -52,30 +53,42 @@ def lockdep_reports(rundir):
                 continue
             log = os.path.join("cells", os.path.basename(t["kept"] or c.id),
                                "console.log")
+            quoted, refused = splat(rundir.path, log, lines[0])
             out[variant] = {"cell": c.id, "line": lines[0], "boots": 1,
-                            "log": log,
-                            "splat": splat(os.path.join(rundir.path, log), lines[0])}
+                            "log": log, "splat": quoted, "refused": refused}
     return out
 
 
-def splat(console, line):
-    """The lockdep report in console.log: from the line that was flagged
-    (or the ==== rule above it) for SPLAT_LINES lines; [] when the log is
-    missing or unreadable (the flagged line is still in the problems)."""
+def _clean(line):
+    """A console line for markdown: no fences, no control characters, at
+    most 200 characters (the guest wrote it)."""
+    return "".join(ch if ch.isprintable() and ch != "`" else "?"
+                   for ch in line[:200])
+
+
+def splat(path, log, line):
+    """(lines, refused): the lockdep report in the console.log at log
+    under the run directory path: from the line that was flagged (or the
+    ==== rule above it) for SPLAT_LINES lines; [] when the log is missing
+    (the flagged line is still in the problems).  A log that is not a
+    regular file under path (a link, anywhere on the way, is never
+    followed: a run directory may come from anywhere, and the report must
+    not quote a file outside it) is not read: refused is then the one
+    line that says so, also the splat after the flagged line."""
+    if not os.path.lexists(os.path.join(path, log)):
+        return [], ""
     try:
-        text = read_bytes(console, CONSOLE_BYTES).decode("utf-8", "replace")
-    except ParseError:
-        return []
+        text = read_bytes(log, CONSOLE_BYTES, root=path).decode("utf-8", "replace")
+    except ParseError as e:
+        why = f"{log}: {e.message}: not quoted"
+        return [_clean(line), _clean(why)], why
     lines = [STAMP_RE.sub("", x).rstrip() for x in text.splitlines()]
     want = STAMP_RE.sub("", line).strip()
     for i, x in enumerate(lines):
         if want and want in x:
             start = i - 1 if i > 0 and set(lines[i - 1].strip()) == {"="} else i
-            # the guest's text goes into markdown: no fences, no controls
-            return ["".join(ch if ch.isprintable() and ch != "`" else "?"
-                            for ch in x[:200])
-                    for x in lines[start:start + SPLAT_LINES]]
-    return []
+            return [_clean(x) for x in lines[start:start + SPLAT_LINES]], ""
+    return [], ""
 
 
 def mark(rows, unsafe, controls=()):

@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 
 from analysis import bench_results, boots, lockstat, perf_lock, perf_stat
-from analysis.common import ParseError, clip
+from analysis.common import ParseError, clip, dir_refusal
 from analysis.crosscheck import CROSSCHECK_TOLERANCE, crosscheck_row
 from analysis.host_steal import (STEAL_FILE, parse_host_steal, run_metrics,
                                  steal_metrics, steal_warning)
@@ -88,11 +88,31 @@ def variant_notes(rundir):
     return out
 
 
+def _folder(root, rel):
+    """None when root/rel is a folder to read a point's files from, else
+    why not ("missing", or what is there instead).  Every folder on the
+    way from root is a directory and no link (common.dir_refusal): a
+    results directory may come from anywhere, and a link in it must not
+    make the report read, and quote, files outside it.  The files
+    themselves are opened without following a link (common.read_text)."""
+    parts = rel.split(os.sep)
+    if any(p in ("", ".", "..") for p in parts):
+        return f"{rel!r}: not a name inside the run directory"
+    for i in range(1, len(parts) + 1):
+        here = os.path.join(root, *parts[:i])
+        if not os.path.lexists(here):
+            return "missing"
+        why = dir_refusal(here)
+        if why:
+            return f"{os.path.join(*parts[:i])}: {why}"
+    return None
+
+
 def _parse(tidy, cell, point, pdir, name, parser, optional=False):
     """(the parsed file, None), or (None, why) after a problem row saying
     why (why is None for an optional file that is absent)."""
     path = os.path.join(pdir, name)
-    if not os.path.exists(path):
+    if not os.path.lexists(path):
         if optional:
             return None, None
         tidy.problem(cell.id, point.id, name, "missing")
@@ -187,13 +207,14 @@ def build(rundir, tolerance=CROSSCHECK_TOLERANCE):
                                   c.id))
     points = sorted(rundir.points, key=lambda p: order_p[p.id])
     for cell in cells:
-        cdir = os.path.join(rundir.path, "cells", cell.id)
-        if not os.path.isdir(cdir):
-            tidy.problem(cell.id, "", "", "cell directory missing")
+        why = _folder(rundir.path, os.path.join("cells", cell.id))
+        if why:
+            why = f"cell directory {why}"
+            tidy.problem(cell.id, "", "", why)
             for point in points:
                 t["outcomes"].append(dict(
                     _point_key(rundir, cell, point), outcome="missing",
-                    detail="cell directory missing"))
+                    detail=why))
             continue
         for point in points:
             _one_point(tidy, rundir, cell, point, lock_class, tolerance)
@@ -226,10 +247,14 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
     pkey = _point_key(rundir, cell, point)
     key = {k: pkey[k] for k in KEYS}
     pdir = rundir.point_dir(cell, point)
-    if not os.path.isdir(pdir):
-        tidy.problem(cell.id, point.id, "", "point directory missing")
-        t["outcomes"].append(dict(pkey, outcome="missing",
-                                  detail="point directory missing"))
+    # the ids as the manifest has them, not normalized: "a/../b" must be
+    # refused, not read through whatever "a" is
+    why = _folder(rundir.path, os.path.join("cells", cell.id, "points",
+                                            point.id))
+    if why:
+        why = f"point directory {why}"
+        tidy.problem(cell.id, point.id, "", why)
+        t["outcomes"].append(dict(pkey, outcome="missing", detail=why))
         return
     metrics = {}
 

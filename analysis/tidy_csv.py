@@ -7,6 +7,8 @@ import csv
 import math
 import os
 
+from guest import safeio
+
 
 def fmt(value):
     """CSV text of one value: empty for None/NaN, integers without '.0'."""
@@ -28,9 +30,11 @@ def fmt(value):
 
 
 def write_csv(path, columns, rows):
-    """Write rows (dicts) with the given columns; atomically (tmp+rename)."""
+    """Write rows (dicts) with the given columns; atomically (tmp+rename).
+    The tmp file is a new one (safeio.open_new): never written through a
+    link someone planted at its name in a results directory."""
     tmp = path + ".tmp"
-    with open(tmp, "w", newline="") as f:
+    with safeio.open_new(tmp) as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(columns)
         for r in rows:

@@ -14,16 +14,19 @@ recorded, the recorded one and the first problem behind the new state.
 Exit status: 0 every run judged as recorded; 1 some run judged otherwise;
 2 bad input (not a run or campaign directory, an unreadable meta.json).
 """
-import json
 import os
 import stat
 import sys
 
 from analysis.common import CliError, OneLineParser
-from guest import judge
+from guest import judge, safeio
 from guest.collect import point_needs
 
 META_MAX = 16 << 20
+#: a console.log larger than this is not one a run wrote (the runner
+#: keeps judge.CONSOLE_MAX of it now; older runs kept it whole): the judge
+#: reads it in 1 MiB chunks, so the bound is on the time a recheck takes
+CONSOLE_MAX = 1 << 30
 
 
 def regular(path):
@@ -34,18 +37,21 @@ def regular(path):
         return False
 
 
-def load_meta(run):
+def load_meta(root, run):
+    """run's meta.json, read under root (the directory named on the
+    command line) with guest/safeio.py: a regular file of at most
+    META_MAX bytes, no link followed on the way from root, JSON without
+    NaN and nested at most safeio.MAX_JSON_DEPTH deep (a recursive reader
+    would end in a RecursionError)."""
     path = os.path.join(run, "meta.json")
     if not regular(path):
         raise judge.RunError(2, f"{run}: no meta.json (a regular file): not a run directory")
     try:
-        with open(path, "rb") as f:
-            data = f.read(META_MAX + 1)
-        if len(data) > META_MAX:
-            raise ValueError("over 16 MiB")
-        meta = json.loads(data)
-    except (OSError, ValueError) as e:
-        raise judge.RunError(2, f"{path}: not readable JSON ({e.__class__.__name__})") from None
+        meta = safeio.read_json(os.path.relpath(path, root), META_MAX, root=root)
+    except safeio.Unsafe as e:
+        # safeio's "not JSON this harness reads: WHY" said once
+        why = e.why.partition("reads: ")[2] or e.why
+        raise judge.RunError(2, f"{path}: not readable JSON ({why})") from None
     planned = meta.get("points_planned") if isinstance(meta, dict) else None
     if (not isinstance(planned, list) or not all(isinstance(p, str) for p in planned)
             or meta.get("state") not in judge.EXIT or not isinstance(meta.get("problems"), list)
@@ -55,25 +61,54 @@ def load_meta(run):
     return meta
 
 
-def recheck(run):
-    """(state, recorded state, the first problem of the new state or None)."""
-    meta = load_meta(run)
+def console_of(run):
+    """run's console.log, for the judge to read: a regular file (lstat: a
+    link is refused, not followed; a FIFO would block the read) of at
+    most CONSOLE_MAX bytes."""
     console = os.path.join(run, "console.log")
-    if not regular(console):
+    try:
+        st = os.lstat(console)
+    except OSError:
+        st = None
+    if st is None or not stat.S_ISREG(st.st_mode):
         raise judge.RunError(2, f"{run}: no console.log (a regular file)")
+    if st.st_size > CONSOLE_MAX:
+        raise judge.RunError(2, f"{console}: larger than {CONSOLE_MAX} bytes: "
+                                "not a console of a run")
+    return console
+
+
+def recheck(run, root=None):
+    """(state, recorded state, the first problem of the new state or None).
+    root: the directory named on the command line, run itself or the
+    campaign run is a cell of."""
+    meta = load_meta(root or run, run)
+    console = console_of(run)
     build = meta.get("build") if isinstance(meta.get("build"), dict) else {}
     needs = point_needs(build)
     on_disk = [p for p in meta["points_planned"]
                if all(regular(os.path.join(run, "points", p, n)) for n in needs)]
-    state, problems = judge.rejudge(meta, console, on_disk)
+    try:
+        state, problems = judge.rejudge(meta, console, on_disk)
+    except OSError as e:  # no access, or gone since console_of
+        raise judge.RunError(2, f"{console}: {e.strerror or e}") from None
     why = next((p for p in problems if p.get("state") == state), None)
     return state, meta["state"], why
 
 
+def one_line(text):
+    """text (a console's or meta.json's) fit for one line of a terminal:
+    no control characters, at most 300 characters."""
+    return "".join(ch if ch.isprintable() else "?" for ch in str(text)[:300])
+
+
 def runs(d):
-    """The run directories of DIR: itself, or a campaign's cells."""
+    """The run directories of DIR: itself, or a campaign's cells (a
+    cells/ that is a link, and cells that are, are not followed)."""
     if regular(os.path.join(d, "manifest.json")):
         cells = os.path.join(d, "cells")
+        if os.path.islink(cells):
+            raise judge.RunError(2, f"{cells}: a symbolic link, not followed")
         try:
             names = sorted(os.listdir(cells))
         except OSError:
@@ -95,12 +130,12 @@ def main(argv):
             if not os.path.isdir(d):
                 raise judge.RunError(2, f"{d}: not a directory")
             for run in runs(d):
-                state, was, why = recheck(run)
+                state, was, why = recheck(run, d)
                 if state == was:
                     print(f"recheck: {run}: {state}")
                     continue
                 differ += 1
-                line = f": {why['line']}" if why else ""
+                line = f": {one_line(why.get('line', ''))}" if why else ""
                 print(f"recheck: {run}: {state}, recorded {was}{line}")
     except CliError as e:
         print(f"recheck: {e}", file=sys.stderr)

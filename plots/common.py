@@ -3,15 +3,19 @@
 manifest as analysis.rundir reads it, tidy/*.csv, see analysis/TIDY.md)
 and one-line errors.  Only the standard library (and
 analysis modules that use nothing else): selecting rows needs no pandas.
+Every file of the run directory is read through guest/safeio.py
+(read_file): a regular file of bounded size, no link followed.
 """
 
 import csv
 import dataclasses
+import io
 import os
 import re
 
 from analysis import run_setup, rundir
-from analysis.common import EXIT_BAD_INPUT, CliError, ParseError
+from analysis.common import EXIT_BAD_INPUT, CliError, ParseError, dir_refusal
+from guest import safeio
 
 EXIT_NO_TOOL = 3
 
@@ -31,23 +35,69 @@ class MissingTool(PlotsError):
     exit_code = EXIT_NO_TOOL
 
 
-def read_csv(path, required=()):
-    """Rows of a tidy CSV as dicts; PlotsError if unreadable or if a
-    required column is missing."""
+#: the largest tidy table read (DIR/tidy/*.csv, observer.csv): hist.csv,
+#: the largest, has 32 rows a cell, point and op, tens of MB for a
+#: campaign of thousands of cells; more is not analyze's output
+TIDY_MAX_BYTES = 256 << 20
+#: answer.txt and legend.txt: a few KB of text
+TEXT_MAX_BYTES = 1 << 20
+
+
+def read_file(root, rel, limit, missing=None):
+    """The text of root/rel: a regular file of at most limit bytes, opened
+    with no link followed anywhere under root (guest/safeio.py: a results
+    directory may come from anywhere, and a FIFO, a device or a link in it
+    must neither hang the plots nor take a file from outside into the
+    report); None when it is not there and missing is None, else
+    PlotsError(missing); PlotsError on one line for anything else."""
+    path = os.path.join(root, rel)
+    if not os.path.lexists(path):
+        if missing is None:
+            return None
+        raise PlotsError(f"{path}: {missing}")
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            reader = csv.DictReader(f)
-            header = reader.fieldnames or []
-            rows = list(reader)
-    except FileNotFoundError:
-        raise PlotsError(f"{path}: missing (run ./run.sh analyze first)") from None
-    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        return safeio.read_text(rel, limit, root=root)
+    except safeio.Unsafe as e:
+        raise PlotsError(f"{path}: unreadable: {e.why}") from None
+
+
+def read_csv(root, rel, required=()):
+    """Rows of a tidy CSV (root/rel, read_file) as dicts; PlotsError if
+    missing, unreadable or if a required column is missing."""
+    path = os.path.join(root, rel)
+    text = read_file(root, rel, TIDY_MAX_BYTES,
+                     "missing (run ./run.sh analyze first)")
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        header = reader.fieldnames or []
+        rows = list(reader)
+    except csv.Error as e:
         raise PlotsError(f"{path}: unreadable: {e}") from None
     missing = [c for c in required if c not in header]
     if missing:
         raise PlotsError(f"{path}: no column {', '.join(missing)} "
                          "(see analysis/TIDY.md)")
     return rows
+
+
+def check_dir(path, what):
+    """path is a directory and no link (analysis.common.dir_refusal);
+    PlotsError naming what it is for otherwise."""
+    why = dir_refusal(path)
+    if why:
+        raise PlotsError(f"{path}: {why} ({what})")
+
+
+def write_text(path, text):
+    """Replace path with text in UTF-8 (whatever the locale says): written
+    to path.tmp, a new file (safeio.open_new: never through a link or a
+    FIFO planted at its name), then renamed over path, which replaces the
+    name, never what a link there leads to.  OSError (safeio.Unsafe)
+    when it cannot."""
+    tmp = path + ".tmp"
+    with safeio.open_new(tmp, binary=True) as f:
+        f.write(text.encode("utf-8"))
+    os.replace(tmp, path)
 
 
 def to_int(value, where):
@@ -82,8 +132,9 @@ class Run:
         if not os.path.isdir(self.dir):
             raise PlotsError(f"{path}: not a directory")
         self.tidy_dir = os.path.join(self.dir, "tidy")
-        if not os.path.isdir(self.tidy_dir):
+        if not os.path.lexists(self.tidy_dir):
             raise PlotsError(f"{path}: no tidy/ (run ./run.sh analyze {path} first)")
+        check_dir(self.tidy_dir, "analyze's tables")
         self._cache = {}
         try:
             self.rd = rundir.load(self.dir)
@@ -111,12 +162,19 @@ class Run:
     def tidy(self, name, required=()):
         """Rows of tidy/NAME (cached)."""
         if name not in self._cache:
-            self._cache[name] = read_csv(os.path.join(self.tidy_dir, name),
+            self._cache[name] = read_csv(self.dir, os.path.join("tidy", name),
                                          required)
         return self._cache[name]
 
     def has(self, name):
-        return os.path.isfile(os.path.join(self.tidy_dir, name))
+        """Whether tidy/NAME is there: anything by that name, so that a
+        FIFO or a link there is refused when read, not taken for no
+        file."""
+        return os.path.lexists(os.path.join(self.tidy_dir, name))
+
+    def text(self, name, limit=TEXT_MAX_BYTES):
+        """DIR/NAME as text (read_file), None when it is not there."""
+        return read_file(self.dir, name, limit)
 
     def point(self, pid):
         return next(p for p in self.points if p["id"] == pid)

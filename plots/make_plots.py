@@ -24,7 +24,8 @@ import sys
 
 from plots.boot_plots import cdf, lockstat, steal
 from analysis.common import EXIT_OK, OneLineParser, run_cli
-from plots.common import MissingTool, PlotsError, Run, gp_quote
+from plots.common import (MissingTool, PlotsError, Run, check_dir, gp_quote,
+                          write_text)
 from plots.crossover import crossover
 from plots.median_plots import fairness, latency, starvation, throughput
 from plots.select import NotApplicable, Selector, Skip
@@ -68,10 +69,7 @@ def make_plots(run_dir, only=None, warn=None):
     run = Run(run_dir)
     outdir = os.path.join(run.dir, "plots")
     datadir = os.path.join(outdir, "data")
-    try:
-        os.makedirs(datadir, exist_ok=True)
-    except OSError as e:
-        raise PlotsError(f"{outdir}: cannot create: {e.strerror}") from None
+    _folders(outdir, datadir)
     sel = Selector(run, datadir)
     written, index, cmds = [], [], []
     for name in only or NAMES:
@@ -85,6 +83,7 @@ def make_plots(run_dir, only=None, warn=None):
             warn(f"no {name} plot: {e}")
             continue
         outbase = os.path.join(outdir, name)
+        _clear(outbase)
         cmd = command(gnuplot, plot, outbase)
         cmds.append(shlex.join(cmd))
         try:
@@ -104,13 +103,42 @@ def make_plots(run_dir, only=None, warn=None):
                       "caption": plot.caption, "footer": plot.variables["footer"],
                       "width": plot.size[0], "height": plot.size[1],
                       "data": [os.path.relpath(d, run.dir) for d in plot.data]})
-    with open(os.path.join(outdir, "plots.json"), "w", encoding="utf-8") as f:
-        json.dump({"plots": index}, f, indent=1)
-        f.write("\n")
-    with open(os.path.join(outdir, "gnuplot-commands.txt"), "w", encoding="utf-8") as f:
-        f.write("# the gnuplot runs that drew these plots (make_plots.py)\n")
-        f.write("".join(c + "\n" for c in cmds))
+    try:
+        write_text(os.path.join(outdir, "plots.json"),
+                   json.dumps({"plots": index}, indent=1) + "\n")
+        write_text(os.path.join(outdir, "gnuplot-commands.txt"),
+                   "# the gnuplot runs that drew these plots (make_plots.py)\n"
+                   + "".join(c + "\n" for c in cmds))
+    except OSError as e:
+        raise PlotsError(f"{outdir}: cannot write: {e.strerror}") from None
     return written
+
+
+def _folders(outdir, datadir):
+    """DIR/plots and DIR/plots/data made, each a directory and no link: a
+    link planted there in a results directory must not have the plots
+    written into a folder elsewhere."""
+    for d in (outdir, datadir):
+        try:
+            os.mkdir(d)
+        except FileExistsError:
+            pass
+        except OSError as e:
+            raise PlotsError(f"{d}: cannot create: {e.strerror}") from None
+        check_dir(d, "the plots go there")
+
+
+def _clear(outbase):
+    """Remove the PNG and SVG a run before drew (or whatever is at their
+    names: gnuplot opens its output as named, through a link someone
+    planted there)."""
+    for ext in ("png", "svg"):
+        try:
+            os.unlink(f"{outbase}.{ext}")
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            raise PlotsError(f"{outbase}.{ext}: cannot replace: {e.strerror}") from None
 
 
 def make_parser():

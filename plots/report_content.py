@@ -7,10 +7,10 @@ make_plots.py drew, the problems, and the answer and legend analysis
 wrote.
 """
 
-import json
 import os
 
-from plots.common import PlotsError, read_csv
+from guest import safeio
+from plots.common import TOKEN, PlotsError, read_csv
 
 NEEDED = ("baseline", "variant", "metric", "cpus", "point", "ratio",
           "ratio_ci_lo", "ratio_ci_hi", "p_value", "verdict")
@@ -152,16 +152,16 @@ OBS_HEAD = ("vCPUs", "point", "with LOCK_STAT", "verdict", "without",
 
 def observer_rows(run):
     """(title, rows of text cells) per twin from DIR/observer.csv."""
-    path = os.path.join(run.dir, "observer.csv")
-    if not os.path.isfile(path):
+    if not os.path.lexists(os.path.join(run.dir, "observer.csv")):
         return []
 
     def rci(r, a, lo, hi):
         return (f"{ratio_text(r[a])} [{ratio_text(r[lo])}, {ratio_text(r[hi])}]"
                 if r[a] != "" else "-")
     out = {}
-    for r in read_csv(path, ("metric", "baseline", "variant", "baseline_plain",
-                             "variant_plain", "ratio_of_ratios")):
+    for r in read_csv(run.dir, "observer.csv",
+                      ("metric", "baseline", "variant", "baseline_plain",
+                       "variant_plain", "ratio_of_ratios")):
         title = (f"Observer effect: {r['variant']}/{r['baseline']} with LOCK_STAT vs "
                  f"{r['variant_plain']}/{r['baseline_plain']} without ({r['metric']})")
         cost = ", ".join("-" if r[k] == "" else f"×{float(r[k]):.2f}"
@@ -197,16 +197,46 @@ def setup_paragraph(run):
             "by side is a result.")
 
 
+#: what each entry of plots/plots.json has (make_plots.py writes it)
+PLOT_KEYS = {"name": str, "png": str, "svg": str, "title": str,
+             "caption": str, "width": int, "height": int, "data": list}
+
+
 def load_plots(run):
-    path = os.path.join(run.dir, "plots", "plots.json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            plots = json.load(f)["plots"]
-    except FileNotFoundError:
+    """The entries of DIR/plots/plots.json whose PNG is there; [] without
+    the file.  Read as every file of the run (safeio: regular, bounded,
+    no link, JSON nested at most a few levels) and checked entry by
+    entry: the page is made of what it says."""
+    rel = os.path.join("plots", "plots.json")
+    path = os.path.join(run.dir, rel)
+    if not os.path.lexists(path):
         return []
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise PlotsError(f"{path}: unreadable ({e}); run python3 -m plots.make_plots again") from None
+    again = "run python3 -m plots.make_plots again"
+    try:
+        plots = safeio.read_json(rel, root=run.dir)["plots"]
+        if not isinstance(plots, list):
+            raise TypeError("plots is not a list")
+    except safeio.Unsafe as e:
+        raise PlotsError(f"{path}: unreadable ({e.why}); {again}") from None
+    except (KeyError, TypeError) as e:
+        raise PlotsError(f"{path}: unreadable ({e}); {again}") from None
+    for p in plots:
+        if not _plot_entry(p):
+            raise PlotsError(f"{path}: an entry is not a plot of make_plots "
+                             f"({', '.join(PLOT_KEYS)}); {again}")
     return [p for p in plots if os.path.isfile(os.path.join(run.dir, p["png"]))]
+
+
+def _plot_entry(p):
+    """Is p an entry as make_plots writes it: the keys of PLOT_KEYS, and
+    images at plots/NAME.png and .svg (the page links nothing else)?"""
+    return (isinstance(p, dict)
+            and all(isinstance(p.get(k), t) and not isinstance(p.get(k), bool)
+                    for k, t in PLOT_KEYS.items())
+            and all(isinstance(d, str) for d in p["data"])
+            and TOKEN.match(p["name"]) is not None
+            and p["png"] == f"plots/{p['name']}.png"
+            and p["svg"] == f"plots/{p['name']}.svg")
 
 
 def problems(run):
@@ -230,9 +260,7 @@ def split_primary(run, table):
 
 def read_text(run, name):
     """DIR/answer.txt or DIR/legend.txt as `./run.sh report` wrote them
-    (paragraphs / lines), [] when absent."""
-    try:
-        with open(os.path.join(run.dir, name), encoding="utf-8") as f:
-            return [x.strip() for x in f.read().split("\n") if x.strip()]
-    except FileNotFoundError:
-        return []
+    (paragraphs / lines), [] when absent; PlotsError for anything but a
+    regular file of bounded size (Run.text)."""
+    text = run.text(name)
+    return [x.strip() for x in text.split("\n") if x.strip()] if text else []

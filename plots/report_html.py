@@ -22,7 +22,7 @@ import os
 import sys
 
 from analysis.common import EXIT_OK, OneLineParser, run_cli
-from plots.common import PlotsError, Run
+from plots.common import PlotsError, Run, write_text
 from plots.report_content import (OBS_HEAD, OBS_NOTE, Table, kernel_notes,
                                   load_plots, load_verdicts, observer_rows,
                                   problems, read_text, setup_paragraph,
@@ -117,8 +117,7 @@ def write_html(run, path, src, table, plots, probs):
                  f'<small>Data: {e(", ".join(p["data"]))}; '
                  f'<a href="{e(p["svg"])}">SVG</a>.</small></figcaption></figure>')
     h.append("</body></html>\n")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(h))
+    write_text(path, "\n".join(h))
 
 
 def md_table(t, rows, with_metric=True):
@@ -175,8 +174,7 @@ def write_md(run, path, src, table, plots, probs):
             m += [f"![{p['title']}]({p['png']})", "",
                   f"*{p['title']}.* {p['caption']} (Data: {', '.join(p['data'])}; "
                   f"[SVG]({p['svg']}).)", ""]
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(m))
+    write_text(path, "\n".join(m))
 
 
 def write_reports(run_dir):
@@ -193,7 +191,7 @@ def write_reports(run_dir):
     try:
         write_html(run, html_path, src, table, plots, probs)
         write_md(run, md_path, src, table, plots, probs)
-    except OSError as e:
+    except OSError as e:  # safeio.Unsafe too: a directory at its name
         raise PlotsError(f"{run.dir}: cannot write the report: {e.strerror}") from None
     return html_path, md_path
 
