@@ -145,9 +145,8 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     _check_tidy(path)
     stale = analyze_mod.is_stale(path) if reanalyze is None else reanalyze
     if stale:
-        warnings.append(f"{os.path.join(path, analyze_mod.TIDY_DIR)} missing "
-                        f"or older than the raw files: running analyze")
-        # no comparisons there: they are this report's, written below
+        # The normal path (a new run, a resumed one): analyze runs first,
+        # silently.  No comparisons there: they are this report's, below.
         _rd, t, _m, _c = analyze_mod.analyze(path, thresholds, compare=False)
         warnings += t.warnings
     rd = rundir_mod.load(path)

@@ -50,6 +50,8 @@ import shutil
 import subprocess
 import sys
 
+from analysis import exact, stats
+from analysis import primary as primarymod
 from analysis.common import CliError, OneLineParser
 from guest import dirlock, judge, qemu, safeio, targets
 from scripts import campaign_cell, campaign_file, campaign_hosts, campaign_manifest, campaign_run
@@ -73,6 +75,8 @@ def make_parser():
     p.add_argument("--out", help="results directory (default results/NAME-UTCSTAMP)")
     p.add_argument("--dry-run", action="store_true", help="print the planned cells and exit")
     p.add_argument("--no-report", action="store_true", help="do not run the report at the end")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="end with the whole summary.md, not only the commit block")
     return p
 
 
@@ -94,6 +98,32 @@ def lock(d):
     return fd
 
 
+def plan_lines(c, cells):
+    """What --dry-run says after the cells: per vCPU count its clock, its
+    boots a side and each point's primary metric (and whether it is the
+    default); a warning where the boots a side cannot reach a verdict
+    (stats.Thresholds.min_n on the wall clock, exact.MIN_N under icount),
+    so that a small campaign is not run to learn it."""
+    out = []
+    for cpus in c["cpus"]:
+        clock = primarymod.clock_of(c, cpus)
+        boots = sum(1 for x in cells if x["cpus"] == cpus and x["variant"] == c["baseline"])
+        metrics = []
+        for p in c["points"]:
+            metric, how = primarymod.metric_for(c, cpus, p)
+            metrics.append(f"{p['id']} {metric}" + (" (the default)" if how == "default" else ""))
+        vcpus = f"{cpus} vCPU{'s' if cpus > 1 else ''}"
+        out.append(f"{vcpus} ({clock} clock): up to {boots} "
+                   f"boots a side; primary: {', '.join(metrics)}")
+        need = exact.MIN_N if clock == primarymod.ICOUNT else stats.Thresholds().min_n
+        if boots < need:
+            out.append(f"warning: {boots} boots a side at {vcpus} cannot reach a verdict "
+                       f"(at least {need} a side): every verdict there will read "
+                       f"'inconclusive (n<{need})'; raise "
+                       + ("icount_repetitions" if clock == primarymod.ICOUNT else "repetitions"))
+    return out
+
+
 def create(args):
     c = campaign_file.load(args.file)
     builds = {v: campaign_manifest.build_identity(campaign_file.image(c, v)) for v in c["variants"]}
@@ -106,6 +136,8 @@ def create(args):
         for cell in cells:
             print(f"{cell['id']}: {cell['variant']} {cell['cpus']} vCPUs"
                   + (" (oversubscribed)" if cell["oversubscribed"] else ""))
+        for line in plan_lines(c, cells):
+            print(f"campaign: {line}")
         return None
     os.makedirs(d, 0o755, exist_ok=True)
     os.chmod(d, 0o755)
@@ -162,6 +194,19 @@ def resume(args):
             cell["state"] = "interrupted"
     man.save()
     return d, man
+
+
+def print_block(d):
+    """Print the run's commit-msg.txt (written by the report just now:
+    this campaign's own file, read as any file of the directory)."""
+    try:
+        block = safeio.read_text(os.path.join(d, "commit-msg.txt"), 64 << 10)
+    except safeio.Unsafe as e:
+        print(f"campaign: {e}", file=sys.stderr)
+        return
+    print()
+    print(block.rstrip("\n"))
+    print()
 
 
 def main(argv):
@@ -227,9 +272,14 @@ def main(argv):
     print(f"campaign: {summary}: {d}")
     if not args.no_report and states.get("done"):
         # run.sh report: the analysis, then the plots step (two commands)
-        rc = subprocess.call([os.path.join(ROOT, "run.sh"), "report", d],
-                             cwd=ROOT)
+        # The terminal gets the commit block (the answer, one table, the
+        # failures, the A/A control: at most 25 lines of 72 columns) and
+        # where the rest is; summary.md (hundreds of lines) with --verbose.
+        rc = subprocess.call([os.path.join(ROOT, "run.sh"), "report", d]
+                             + ([] if args.verbose else ["--quiet"]), cwd=ROOT)
         if rc == 0:
+            if not args.verbose:
+                print_block(d)
             print(f"campaign: verdicts in {d}/summary.md, plots in {d}/plots/, "
                   f"the page in {d}/report.html, a changelog block in {d}/commit-msg.txt")
     settled = sum(states.get(s, 0) for s in campaign_manifest.SETTLED)

@@ -51,7 +51,9 @@ class Progress:
                 f"elapsed {fmt(el)} | ETA {eta}" + (f" | {note}" if note else ""))
         if self.tty:
             print("\r\033[K" + line, end="", flush=True)
-        else:
+        elif running:
+            # Piped: one line a cell started, not a second one for the
+            # moment between two cells ("-": the next line says it all).
             print(line, flush=True)
 
     def say(self, msg):

@@ -56,9 +56,25 @@ wait_done() { # DIR N: until N cells are done
 	exit 1
 }
 
+# 1. --dry-run says before anything runs what each vCPU count's boots
+# can decide: smoke's 3 boots a side cannot (a verdict needs 6).
+./run.sh campaign campaigns/smoke.toml --dry-run >"$out/dry.log" 2>&1
+grep -q "^campaign: 2 vCPUs (wall clock): up to 3 boots a side; primary: read90 throughput_run (the default)" "$out/dry.log"
+grep -q "^campaign: warning: 3 boots a side at 2 vCPUs cannot reach a verdict (at least 6 a side)" "$out/dry.log"
+echo "ok: --dry-run names the primary metrics and warns that 3 boots a side decide nothing"
+
 # 2. The smoke campaign, end to end.
 ./run.sh campaign campaigns/smoke.toml --out "$out/smoke" >"$out/smoke.log" 2>&1 ||
 	{ tail -n 20 "$out/smoke.log"; exit 1; }
+# It ends with the commit block and the paths, not summary.md's hundreds
+# of lines (--verbose prints those); the normal path warns of nothing
+# about the tidy files.
+grep -q '^Reproduce:' "$out/smoke.log"
+grep -q '^campaign: verdicts in .*/summary.md' "$out/smoke.log"
+if grep -q -e '^\*\*Answer' -e 'running analyze' "$out/smoke.log"; then
+	echo "FAIL: smoke: the campaign printed summary.md or the analyze warning"
+	exit 1
+fi
 "$LB_PY" - "$out/smoke" <<'PY'
 import json, sys
 d = sys.argv[1]
