@@ -102,21 +102,12 @@ def clip(text, width=60):
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def _kind(mode):
-    for test, what in ((stat.S_ISDIR, "is a directory"),
-                       (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return what
-    return "not a regular file"
-
-
 def _not_regular(mode):
-    """The words of a refused file of this mode (its kind)."""
-    what = _kind(mode)
-    return what if what == "is a directory" else f"not a regular file ({what})"
+    """The words of a refused file of this mode (its kind, in
+    safeio.kind's words)."""
+    if stat.S_ISDIR(mode):
+        return "is a directory"
+    return f"not a regular file ({safeio.kind(mode)})"
 
 
 def _first_link(root, rel):

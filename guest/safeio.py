@@ -191,11 +191,12 @@ def _unlink_under(root, path):
 
 
 def write_atomic(path, text, mode=0o644):
-    """Replace PATH with TEXT: written to PATH.tmp (open_new) and renamed
-    over PATH, which replaces the name, never a link's target."""
+    """Replace PATH with TEXT in UTF-8 (whatever the locale says): written
+    to PATH.tmp (open_new) and renamed over PATH, which replaces the name,
+    never a link's target."""
     tmp = path + ".tmp"
-    with open_new(tmp, mode) as f:
-        f.write(text)
+    with open_new(tmp, mode, binary=True) as f:
+        f.write(text.encode("utf-8"))
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)

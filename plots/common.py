@@ -88,18 +88,6 @@ def check_dir(path, what):
         raise PlotsError(f"{path}: {why} ({what})")
 
 
-def write_text(path, text):
-    """Replace path with text in UTF-8 (whatever the locale says): written
-    to path.tmp, a new file (safeio.open_new: never through a link or a
-    FIFO planted at its name), then renamed over path, which replaces the
-    name, never what a link there leads to.  OSError (safeio.Unsafe)
-    when it cannot."""
-    tmp = path + ".tmp"
-    with safeio.open_new(tmp, binary=True) as f:
-        f.write(text.encode("utf-8"))
-    os.replace(tmp, path)
-
-
 def to_int(value, where):
     try:
         return int(value)

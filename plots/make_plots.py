@@ -24,8 +24,8 @@ import sys
 
 from plots.boot_plots import cdf, lockstat, steal
 from analysis.common import EXIT_OK, OneLineParser, run_cli
-from plots.common import (MissingTool, PlotsError, Run, check_dir, gp_quote,
-                          write_text)
+from guest import safeio
+from plots.common import MissingTool, PlotsError, Run, check_dir, gp_quote
 from plots.crossover import crossover
 from plots.median_plots import fairness, latency, starvation, throughput
 from plots.select import NotApplicable, Selector, Skip
@@ -104,9 +104,9 @@ def make_plots(run_dir, only=None, warn=None):
                       "width": plot.size[0], "height": plot.size[1],
                       "data": [os.path.relpath(d, run.dir) for d in plot.data]})
     try:
-        write_text(os.path.join(outdir, "plots.json"),
+        safeio.write_atomic(os.path.join(outdir, "plots.json"),
                    json.dumps({"plots": index}, indent=1) + "\n")
-        write_text(os.path.join(outdir, "gnuplot-commands.txt"),
+        safeio.write_atomic(os.path.join(outdir, "gnuplot-commands.txt"),
                    "# the gnuplot runs that drew these plots (make_plots.py)\n"
                    + "".join(c + "\n" for c in cmds))
     except OSError as e:

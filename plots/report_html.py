@@ -22,7 +22,8 @@ import os
 import sys
 
 from analysis.common import EXIT_OK, OneLineParser, run_cli
-from plots.common import PlotsError, Run, write_text
+from guest import safeio
+from plots.common import PlotsError, Run
 from plots.report_content import (OBS_HEAD, OBS_NOTE, Table, kernel_notes,
                                   load_plots, load_verdicts, observer_rows,
                                   problems, read_text, setup_paragraph,
@@ -117,7 +118,7 @@ def write_html(run, path, src, table, plots, probs):
                  f'<small>Data: {e(", ".join(p["data"]))}; '
                  f'<a href="{e(p["svg"])}">SVG</a>.</small></figcaption></figure>')
     h.append("</body></html>\n")
-    write_text(path, "\n".join(h))
+    safeio.write_atomic(path, "\n".join(h))
 
 
 def md_table(t, rows, with_metric=True):
@@ -174,7 +175,7 @@ def write_md(run, path, src, table, plots, probs):
             m += [f"![{p['title']}]({p['png']})", "",
                   f"*{p['title']}.* {p['caption']} (Data: {', '.join(p['data'])}; "
                   f"[SVG]({p['svg']}).)", ""]
-    write_text(path, "\n".join(m))
+    safeio.write_atomic(path, "\n".join(m))
 
 
 def write_reports(run_dir):

@@ -10,7 +10,8 @@ drawn is in a tidy file.
 import math
 import os
 
-from plots.common import PlotsError, to_int, write_text
+from guest import safeio
+from plots.common import PlotsError, to_int
 
 
 class Skip(Exception):
@@ -57,12 +58,12 @@ class Selector:
 
     def write(self, name, rows, columns):
         """DIR/plots/data/NAME.csv with these columns (in their tidy order);
-        write_text: never through a link planted at its name."""
+        safeio.write_atomic: never through a link planted at its name."""
         path = os.path.join(self.datadir, name + ".csv")
         lines = [",".join(columns)] + [
             ",".join(_csv_field(r.get(c, "")) for c in columns) for r in rows]
         try:
-            write_text(path, "".join(x + "\n" for x in lines))
+            safeio.write_atomic(path, "".join(x + "\n" for x in lines))
         except OSError as e:
             raise PlotsError(f"{path}: cannot write: {e.strerror}") from None
         return path
