@@ -20,10 +20,12 @@ default campaign and print its verdict and where the plots are.
 
 commands:
   setup                       install the Debian packages the harness needs
-  build [TARGET...]           build kernels + module (default: every variant,
+  build [--variants DIR] [TARGET...]
+                              build kernels + module (default: every variant,
                               arm), the guest root fs and lockload of each
                               arch built;
-                              TARGET: VARIANT (arm) or VARIANT@arm64
+                              TARGET: VARIANT (arm) or VARIANT@arm64;
+                              DIR: variant files (./run.sh convert --out)
   boot TARGET [--cpus N] [--mem MB] [--job FILE] [--out DIR]
                               boot a variant in QEMU: a shell, or one job
   campaign FILE [--jobs N] [--hosts FILE]
@@ -69,28 +71,29 @@ setup)
 	;;
 build)
 	case ${1:-} in -h | --help)
-		echo "usage: ./run.sh build [TARGET...]  (TARGET: VARIANT for an arm guest, VARIANT@arm64 for an arm64 one; variants: $(lb_py -m scripts.variant list | tr '\n' ' '))"
+		echo "usage: ./run.sh build [--variants DIR] [TARGET...]  (TARGET: VARIANT for an arm guest, VARIANT@arm64 for an arm64 one; variants: $(lb_py -m scripts.variant list | tr '\n' ' '); --variants DIR: a folder of variant files, such as ./run.sh convert --out DIR writes, searched first, as LOCKBENCH_VARIANT_PATH=DIR)"
 		exit 0
 		;;
 	esac
+	targets=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--variants)
+			[ -d "${2:-}" ] || lb_die 2 "--variants: '${2:-}' is not a folder (of variant files, such as ./run.sh convert --out DIR writes)"
+			LOCKBENCH_VARIANT_PATH=$(realpath "$2")${LOCKBENCH_VARIANT_PATH:+:$LOCKBENCH_VARIANT_PATH}
+			export LOCKBENCH_VARIANT_PATH
+			shift 2
+			;;
+		-*) lb_die 2 "unknown option '$1' (usage: ./run.sh build --help)" ;;
+		*)
+			targets+=("$1")
+			shift
+			;;
+		esac
+	done
 	scripts/setup.sh --check
-	if [ $# -eq 0 ]; then
-		mapfile -t vs < <(lb_py -m scripts.variant list)
-		set -- "${vs[@]}"
-	fi
-	# Fewer patches first: a variant's donor (build-kernel.sh) before it.
-	targets=$(lb_py -m scripts.variant order "$@") || exit 2
-	arches=()
-	for v in $targets; do
-		scripts/build-kernel.sh "$v"
-		a=arm
-		[[ $v != *@* ]] || a=${v#*@}
-		[[ " ${arches[*]} " == *" $a "* ]] || arches+=("$a")
-	done
-	for a in "${arches[@]}"; do
-		guest/build-rootfs.sh --arch "$a"
-		guest/build-lockload.sh --arch "$a"
-	done
+	[ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(lb_py -m scripts.variant list)
+	exec scripts/build-targets.sh "${targets[@]}"
 	;;
 boot)
 	py -m guest.run_guest "$@"

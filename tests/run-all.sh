@@ -15,8 +15,9 @@
 # after@arm64 slow ...", "-" for none; without the line: before and
 # after); a test kernel of tests/variants may be named.
 # The run builds those of the tests it runs, once, in one call (./run.sh
-# build orders them), after the tests that need none: a lint error shows
-# before the kernels build.
+# build orders them), while the tests that need none run beside it at a
+# lower priority (a lint error shows within seconds); the tests that boot
+# start when both are done.
 #
 # --fast: only what needs no kernel (the unit tests and the "Needs: -"
 # tests), a few minutes: for a change to the analysis, the plots or the
@@ -31,23 +32,19 @@ LB_PROG="test"
 . "$(dirname "$0")/../scripts/lib.sh"
 cd "$LB_ROOT" || exit 2
 
-passed=0
-failed=0
-failures=()
-
-# run_test NAME CMD... : one test, its output kept in $LB_TEST_OUT/NAME.log.
+# run_test NAME CMD... : one test, its output kept in $LB_TEST_OUT/NAME.log
+# and its outcome in NAME.rc (counted at the end: a test may run in the
+# background, beside the kernel build).
 run_test() {
 	local name=$1 start rc
 	shift
 	start=$(date +%s)
 	"$@" >"$LB_TEST_OUT/$name.log" 2>&1
 	rc=$?
+	echo "$rc" >"$LB_TEST_OUT/$name.rc"
 	if [ $rc -eq 0 ]; then
-		passed=$((passed + 1))
 		printf 'ok     %-34s %4ss\n' "$name" "$(($(date +%s) - start))"
 	else
-		failed=$((failed + 1))
-		failures+=("$name")
 		printf 'FAILED %-34s %4ss (exit %s)\n' "$name" "$(($(date +%s) - start))" "$rc"
 		sed 's/^/    | /' "$LB_TEST_OUT/$name.log" | tail -n 25
 	fi
@@ -122,23 +119,55 @@ export LB_TEST_OUT=${LB_TEST_OUT:-$LB_BUILD/test-out}
 rm -rf "$LB_TEST_OUT"
 mkdir -p "$LB_TEST_OUT"
 scripts/setup.sh || exit 1
-# Named tests run alone; the whole suite and --fast start with the unit tests.
-if [ $# -eq 0 ] || [ $fast = 1 ]; then
-	run_test unit-python unit_tests
-fi
-for t in "${kernelless[@]}"; do
-	run_test "${t%.sh}" "tests/$t"
-done
+# kernelless: the unit tests (the whole suite and --fast) and the tests
+# that boot nothing.
+kernelless() {
+	if [ $# -eq 0 ] || [ $fast = 1 ]; then
+		run_test unit-python unit_tests
+	fi
+	for t in "${kernelless[@]}"; do
+		run_test "${t%.sh}" "tests/$t"
+	done
+}
 # A test may need the tests' own kernels (tests/variants: the planted
 # faults, the nested reader): built here with the rest, once.
-[ ${#build[@]} -eq 0 ] || run_test build env \
-	LOCKBENCH_VARIANT_PATH="${LOCKBENCH_VARIANT_PATH:-$LB_ROOT/tests/variants}" \
-	./run.sh build "${build[@]}"
+build_kernels() {
+	run_test build env \
+		LOCKBENCH_VARIANT_PATH="${LOCKBENCH_VARIANT_PATH:-$LB_ROOT/tests/variants}" \
+		./run.sh build "${build[@]}"
+}
+if [ ${#build[@]} -eq 0 ]; then
+	kernelless "$@"
+else
+	# The tests that boot nothing run beside the build, at a lower
+	# priority: they fill the cores a build leaves idle while it
+	# configures and links, and the build, which the rest waits for, is
+	# not slowed.  Their lines print as they end; the booting tests start
+	# when both are done (they time what they boot).
+	(
+		renice -n 10 -p "$BASHPID" >/dev/null
+		kernelless "$@"
+	) &
+	bg=$!
+	build_kernels
+	wait "$bg"
+fi
 for t in "${tests[@]}"; do
 	[[ " ${kernelless[*]} " == *" $t "* ]] || run_test "${t%.sh}" "tests/$t"
 done
 
+passed=0
+failures=()
+for f in "$LB_TEST_OUT"/*.rc; do
+	[ -e "$f" ] || continue
+	n=$(basename "$f" .rc)
+	if [ "$(cat "$f")" = 0 ]; then
+		passed=$((passed + 1))
+	else
+		failures+=("$n")
+	fi
+done
 echo
 [ ${#failures[@]} -eq 0 ] || echo "failed: ${failures[*]} (logs in $LB_TEST_OUT)"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+echo "$passed passed, ${#failures[@]} failed"
+[ ${#failures[@]} -eq 0 ]
