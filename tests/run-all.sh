@@ -6,7 +6,8 @@
 # before-plain and after-plain, rcu, and before and after for arm64
 # guests), then the end-to-end tests that boot them.
 # Each tests/t-*.sh is one test: exit 0 is a pass, anything else a failure
-# (there is no "skip": a test that cannot run has failed).
+# (there is no "skip": a test that cannot run has failed).  A test whose
+# header has "# Beside: yes" may run beside another such test (below).
 #
 # Usage: tests/run-all.sh [--fast | TEST...]   (TEST: a t-*.sh name,
 #        with or without .sh; default: all)
@@ -32,20 +33,35 @@ LB_PROG="test"
 . "$(dirname "$0")/../scripts/lib.sh"
 cd "$LB_ROOT" || exit 2
 
+# cpu_now: the CPU seconds (user + sys) this shell's finished children
+# used, in $cpu (bash's times; not in a subshell, which starts at 0).
+cpu_now() {
+	local _self u s
+	times >"$LB_TEST_OUT/.times.$BASHPID"
+	{ read -r _self && read -r u s; } <"$LB_TEST_OUT/.times.$BASHPID"
+	u=${u%%.*} s=${s%%.*}
+	cpu=$((10#${u%%m*} * 60 + 10#${u#*m} + 10#${s%%m*} * 60 + 10#${s#*m}))
+}
+
 # run_test NAME CMD... : one test, its output kept in $LB_TEST_OUT/NAME.log
 # and its outcome in NAME.rc (counted at the end: a test may run in the
-# background, beside the kernel build).
+# background, beside the kernel build).  The line gives its wall time and
+# the CPU time it used (on 2 cores, a test far under 2x its wall time left
+# a core idle).
 run_test() {
-	local name=$1 start rc
+	local name=$1 start rc cpu cpu0
 	shift
 	start=$(date +%s)
+	cpu_now
+	cpu0=$cpu
 	"$@" >"$LB_TEST_OUT/$name.log" 2>&1
 	rc=$?
+	cpu_now
 	echo "$rc" >"$LB_TEST_OUT/$name.rc"
 	if [ $rc -eq 0 ]; then
-		printf 'ok     %-34s %4ss\n' "$name" "$(($(date +%s) - start))"
+		printf 'ok     %-34s %4ss  cpu %4ss\n' "$name" "$(($(date +%s) - start))" "$((cpu - cpu0))"
 	else
-		printf 'FAILED %-34s %4ss (exit %s)\n' "$name" "$(($(date +%s) - start))" "$rc"
+		printf 'FAILED %-34s %4ss  cpu %4ss (exit %s)\n' "$name" "$(($(date +%s) - start))" "$((cpu - cpu0))" "$rc"
 		sed 's/^/    | /' "$LB_TEST_OUT/$name.log" | tail -n 25
 	fi
 }
@@ -119,15 +135,15 @@ export LB_TEST_OUT=${LB_TEST_OUT:-$LB_BUILD/test-out}
 rm -rf "$LB_TEST_OUT"
 mkdir -p "$LB_TEST_OUT"
 scripts/setup.sh || exit 1
-# kernelless: the unit tests (the whole suite and --fast) and the tests
-# that boot nothing.
+# kernelless: the tests that boot nothing (the lint among them: seconds),
+# then the unit tests (the whole suite and --fast).
 kernelless() {
-	if [ $# -eq 0 ] || [ $fast = 1 ]; then
-		run_test unit-python unit_tests
-	fi
 	for t in "${kernelless[@]}"; do
 		run_test "${t%.sh}" "tests/$t"
 	done
+	if [ $# -eq 0 ] || [ $fast = 1 ]; then
+		run_test unit-python unit_tests
+	fi
 }
 # A test may need the tests' own kernels (tests/variants: the planted
 # faults, the nested reader): built here with the rest, once.
@@ -152,9 +168,27 @@ else
 	build_kernels
 	wait "$bg"
 fi
+# The tests that boot: alone, one after the other, except those whose
+# header says "# Beside: yes" (no timing, core or load in what they
+# assert, no kernel build, nothing shared with another test): those run
+# two at a time after the others, since a guest's boot and the analysis
+# after it leave a core idle much of the time.
+beside=()
 for t in "${tests[@]}"; do
-	[[ " ${kernelless[*]} " == *" $t "* ]] || run_test "${t%.sh}" "tests/$t"
+	[[ " ${kernelless[*]} " != *" $t "* ]] || continue
+	if grep -qx '# Beside: yes' "tests/$t"; then
+		beside+=("$t")
+	else
+		run_test "${t%.sh}" "tests/$t"
+	fi
 done
+for t in "${beside[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge 2 ]; do
+		wait -n
+	done
+	run_test "${t%.sh}" "tests/$t" &
+done
+wait
 
 passed=0
 failures=()

@@ -9,6 +9,7 @@
 # tarball has no git history to look it up in (README.md, "checkpatch").
 #
 # Usage: tests/t-checkpatch.sh
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

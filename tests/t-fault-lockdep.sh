@@ -7,6 +7,7 @@
 # it is intact.
 #
 # Usage: tests/t-fault-lockdep.sh
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

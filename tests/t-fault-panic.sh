@@ -6,6 +6,7 @@
 # left, and the point finished before the panic brought back intact.
 #
 # Usage: tests/t-fault-panic.sh
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

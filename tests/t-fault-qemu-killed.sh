@@ -6,6 +6,7 @@
 # before the kill is brought back intact.
 #
 # Usage: tests/t-fault-qemu-killed.sh
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

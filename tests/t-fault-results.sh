@@ -12,6 +12,7 @@
 # exit 2 (lock_stat through ./run.sh lockstat), never read as partial data.
 #
 # Usage: tests/t-fault-results.sh
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

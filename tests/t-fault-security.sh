@@ -12,6 +12,7 @@
 # world-writable file or folder.
 #
 # Usage: tests/t-fault-security.sh
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

@@ -6,6 +6,7 @@
 # problems; the guest goes on, so both points come back intact.
 #
 # Usage: tests/t-fault-warn.sh
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

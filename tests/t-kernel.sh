@@ -9,6 +9,7 @@
 # for that kernel (never for the host's).
 #
 # Usage: tests/t-kernel.sh
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

@@ -21,6 +21,7 @@
 #
 # Usage: tests/t-lockload.sh
 # Needs: before
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

@@ -16,6 +16,7 @@
 #
 # Usage: tests/t-rcu.sh
 # Needs: rcu
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

@@ -10,6 +10,7 @@
 # the second patch of its own variant's series.)
 #
 # Usage: tests/t-series.sh
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

@@ -18,6 +18,7 @@
 #
 # Usage: tests/t-targets.sh
 # Needs: before spin-file-systems-lock spin-binfmt-lock spin-proc-subdir-lock
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
