@@ -62,7 +62,8 @@ def artifacts(name):
     vdir = os.path.join(BUILD, label)
     if not os.path.isdir(vdir) and targets.find_file(variant) is None:
         known = ", ".join(targets.variant_names())
-        raise RunError(2, f"unknown variant {variant!r} (known: {known})")
+        raise RunError(2, f"unknown variant {variant!r} (known: {known}; "
+                          f"{targets.ADD_FOLDER})")
     need = {"kernel": os.path.join(vdir, arch_info(arch)["kernel"]),
             "mbox_bench.ko": os.path.join(vdir, "mbox_bench.ko"),
             "build-meta.json": os.path.join(vdir, "build-meta.json")}

@@ -19,6 +19,11 @@ VARIANT_DIRS = [os.path.join(ROOT, "kernel-patches", "variants")]
 # Extra variant folders (the tests' deliberately slowed kernel) are added
 # with LOCKBENCH_VARIANT_PATH=dir1:dir2.
 VARIANT_DIRS += [d for d in os.environ.get("LOCKBENCH_VARIANT_PATH", "").split(":") if d]
+# How to make more variants known, for every "unknown variant" message
+# (scripts/variant.py, guest/qemu.py): ./run.sh build and campaign take
+# --variants DIR; every command reads LOCKBENCH_VARIANT_PATH.
+ADD_FOLDER = ("add a folder of variant files with --variants DIR or "
+              "LOCKBENCH_VARIANT_PATH=DIR")
 
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 # What each architecture is built and booted with: guest/arches.toml,

@@ -5,8 +5,14 @@ With arches = [...] in the campaign file a variant is one per arch: its
 build target "before" (arm) or "before@arm64" names it in the cells, the
 manifest and the analysis (scripts/campaign_file.py).
 
-Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--dry-run]
-       ./run.sh campaign --resume DIR [--jobs N | --hosts FILE]
+Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--variants DIR] [--dry-run]
+       ./run.sh campaign --resume DIR [--jobs N | --hosts FILE] [--variants DIR]
+
+--variants DIR (again for more): a folder of variant files, such as
+./run.sh convert --out DIR writes, put in front of LOCKBENCH_VARIANT_PATH
+for this run (its cells and its report included).  --dry-run ends with
+an estimate of the wall time (scripts/campaign_estimate.py: calibrated
+from the cells of earlier campaigns in results/).
 
 Each boot ("cell") runs every workload point of the campaign.  Within each
 repetition the variants are interleaved (alternating order, or seeded
@@ -54,7 +60,8 @@ from analysis import exact, stats
 from analysis import primary as primarymod
 from analysis.common import CliError, OneLineParser
 from guest import dirlock, judge, qemu, safeio, targets
-from scripts import campaign_cell, campaign_file, campaign_hosts, campaign_manifest, campaign_run
+from scripts import (campaign_cell, campaign_estimate, campaign_file, campaign_hosts,
+                     campaign_manifest, campaign_run)
 from scripts import variant as variantmod
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -73,7 +80,12 @@ def make_parser():
                    help="run the cells on these ssh hosts (GNU parallel --sshloginfile "
                    "format; see scripts/campaign_hosts.py)")
     p.add_argument("--out", help="results directory (default results/NAME-UTCSTAMP)")
-    p.add_argument("--dry-run", action="store_true", help="print the planned cells and exit")
+    p.add_argument("--variants", metavar="DIR", action="append", default=[],
+                   help="a folder of variant files (./run.sh convert --out DIR), in front of "
+                   "LOCKBENCH_VARIANT_PATH for this run; again for more")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the planned cells, what they can decide and about how long "
+                   "they take, and exit")
     p.add_argument("--no-report", action="store_true", help="do not run the report at the end")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="end with the whole summary.md, not only the commit block")
@@ -124,9 +136,31 @@ def plan_lines(c, cells):
     return out
 
 
+def default_jobs(cells):
+    """Cells side by side without --jobs: as many as the host's cores hold
+    by the smallest cell's vCPUs."""
+    return max(1, (os.cpu_count() or 1) // min(c["cpus"] for c in cells))
+
+
+def build_identities(c, variant_dirs):
+    """Each variant's build (campaign_manifest.build_identity); not built:
+    exit 3 naming the build command, with the --variants folders given."""
+    builds = {}
+    for v in c["variants"]:
+        try:
+            builds[v] = campaign_manifest.build_identity(campaign_file.image(c, v))
+        except judge.RunError as e:
+            if e.exit_code != 3 or not variant_dirs:
+                raise
+            extra = " ".join(f"--variants {d}" for d in variant_dirs)
+            raise judge.RunError(3, f"variant {v!r} is not built: run ./run.sh build {extra} "
+                                 f"{campaign_file.image(c, v)}") from None
+    return builds
+
+
 def create(args):
     c = campaign_file.load(args.file)
-    builds = {v: campaign_manifest.build_identity(campaign_file.image(c, v)) for v in c["variants"]}
+    builds = build_identities(c, getattr(args, "variants", None))
     rootfs = campaign_manifest.rootfs_hashes(c["arches"])
     d = args.out or os.path.join(RESULTS, f"{c['name']}-{utc_stamp()}")
     if os.path.exists(d) and os.listdir(d):
@@ -138,6 +172,9 @@ def create(args):
                   + (" (oversubscribed)" if cell["oversubscribed"] else ""))
         for line in plan_lines(c, cells):
             print(f"campaign: {line}")
+        if not getattr(args, "hosts", None):
+            print("campaign: " + campaign_estimate.estimate(
+                c, cells, getattr(args, "jobs", None) or default_jobs(cells), RESULTS))
         return None
     os.makedirs(d, 0o755, exist_ok=True)
     os.chmod(d, 0o755)
@@ -227,6 +264,7 @@ def main(argv):
                 raise judge.RunError(3, "missing 'parallel' (GNU parallel): run ./run.sh setup")
         if args.jobs is not None and not 1 <= args.jobs <= 64:
             raise campaign_file.CampaignError(f"--jobs {args.jobs}: must be 1..64")
+        variantmod.add_dirs(args.variants)
         res = create(args) if args.file else resume(args)
         if res is None:
             return 0
@@ -237,7 +275,7 @@ def main(argv):
     except safeio.Unsafe as e:  # a file of the directory refused, in one line
         print(f"campaign: {e}", file=sys.stderr)
         return 2
-    jobs = args.jobs or max(1, (os.cpu_count() or 1) // min(c["cpus"] for c in man.data["cells"]))
+    jobs = args.jobs or default_jobs(man.data["cells"])
     todo = sum(c["state"] not in campaign_manifest.SETTLED for c in man.data["cells"])
     print(f"campaign: {man.data['campaign']['name']}: {todo} of {len(man.data['cells'])} "
           f"cells to run, {'on the hosts of ' + args.hosts if args.hosts else f'{jobs} at a time'}, "

@@ -14,12 +14,15 @@ compared within each arch, never across.
 import hashlib
 import os
 import re
+import sys
 import tomllib
+from typing import NamedTuple
 
 from analysis import primary as primarymod
-from analysis.common import CliError
+from analysis.common import CliError, OneLineParser
 from guest import job as jobmod
 from guest import safeio
+from scripts import campaign_estimate
 from scripts import target as targetmod
 from scripts import variant as variantmod
 
@@ -33,58 +36,173 @@ METRICS = ("throughput_ops_s", "lookup_lat_median_ns", "lookup_lat_p99_ns",
            "write_lat_median_ns", "write_lat_p99_ns", "lock_waittime_per_acq_ns",
            "throughput_ref", "lookup_lat_median_ref", "write_lat_median_ref",
            "throughput_run", "lookup_lat_mean_ns", "write_lat_mean_ns", "insn_per_op")
-# key: (type, check, what is allowed, default or REQUIRED)
+DOC = "docs/campaigns.md"
+# The campaign schema: the one table of every key, read by load() (type,
+# check, what is allowed, default) and by reference(), which writes
+# docs/campaigns.md from it (a unit test holds the file to it).
 REQUIRED = object()
+
+
+class Key(NamedTuple):
+    typ: type        # what TOML gives: str, int, float, bool, list, dict; object: checked by hand
+    check: object    # a test of the value beyond its type, or None
+    allowed: str     # what is allowed, in words (error messages and the reference)
+    default: object  # the value when the key is absent, or REQUIRED
+    meaning: str     # one line: what the key does
+    kind: str = ""   # its type in the reference, when typ does not say it
+    shown: str = ""  # its default in the reference, when the value does not say it
+
+
 TOP = {
-    "name": (str, NAME_RE.fullmatch, "a name of [A-Za-z0-9_-], at most 64, not starting with - or _", REQUIRED),
-    "description": (str, lambda v: len(v) <= 200 and not CONTROL_RE.search(v),
-                    "text of at most 200 characters, without control characters", ""),
-    "variants": (list, None, "a non-empty list of distinct built variants", REQUIRED),
-    "baseline": (str, None, "one of the campaign's variants", None),
-    "compare": (list, None, "a list of [baseline, variant] pairs of the campaign's variants", None),
-    "control": (bool, None, "true or false", False),
+    "name": Key(str, NAME_RE.fullmatch, "a name of [A-Za-z0-9_-], at most 64, not starting "
+                "with - or _", REQUIRED,
+                "the campaign's name: the results directory is results/NAME-UTCSTAMP"),
+    "description": Key(str, lambda v: len(v) <= 200 and not CONTROL_RE.search(v),
+                       "text of at most 200 characters, without control characters", "",
+                       "one line for the report"),
+    "variants": Key(list, None, "a non-empty list of distinct built variants", REQUIRED,
+                    "the kernel variants compared (kernel-patches/variants/, "
+                    "--variants DIR, LOCKBENCH_VARIANT_PATH)", kind="array of strings"),
+    "baseline": Key(str, None, "one of the campaign's variants", None,
+                    "the variant the others are compared with", shown="the first variant"),
+    "compare": Key(list, None, "a list of [baseline, variant] pairs of the campaign's variants",
+                   None, "the pairs compared; a pair whose variants differ in a converted lock "
+                   "(their converts: docs/variants.md) needs points whose workload drives it "
+                   "(kernel-patches/targets/)", kind="array of pairs",
+                   shown="every other variant against the baseline"),
+    "control": Key(bool, None, "true or false", False,
+                   "also boot the baseline a second time as BASELINE~aa: the A/A pair "
+                   "that calibrates every verdict"),
     # Pin the vCPU threads of each cell of 2 vCPUs or more, one per host
     # core (guest/run_guest.py cell_cores; 1-vCPU cells stay unpinned;
     # local cells only, not --hosts; the default by measurement: README,
     # "Measured").
-    "pin": (bool, None, "true or false", True),
-    "arches": (list, None, "a non-empty list of distinct architectures from "
-               + ", ".join(variantmod.ARCHES), ["arm"]),
-    "cpus": (list, None, "a non-empty list of distinct integers 1..16", REQUIRED),
-    "repetitions": (object, None, "an integer 1..100, or a table { min = 6, max = 30 } "
-                    "with min < max <= 100 and optional looks = 2..8 (default 3)", REQUIRED),
+    "pin": Key(bool, None, "true or false", True,
+               "pin the vCPU threads of each cell of 2 vCPUs or more, one per host core "
+               "(local cells only)"),
+    "arches": Key(list, None, "a non-empty list of distinct architectures from "
+                  + ", ".join(variantmod.ARCHES), ["arm"],
+                  "the guest architectures: every variant runs on each, pairs are compared "
+                  "within an arch", kind="array of strings"),
+    "cpus": Key(list, None, "a non-empty list of distinct integers 1..16", REQUIRED,
+                "the vCPU counts: one cell per variant, vCPU count and repetition",
+                kind="array of integers"),
+    "repetitions": Key(object, None, "an integer 1..100, or a table { min = 6, max = 30 } "
+                       "with min < max <= 100 and optional looks = 2..8 (default 3)", REQUIRED,
+                       "boots per variant and vCPU count; a table stops at the first look "
+                       "where every primary cell has a verdict", kind="integer or table"),
     # balanced: every variant in every position of a repetition equally
     # often (a cyclic Latin square and its mirror); alternate: the list
     # order, reversed on even repetitions; random: shuffled (seed)
-    "order": (str, lambda v: v in ORDERS, "'balanced', 'alternate' or 'random'", "alternate"),
-    "seed": (int, lambda v: 0 <= v < 2**32, "an integer 0..2^32-1", 1),
-    "mem_mb": (int, lambda v: 128 <= v <= 2048, "an integer 128..2048", 512),
-    "margin": (float, lambda v: 0 < v < 1, "a number between 0 and 1 (0.05 = 5%)", 0.05),
+    "order": Key(str, lambda v: v in ORDERS, "'balanced', 'alternate' or 'random'", "alternate",
+                 "the variants' order in a repetition: a Latin square, the list reversed "
+                 "every other repetition, or shuffled"),
+    "seed": Key(int, lambda v: 0 <= v < 2**32, "an integer 0..2^32-1", 1,
+                "the seed of order = 'random'"),
+    "mem_mb": Key(int, lambda v: 128 <= v <= 2048, "an integer 128..2048", 512,
+                  "guest memory, MiB"),
+    "margin": Key(float, lambda v: 0 < v < 1, "a number between 0 and 1 (0.05 = 5%)", 0.05,
+                  "the smallest change that counts as harm or benefit"),
     # None: per regime, what the default campaign uses (analysis/primary.py)
-    "primary_metric": (str, lambda v: v in METRICS, "one of " + ", ".join(METRICS), None),
-    "primary_points": (list, None, "a non-empty list of distinct point ids of the campaign", None),
+    "primary_metric": Key(str, lambda v: v in METRICS, "one of " + ", ".join(METRICS), None,
+                          "the metric each verdict is on", shown="per regime (analysis/primary.py)"),
+    "primary_points": Key(list, None, "a non-empty list of distinct point ids of the campaign",
+                          None, "the points whose verdicts answer the campaign",
+                          kind="array of strings", shown="every point"),
     # The lock under test (kernel-patches/targets/NAME.toml): its
     # lock_stat class (resolved into lock_class: the cross-check, the
     # lock_stat table and the plots follow it) and the workloads that
     # drive it.
-    "target": (str, targetmod.NAME_RE.fullmatch, "a target of kernel-patches/targets/ ("
-               + ", ".join(targetmod.names()) + ")", "mboxes_lock"),
-    "perf": (dict, None, "a table with keys stat, lock", {}),
+    "target": Key(str, targetmod.NAME_RE.fullmatch, "a target of kernel-patches/targets/ ("
+                  + ", ".join(targetmod.names()) + ")", "mboxes_lock",
+                  "the lock under test: its lock_stat class and the workloads that drive it"),
+    "perf": Key(dict, None, "a table with keys stat, lock", {},
+                "perf around each point (perf.stat, perf.lock below)"),
     # What a guest's clock is: the host's wall clock, or QEMU's instruction
     # count (-icount shift=0,sleep=off: 1 guest ns = 1 instruction, single-
     # threaded TCG), for the whole campaign or per vCPU count.
-    "clock": (object, None, "'wall' or 'icount', or a table of the campaign's vCPU "
-              "counts { 1 = \"icount\", 2 = \"wall\" }", "wall"),
+    "clock": Key(object, None, "'wall' or 'icount', or a table of the campaign's vCPU "
+                 "counts { 1 = \"icount\", 2 = \"wall\" }", "wall",
+                 "the guest's clock: the host's wall clock, or QEMU's instruction count "
+                 "(1 vCPU only, needs control = true; docs/icount.md)",
+                 kind="string or table"),
     # Boots a side of each icount cell: they agree to parts per million,
     # so a few measure the spread the verdict is judged on.
-    "icount_repetitions": (int, lambda v: 2 <= v <= 100, "an integer 2..100", 3),
+    "icount_repetitions": Key(int, lambda v: 2 <= v <= 100, "an integer 2..100", 3,
+                              "boots a side of each icount cell (at most repetitions)"),
     # The runner's silence limit (guest/run_guest.py --silence): a kernel
     # that may hang is lost sooner.
-    "silence_s": (int, lambda v: 10 <= v <= 3600, "an integer 10..3600 (seconds)", None),
-    "points": (list, None, "a non-empty array of [[points]] tables", REQUIRED),
+    "silence_s": Key(int, lambda v: 10 <= v <= 3600, "an integer 10..3600 (seconds)", None,
+                     "a boot silent this long is lost", shown="60 + twice the longest point"),
+    "points": Key(list, None, "a non-empty array of [[points]] tables", REQUIRED,
+                  "the workload points every boot runs, in order (keys below)",
+                  kind="array of tables"),
 }
-PERF = {"stat": (bool, "true or false", True), "lock": (bool, "true or false", False)}
-POINT_DEFAULTS = {"miss_pct": 0, "duration_ms": 1000, "seed": 1, "timing": 8, "think_ns": 0}
+# perf = { ... }: key: (type, what is allowed, default, meaning).
+PERF = {"stat": (bool, "true or false", True, "perf stat -a around each point"),
+        "lock": (bool, "true or false", False,
+                 "also perf lock record -a and its report (doubles a point's overhead)")}
+
+# A point's keys ([[points]]).  Which points take a key: ALL, MODULE
+# (mbox_bench.ko, workload = "module") or LOCKLOAD (workload = NAME).
+# The module parameters' ranges are guest/job.py's POINT_KEYS (the guest
+# checks them again); tests/unit/test_campaign_doc.py holds this table to
+# every key there.
+ALL, MODULE, LOCKLOAD = "all", "module", "lockload"
+
+
+class PointKey(NamedTuple):
+    takes: str       # ALL, MODULE or LOCKLOAD
+    default: object  # filled in when absent (None: not filled in), or REQUIRED
+    meaning: str
+    allowed: str = ""  # what is allowed; "" for an integer in POINT_KEYS' range
+    shown: str = ""    # the default in the reference, when the value does not say it
+
+
+def _int_range(key):
+    lo, hi = jobmod.POINT_KEYS[key]
+    return f"an integer {lo}..{hi}"
+
+
+POINT = {
+    "id": PointKey(ALL, REQUIRED, "the point's name in cells, tables and plots",
+                   "a string of [A-Za-z0-9_-], at most 32, not starting with - or _"),
+    "workload": PointKey(ALL, "module", "what runs the point: the benchmark module, or a "
+                         "guest/lockload test case (guest/JOB.md); one kind in a campaign",
+                         "one of " + ", ".join(jobmod.WORKLOADS)),
+    "primary_metric": PointKey(ALL, None, "the metric this point's verdicts are on",
+                               TOP["primary_metric"].allowed, shown="the campaign's"),
+    "read_pct": PointKey(MODULE, REQUIRED, "percent of ops that are lookups; the rest "
+                         "register + unregister a mailbox"),
+    "mailboxes": PointKey(MODULE, REQUIRED, "mailboxes registered before the run "
+                          "(the list a lookup walks)"),
+    "miss_pct": PointKey(MODULE, 0, "percent of lookups for a name never registered "
+                         "(a full list walk)"),
+    "duration_ms": PointKey(ALL, 1000, "the length of the point's run, ms (guest time)"),
+    "seed": PointKey(ALL, 1, "the seed of each thread's choices"),
+    "timing": PointKey(ALL, 8, "time one op in N per thread (1: every op; 0: only count)"),
+    "think_ns": PointKey(MODULE, 0, "ns each thread spins outside the lock after each op "
+                         "(0: back to back)"),
+    "writer_hz": PointKey(LOCKLOAD, None, "the fs_writer module's register + unregister "
+                          "pairs a second during the run", shown="0 (no writer)"),
+}
+for _k, _p in POINT.items():
+    if not _p.allowed:
+        POINT[_k] = _p._replace(allowed=_int_range(_k))
+POINT_DEFAULTS = {k: p.default for k, p in POINT.items()
+                  if k in jobmod.POINT_KEYS and p.default not in (None, REQUIRED)}
+
+
+def point_keys(workload):
+    """The keys a point of WORKLOAD ("module" or a lockload test case) takes."""
+    kind = MODULE if workload == "module" else LOCKLOAD
+    return [k for k, p in POINT.items() if p.takes in (ALL, kind)]
+
+
+def allowed_keys(keys):
+    """An unknown-key message's tail: every allowed key and where they are
+    described."""
+    return f"(allowed: {', '.join(keys)}): see {DOC}"
 
 
 CONTROL_SUFFIX = "~aa"
@@ -182,7 +300,8 @@ def _repetitions(path, out):
         raise CampaignError(f"{path}: repetitions: must be {allowed}")
     for key in val:
         if key not in ("min", "max", "looks"):
-            raise CampaignError(f"{path}: repetitions.{key}: unknown key (allowed: min, max, looks)")
+            raise CampaignError(f"{path}: repetitions.{key}: unknown key "
+                                f"{allowed_keys(('min', 'max', 'looks'))}")
     lo, hi, k = val.get("min"), val.get("max"), val.get("looks", DEFAULT_LOOKS)
     if not (_type_ok(lo, int) and _type_ok(hi, int) and 1 <= lo < hi <= 100):
         raise CampaignError(f"{path}: repetitions: min and max must be integers with "
@@ -195,17 +314,20 @@ def _repetitions(path, out):
 
 def _arches(path, out):
     """Check arches and expand variants, baseline and compare to the build
-    targets of every arch (in place)."""
+    targets of every arch (in place).  Return {variant: the locks its
+    series converts} (the variant file's converts, the same on every arch)."""
     arches = out["arches"]
     if (not arches or not all(isinstance(a, str) and a in variantmod.ARCHES for a in arches)
             or len(set(arches)) != len(arches)):
         raise CampaignError(f"{path}: arches: must be {TOP['arches'][2]}, not {arches!r}")
+    converts = {}
     for a in arches:
         for v in out["variants"]:
             try:
-                variantmod.load(variantmod.label(v, a))
+                loaded = variantmod.load(variantmod.label(v, a))
             except variantmod.VariantError as e:
                 raise CampaignError(f"{path}: arches: {e}") from None
+            converts.setdefault(v, loaded["converts"])
     lab = variantmod.label
     # control = true: the baseline of each arch boots a second time as
     # the pseudo-variant BASELINE~aa (the same image; no build), the A/A
@@ -215,6 +337,49 @@ def _arches(path, out):
     out["variants"] = [lab(v, a) for a in arches for v in out["variants"]] + list(out["controls"])
     out["baseline"] = lab(out["baseline"], arches[0])
     out["compare"] = [[lab(b, a), lab(v, a)] for a in arches for b, v in out["compare"]]
+    return converts
+
+
+def drivers():
+    """{lock: (target name, [workloads])} of every target of
+    kernel-patches/targets/: the workloads that drive each lock ("module":
+    mbox_bench.ko drives mboxes_lock)."""
+    out = {}
+    for name in targetmod.names():
+        try:
+            t = targetmod.load(name)
+        except targetmod.TargetError as e:
+            raise CampaignError(f"target {name}: {e}") from None
+        have = out.setdefault(t["lock"], (name, []))
+        have[1].extend(w for w in t["workloads"] if w not in have[1])
+    return out
+
+
+def _converted_locks(path, where, pairs, converts, points):
+    """Refuse a compared pair whose variants differ in a converted lock
+    (their converts: scripts/variant.py) that none of the points drives:
+    the ratio would measure two kernels alike in every lock the points
+    take.  A point drives the lock of every target whose workloads list
+    its workload (a module point: mboxes_lock)."""
+    workloads = sorted({p.get("workload", "module") for p in points})
+    by_lock = drivers()
+    driven = {lock for lock, (_t, ws) in by_lock.items() if set(ws) & set(workloads)}
+    for a, b in pairs:
+        differ = sorted(set(converts[a]) ^ set(converts[b]))
+        for lock in differ:
+            if lock in driven:
+                continue
+            if lock in by_lock:
+                name, ws = by_lock[lock]
+                how = (f"the workloads that drive it: {', '.join(ws)} "
+                       f"(kernel-patches/targets/{name}.toml)")
+            else:
+                how = (f"no workload ships for {lock} (no kernel-patches/targets/ file "
+                       f"names it): add a target, see docs/targets.md")
+            raise CampaignError(
+                f"{path}: {where}: compared variants {a} and {b} differ in the converted lock {lock}, which "
+                f"none of the campaign's points drives (their workloads: "
+                f"{', '.join(workloads)}); {how}")
 
 
 def load(path, root=None):
@@ -237,8 +402,8 @@ def load(path, root=None):
     out = {}
     for key in data:
         if key not in TOP:
-            raise CampaignError(f"{path}: unknown key {key!r} (allowed: {', '.join(TOP)})")
-    for key, (typ, check, allowed, default) in TOP.items():
+            raise CampaignError(f"{path}: unknown key {key!r} {allowed_keys(TOP)}")
+    for key, (typ, check, allowed, default, *_doc) in TOP.items():
         if key not in data:
             if default is REQUIRED:
                 raise CampaignError(f"{path}: {key}: missing; must be {allowed}")
@@ -255,7 +420,8 @@ def load(path, root=None):
         bad("variants", TOP["variants"][2])
     for v in variants:
         if not isinstance(v, str) or v not in known:
-            raise CampaignError(f"{path}: variants: unknown variant {v!r} (known: {', '.join(known)})")
+            raise CampaignError(f"{path}: variants: unknown variant {v!r} (known: "
+                                f"{', '.join(known)}; {variantmod.ADD_FOLDER})")
     if len(set(variants)) != len(variants):
         raise CampaignError(f"{path}: variants: duplicate variant in {variants}")
     if out["baseline"] is None:
@@ -264,7 +430,8 @@ def load(path, root=None):
         bad("baseline", f"one of the campaign's variants ({', '.join(variants)})")
     _repetitions(path, out)
     out["compare"] = _compare(path, out["compare"], variants, out["baseline"])
-    _arches(path, out)
+    pairs = out["compare"]
+    converts = _arches(path, out)
     cpus = out["cpus"]
     if (not cpus or len(set(map(str, cpus))) != len(cpus)
             or not all(_type_ok(c, int) and 1 <= c <= 16 for c in cpus)):
@@ -273,8 +440,8 @@ def load(path, root=None):
     perf = {}
     for key in out["perf"]:
         if key not in PERF:
-            raise CampaignError(f"{path}: perf.{key}: unknown key (allowed: {', '.join(PERF)})")
-    for key, (typ, allowed, default) in PERF.items():
+            raise CampaignError(f"{path}: perf.{key}: unknown key {allowed_keys(PERF)}")
+    for key, (typ, allowed, default, _meaning) in PERF.items():
         val = out["perf"].get(key, default)
         if not isinstance(val, typ):
             bad(f"perf.{key}", allowed)
@@ -290,46 +457,50 @@ def load(path, root=None):
             bad(where, "a table")
         pid = pt.get("id")
         if not isinstance(pid, str) or not jobmod.ID_RE.match(pid):
-            bad(f"{where}.id", "a string of [A-Za-z0-9_-], at most 32, not starting with - or _")
+            bad(f"{where}.id", POINT["id"].allowed)
         if pid in ids:
             raise CampaignError(f"{path}: {where}.id: duplicate point id {pid!r}")
         ids.add(pid)
         params = {}
-        # workload = "NAME": a guest/lockload point (guest/JOB.md); its
-        # keys are jobmod.WORKLOAD_KEYS, no read_pct or mailboxes.
+        # workload = "NAME": a guest/lockload point (guest/JOB.md); it
+        # takes the keys of POINT marked ALL or LOCKLOAD.
         workload = pt.get("workload", "module")
         if not isinstance(workload, str) or workload not in jobmod.WORKLOADS:
-            bad(f"{where}.workload", "one of " + ", ".join(jobmod.WORKLOADS))
+            bad(f"{where}.workload", POINT["workload"].allowed)
+        takes = point_keys(workload)
         for key, val in pt.items():
             if key == "id":
                 continue
+            if key not in POINT:
+                raise CampaignError(f"{path}: {where}: unknown key {key!r} "
+                                    f"{allowed_keys(POINT)}")
+            if key not in takes:
+                why = ("a module parameter; a workload point" if workload != "module" else
+                       "a lockload parameter (workload = ...); a module point")
+                raise CampaignError(f"{path}: {where}: {key!r} is {why} takes only "
+                                    f"{', '.join(takes)}: see {DOC}")
             if key == "primary_metric":
                 if not isinstance(val, str) or val not in METRICS:
-                    bad(f"{where}.primary_metric", TOP["primary_metric"][2])
+                    bad(f"{where}.primary_metric", POINT[key].allowed)
                 params[key] = val
                 continue
             if key == "workload":
                 if workload != "module":
                     params[key] = workload
                 continue
-            if workload != "module" and key not in jobmod.WORKLOAD_KEYS:
-                raise CampaignError(f"{path}: {where}: {key!r} is a module parameter; a "
-                                    f"workload point takes only id, "
-                                    f"{', '.join(jobmod.WORKLOAD_KEYS)}")
-            if key not in jobmod.POINT_KEYS:
-                raise CampaignError(f"{path}: {where}: unknown key {key!r} "
-                                    f"(allowed: id, {', '.join(jobmod.POINT_KEYS)})")
             lo, hi = jobmod.POINT_KEYS[key]
             if not _type_ok(val, int) or not lo <= val <= hi:
-                bad(f"{where}.{key}", f"an integer {lo}..{hi}")
+                bad(f"{where}.{key}", POINT[key].allowed)
             params[key] = val
-        for key in ("read_pct", "mailboxes") if workload == "module" else ():
-            if key not in params:
-                raise CampaignError(f"{path}: {where}.{key}: missing; must be an integer "
-                                    f"{jobmod.POINT_KEYS[key][0]}..{jobmod.POINT_KEYS[key][1]}")
-        for key, val in POINT_DEFAULTS.items():
-            if workload == "module" or key in jobmod.WORKLOAD_KEYS:
-                params.setdefault(key, val)
+        for key in takes:
+            default = POINT[key].default
+            if key in params or key == "id" or default is None:
+                continue
+            if default is REQUIRED:
+                raise CampaignError(f"{path}: {where}.{key}: missing; must be "
+                                    f"{POINT[key].allowed}")
+            if key in jobmod.POINT_KEYS:
+                params[key] = default
         try:
             jobmod.check_point(pid, {k: v for k, v in params.items() if k not in POINT_OWN})
         except jobmod.JobError as e:
@@ -348,6 +519,9 @@ def load(path, root=None):
             raise CampaignError(f"{path}: points[{i}].workload: {w!r} does not drive target "
                                 f"{target['name']} (its workloads: "
                                 f"{', '.join(target['workloads'])})")
+    # Without compare, every variant is compared with the baseline.
+    _converted_locks(path, "compare" if "compare" in data else "variants", pairs, converts,
+                     points)
     out["lock_class"] = target["lock_class"]
     out["points"] = points
     prim = out["primary_points"]
@@ -423,3 +597,138 @@ def job_text(campaign):
     opts = {"perf_stat": "1" if campaign["perf"]["stat"] else "0",
             "perf_lock": "1" if campaign["perf"]["lock"] else "0"}
     return jobmod.render(pts, opts)
+
+
+def _cell(text):
+    return str(text).replace("|", "\\|")
+
+
+def _toml(val):
+    """A default as the campaign file would say it."""
+    if isinstance(val, bool):
+        return "true" if val else "false"
+    if isinstance(val, str):
+        return f'"{val}"'
+    if isinstance(val, list):
+        return "[" + ", ".join(_toml(v) for v in val) + "]"
+    return str(val)
+
+
+def _default(default, shown):
+    if default is REQUIRED:
+        return "**required**"
+    return shown or f"`{_toml(default)}`"
+
+
+KINDS = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "table",
+         list: "array"}
+
+
+def reference():
+    """docs/campaigns.md: every campaign-file key and every point key, from
+    TOP, PERF and POINT (python3 -m scripts.campaign_file --reference)."""
+    out = [
+        "# Campaign files: every key",
+        "",
+        "<!-- Generated from scripts/campaign_file.py (TOP, PERF, POINT) by",
+        "     /usr/bin/python3 -m scripts.campaign_file --reference > docs/campaigns.md",
+        "     Do not edit: tests/unit/test_campaign_doc.py fails when it differs. -->",
+        "",
+        "A campaign file (`campaigns/*.toml`; run it with `./run.sh campaign FILE`,",
+        "check it with `--dry-run`) is TOML: the keys below at the top, then one",
+        "`[[points]]` table per workload point.  A key not listed here is refused,",
+        "as is a value outside what is allowed: one line naming the file and the key,",
+        "exit 2.  Variants are the files of `kernel-patches/variants/`, of a folder",
+        "given with `--variants DIR` and of `LOCKBENCH_VARIANT_PATH` (docs/variants.md).",
+        "",
+        "## Top-level keys",
+        "",
+        "| key | type | default | allowed | meaning |",
+        "|---|---|---|---|---|",
+    ]
+    for key, k in TOP.items():
+        out.append(f"| `{key}` | {k.kind or KINDS[k.typ]} | {_cell(_default(k.default, k.shown))} "
+                   f"| {_cell(k.allowed)} | {_cell(k.meaning)} |")
+    out += ["", "### `perf = { ... }`", "",
+            "| key | type | default | allowed | meaning |", "|---|---|---|---|---|"]
+    for key, (typ, allowed, default, meaning) in PERF.items():
+        out.append(f"| `perf.{key}` | {KINDS[typ]} | {_default(default, '')} | {_cell(allowed)} "
+                   f"| {_cell(meaning)} |")
+    out += ["", "## Point keys: `[[points]]`", "",
+            "A point is a module point (`workload` absent or `\"module\"`: the benchmark",
+            "module, bench-module/README.md) or a lockload point (`workload = NAME`:",
+            "guest/lockload, guest/JOB.md); a campaign's points are all of one kind.",
+            "\"takes\" says which points take the key; a key a point does not take is",
+            "refused.  Required: "
+            + "; ".join(f"{', '.join(f'`{k}`' for k in keys)} in {who}"
+                        for who, keys in required_point_keys().items()) + ".",
+            "",
+            "| key | takes | type | default | allowed | meaning |",
+            "|---|---|---|---|---|---|"]
+    takes = {ALL: "all", MODULE: "module", LOCKLOAD: "lockload"}
+    for key, p in POINT.items():
+        typ = "string" if key in ("id", "workload", "primary_metric") else "integer"
+        out.append(f"| `{key}` | {takes[p.takes]} | {typ} | {_cell(_default(p.default, p.shown))} "
+                   f"| {_cell(p.allowed)} | {_cell(p.meaning)} |")
+    boot, point, stretch = campaign_estimate.DEFAULTS["wall"]
+    out += ["", "## How long: `--dry-run`", "",
+            "`./run.sh campaign FILE --dry-run` ends with about how long the cells take:",
+            "a cell is a boot plus, for each point, its `duration_ms` and what the point",
+            "costs beyond it; cells run `--jobs` side by side.  The boot time and a point's",
+            "cost are the median of the cells of earlier campaigns in `results/` (their",
+            "`manifest.json`), per clock and arch; without any, the defaults of",
+            f"scripts/campaign_estimate.py: a boot {boot:g} s, a point {point:g} s beyond its",
+            f"run, and under icount {campaign_estimate.DEFAULTS['icount'][2]:g} host seconds "
+            "a guest second.",
+            "", "## Example", "", "```toml",
+            'name = "example"',
+            'variants = ["before", "after"]',
+            "cpus = [1, 2]",
+            "repetitions = { min = 6, max = 30 }",
+            "control = true",
+            "",
+            "[[points]]",
+            'id = "read95"',
+            "read_pct = 95",
+            "mailboxes = 16",
+            "```", ""]
+    return "\n".join(out)
+
+
+def required_point_keys():
+    """{"every point": [...], "a module point": [...], ...}: the keys a point
+    must have."""
+    out = {}
+    for who, kind in (("every point", ALL), ("a module point", MODULE),
+                      ("a lockload point", LOCKLOAD)):
+        keys = [k for k, p in POINT.items() if p.takes == kind and p.default is REQUIRED]
+        if keys:
+            out[who] = keys
+    return out
+
+
+def main(argv):
+    p = OneLineParser(prog="python3 -m scripts.campaign_file",
+                      hint="python3 -m scripts.campaign_file --help",
+                      description="Check a campaign file, or print the reference of its keys.")
+    p.add_argument("file", nargs="?", help="a campaign file to check")
+    p.add_argument("--reference", action="store_true",
+                   help=f"print the reference of every key ({DOC})")
+    try:
+        args = p.parse_args(argv)
+        if args.reference == bool(args.file):
+            raise CampaignError("give a campaign FILE or --reference (one of them)")
+        if args.reference:
+            sys.stdout.write(reference())
+            return 0
+        c = load(args.file)
+    except CliError as e:
+        print(f"campaign_file: {e}", file=sys.stderr)
+        return e.exit_code
+    print(f"campaign_file: {args.file}: ok: {c['name']}, {len(c['variants'])} variants, "
+          f"{len(c['points'])} points")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

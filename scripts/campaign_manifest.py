@@ -15,7 +15,7 @@ import random
 import re
 import stat
 
-from guest import judge, qemu, safeio
+from guest import judge, qemu, safeio, targets
 from scripts import campaign_file, campaign_hosts
 from scripts import variant as variantmod
 
@@ -88,10 +88,26 @@ def build_identity(variant):
         meta["module_sha256"] = variantmod.sha256(os.path.join(vdir, "mbox_bench.ko"))
         meta["image_size"] = os.path.getsize(os.path.join(vdir, kernel))
     except (OSError, ValueError):
-        raise judge.RunError(3, f"variant {variant!r} is not built: run ./run.sh build {variant}") from None
+        raise judge.RunError(3, f"variant {variant!r} is not built: run "
+                             f"{build_command(variant)}") from None
     if art["cmdline"]:
         meta["cmdline"] = art["cmdline"]
     return meta
+
+
+def build_command(target):
+    """The command that builds TARGET: ./run.sh build --variants DIR TARGET
+    when its variant file is in a folder of its own (--variants DIR,
+    LOCKBENCH_VARIANT_PATH), which the build must be given too."""
+    try:
+        name, _arch = targets.parse_target(target)
+    except targets.VariantError:
+        return f"./run.sh build [--variants DIR] {target}"
+    path = targets.find_file(name)
+    shipped = os.path.join(variantmod.ROOT, "kernel-patches", "variants")
+    if path is None or os.path.dirname(os.path.abspath(path)) == shipped:
+        return f"./run.sh build {target}"
+    return f"./run.sh build --variants {os.path.dirname(path)} {target}"
 
 
 def same_kernel(a, b):

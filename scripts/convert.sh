@@ -27,8 +27,11 @@
 #   --base   the variant whose tree and series the patch goes on (before)
 #   --name   the new variant's name (default: spin-LOCK, "_" as "-")
 #   --out    write the patch and NAME.toml into DIR (a variant folder for
-#            LOCKBENCH_VARIANT_PATH) instead of kernel-patches/ and
-#            kernel-patches/variants/
+#            --variants DIR or LOCKBENCH_VARIANT_PATH) instead of
+#            kernel-patches/ and kernel-patches/variants/
+# It ends with the next steps for what it wrote: the ./run.sh build and
+# ./run.sh campaign commands (with --variants DIR after --out DIR) and the
+# campaign file to start from.
 # Exit: 0 written, 2 bad input or a refused conversion, 3 missing tool.
 
 set -euo pipefail
@@ -74,6 +77,9 @@ cocci=$LB_ROOT/kernel-patches/cocci/rwlock-to-spinlock.cocci
 # The base variant's series, and its tree with that series applied.
 lb_variant "$base"
 label=$lb_label patches=("${lb_patches[@]}") configs=("${lb_configs[@]}")
+# The locks the base's series converts already (its converts key): the
+# new variant converts those and LOCK.
+read -r -a converts <<<"$(lb_py -m scripts.variant show "$base" | sed -n 's/^converts *//p')"
 "$LB_ROOT/scripts/build-kernel.sh" --tree-only "$base" >&2
 tree=$LB_BUILD/$label/src
 [ -f "$tree/$file" ] || lb_die 2 "$file: no such file in the $base tree ($tree)"
@@ -178,11 +184,21 @@ keep=()
 for c in "${configs[@]}"; do
 	[[ $(basename "$c") == virt-*.config ]] || keep+=("$c")
 done
+# converts: the base's locks and LOCK, each once (a campaign checks that
+# its points drive the locks its compared variants differ in).
+conv=()
+for c in "${converts[@]}"; do
+	[ "$c" = "$lock" ] || conv+=("$c")
+done
+conv+=("$lock")
 cat >"$vdir/$name.toml" <<EOF
 # $base with $lock ($file) a spinlock: written by ./run.sh convert.
 description = "$lock in $file as a spinlock (on $base)"
 patches = [$(quoted "${patches[@]}" "$patch")]
 configs = [$(quoted "${keep[@]}")]
+converts = [$(quoted "${conv[@]}")]
 EOF
 changed=$(git -C "$tree" diff --numstat HEAD "$commit" | cut -f1-2 | tr '\t' '+')
 echo "convert: $lock in $file: $changed lines (+added, removed): $patch; variant $name: $vdir/$name.toml"
+
+"$LB_ROOT/scripts/convert-next.sh" "$base" "$name" "$lock" "$out"

@@ -13,7 +13,12 @@ description (tests/variants: one test kernel, several planted faults).
 Optional keys: arches = [...] (the architectures the variant fits; default
 all), lookup_lock = "lock" (default: omap_mbox_get() takes mboxes_lock) or
 "none" (lookups take no lock, e.g. under RCU: lock_stat then counts the
-writes only).  lookup_lock is copied into build-meta.json, with the arch,
+writes only); converts = ["lock", ...] (default []): the locks whose
+rwlock its series makes a spinlock, C identifiers (./run.sh convert
+writes its base's plus the new one; a campaign that compares two variants
+differing in a converted lock that none of its points drives is refused,
+scripts/campaign_file.py).  lookup_lock and converts are copied into
+build-meta.json, with the arch,
 what the .config says of lock statistics (lock_stat, lockdep) and which
 rwlock and spinlock implementations the kernel has (rwlock_impl,
 spinlock_impl).
@@ -23,7 +28,8 @@ on PYTHONPATH; the shell scripts run it as lib.sh's lb_py -m scripts.variant):
   variant.py list                  names of all variants, one per line
   variant.py order TARGET...       the targets in build order
   variant.py show TARGET           "arch A", "variant V", "label L",
-                                   "lookup_lock L", "patch FILE",
+                                   "lookup_lock L", "converts LOCK...",
+                                   "patch FILE",
                                    "config FILE" lines
   variant.py arch ARCH             what builds and boots ARCH (guest/arches.toml):
                                    "KEY VALUE" lines, plus "triplet T"
@@ -40,8 +46,8 @@ import tomllib
 
 from analysis.common import CliError, OneLineParser
 # A target's name and its arch, which the runner needs too: guest/targets.py.
-from guest.targets import (ARCHES, VariantError, boot_spec, find_file, label,
-                           parse_target, variant_names)
+from guest.targets import (ADD_FOLDER, ARCHES, VARIANT_DIRS, VariantError, boot_spec,
+                           find_file, label, parse_target, variant_names)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATCH_DIR = os.path.join(ROOT, "kernel-patches")
@@ -49,6 +55,24 @@ CONFIG_DIR = os.path.join(PATCH_DIR, "configs")
 KEYS = {"description": str, "patches": list, "configs": list}
 # Optional keys: name -> (allowed values, default).
 OPTIONAL = {"lookup_lock": (("lock", "none"), "lock")}
+# converts = [...]: the locks the series converts (rwlock -> spinlock),
+# as the kernel names them.
+LOCK_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+CONVERTS_ALLOWED = "a list of distinct C identifiers (the locks the series converts)"
+
+
+def add_dirs(dirs):
+    """Put the variant folders DIRS in front of LOCKBENCH_VARIANT_PATH, for
+    this process (guest/targets.py read it at import: its list after
+    kernel-patches/variants) and for every process it starts."""
+    dirs = [os.path.abspath(d) for d in dirs]
+    for d in dirs:
+        if not os.path.isdir(d):
+            raise VariantError(f"--variants {d}: not a folder")
+    at = VARIANT_DIRS.index(os.path.join(ROOT, "kernel-patches", "variants")) + 1
+    VARIANT_DIRS[at:at] = [d for d in dirs if d not in VARIANT_DIRS]
+    old = os.environ.get("LOCKBENCH_VARIANT_PATH", "")
+    os.environ["LOCKBENCH_VARIANT_PATH"] = ":".join(dirs + ([old] if old else []))
 
 
 def load(target):
@@ -60,7 +84,8 @@ def load(target):
     name, arch = parse_target(target)
     path = find_file(name)
     if path is None:
-        raise VariantError(f"unknown variant {name!r} (known: {', '.join(variant_names())})")
+        raise VariantError(f"unknown variant {name!r} (known: {', '.join(variant_names())}; "
+                           f"{ADD_FOLDER})")
     image, cmdline = boot_spec(name)
     if image != name:
         out = load(label(image, arch))
@@ -72,12 +97,18 @@ def load(target):
             data = tomllib.load(f)
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise VariantError(f"{path}: {e}") from None
-    allowed = ", ".join(list(KEYS) + ["arches"] + list(OPTIONAL))
+    allowed = ", ".join(list(KEYS) + ["arches"] + list(OPTIONAL) + ["converts"])
     for key, val in data.items():
         if key in OPTIONAL:
             if val not in OPTIONAL[key][0]:
                 raise VariantError(f"{path}: {key} must be one of "
                                    f"{', '.join(repr(v) for v in OPTIONAL[key][0])}")
+            continue
+        if key == "converts":
+            if (not isinstance(val, list) or len(set(map(str, val))) != len(val)
+                    or not all(isinstance(x, str) and LOCK_RE.fullmatch(x) for x in val)):
+                raise VariantError(f"{path}: converts must be {CONVERTS_ALLOWED}, "
+                                   f"not {str(val)[:80]!r}")
             continue
         if key == "arches":
             if (not isinstance(val, list) or not val or len(set(map(str, val))) != len(val)
@@ -108,6 +139,7 @@ def load(target):
            "configs": [base_config]}
     for key, (_allowed, default) in OPTIONAL.items():
         out[key] = data.get(key, default)
+    out["converts"] = list(data.get("converts", []))
     for key, base in (("patches", PATCH_DIR), ("configs", CONFIG_DIR)):
         for item in data[key]:
             if not isinstance(item, str) or "/" in item or item.startswith("."):
@@ -204,6 +236,7 @@ def main(argv):
         print(f"variant {v['name']}")
         print(f"label {v['label']}")
         print(f"lookup_lock {v['lookup_lock']}")
+        print(" ".join(["converts"] + v["converts"]))
         for p in v["patches"]:
             print(f"patch {p}")
         for c in v["configs"]:
@@ -221,6 +254,7 @@ def main(argv):
         "config_sha256": sha256(args.config),
         **config_flags(args.config, v["arch"]),
         "lookup_lock": v["lookup_lock"],
+        "converts": v["converts"],
         "compiler": args.compiler,
         "build_seconds": round(args.build_seconds, 1),
         "tree_commit": args.tree_commit,

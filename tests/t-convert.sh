@@ -5,11 +5,14 @@
 #   1. mboxes_lock: exactly the ten changed lines of the seed commit
 #      10d1a0028dc4 (as kernel-patches/0002 carries them), a patch that
 #      applies to the tree and is checkpatch --strict clean, and a
-#      variant file that variant.py reads with that patch last;
+#      variant file that variant.py reads with that patch last and
+#      converts = ["mboxes_lock"] (before's converts, none, plus the lock);
 #   2. the three live targets of 6.1 (file_systems_lock, binfmt_lock,
 #      proc_subdir_lock): converted whole, no rwlock call left, clean,
 #      and the same changed lines as the shipped kernel-patches/0002-*
-#      that tests/t-targets.sh builds and boots;
+#      that tests/t-targets.sh builds and boots, and the variant file the
+#      same as the shipped kernel-patches/variants/spin-*.toml (converts
+#      included);
 #   3. refused, exit 2 and one line naming the file (and line): a global
 #      lock other files use (tasklist_lock), a use with no spinlock twin
 #      (scsi_debug's atomic_rw, whose address is stored), a name that is
@@ -54,6 +57,16 @@ spec=$(LOCKBENCH_VARIANT_PATH=$out/seed lb_py -m scripts.variant show spin-mboxe
 	fail "variant spin-mboxes-lock does not end with the new patch: $spec"
 [ "$(grep -c '^patch ' <<<"$spec")" = 2 ] || fail "want before's patch and the new one: $spec"
 ok "variant spin-mboxes-lock: before's series + $(basename "$p")"
+grep -qx 'converts mboxes_lock' <<<"$spec" || fail "spin-mboxes-lock does not convert mboxes_lock: $spec"
+grep -qxF 'converts = ["mboxes_lock"]' "$out/seed/spin-mboxes-lock.toml" ||
+	fail "spin-mboxes-lock.toml: no converts = [\"mboxes_lock\"]: $(cat "$out/seed/spin-mboxes-lock.toml")"
+ok "variant spin-mboxes-lock: converts = [\"mboxes_lock\"]"
+# It ends with the next steps, naming the variant and the --out folder.
+grep -qxF "  ./run.sh build --variants $out/seed spin-mboxes-lock" "$out/seed.log" ||
+	fail "no build command for spin-mboxes-lock with --variants $out/seed: $(cat "$out/seed.log")"
+grep -qF "./run.sh campaign --variants $out/seed my-spin-mboxes-lock.toml" "$out/seed.log" ||
+	fail "no campaign command with --variants $out/seed: $(cat "$out/seed.log")"
+ok "ends with the next steps: build and campaign with --variants $out/seed"
 
 # 2. The live targets.
 for t in "fs/filesystems.c file_systems_lock" "fs/exec.c binfmt_lock" "fs/proc/generic.c proc_subdir_lock"; do
@@ -76,6 +89,11 @@ for t in "fs/filesystems.c file_systems_lock" "fs/exec.c binfmt_lock" "fs/proc/g
 	diff <(grep -E '^[-+][^-+]' "$p") <(grep -E '^[-+][^-+]' "$shipped") ||
 		fail "$l: kernel-patches/$(basename "$shipped") is not what convert writes (diff above)"
 	ok "$l ($f): $n lines converted, clean, the same as kernel-patches/$(basename "$shipped")"
+	# And the variant file, converts = ["$l"] included.
+	v=spin-${l//_/-}.toml
+	diff "$out/live/$v" "kernel-patches/variants/$v" ||
+		fail "$l: kernel-patches/variants/$v is not what convert writes (diff above)"
+	ok "$l: the variant file is kernel-patches/variants/$v, converts = [\"$l\"]"
 done
 
 # 3. Refusals.

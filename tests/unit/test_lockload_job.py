@@ -107,7 +107,7 @@ class LockloadCampaign(unittest.TestCase):
                 (['id = "a"\nworkload = "proc_filesystems"\nread_pct = 5'],
                  r"'read_pct' is a module parameter"),
                 (['id = "a"\nread_pct = 5\nmailboxes = 1\nwriter_hz = 5'],
-                 r"writer_hz needs a lockload workload"),
+                 r"'writer_hz' is a lockload parameter \(workload = \.\.\.\)"),
                 (['id = "a"\nread_pct = 5\nmailboxes = 1',
                   'id = "b"\nworkload = "proc_filesystems"'], r"not both")):
             with self.subTest(regex=regex):

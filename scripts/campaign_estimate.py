@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: GPL-2.0
+"""How long a campaign will take, for ./run.sh campaign FILE --dry-run.
+
+A cell is one boot that runs every point of the campaign
+(guest/run_guest.py), so its wall time is
+
+    boot_s + sum over the points of (duration_s x stretch + point_s)
+
+boot_s: from QEMU's start to the job's start (a cell's boot_to_workload_s);
+point_s: what a point costs beyond its run (loading the module, perf, the
+lock_stat dump, streaming its files back); stretch: host seconds per guest
+second of a point's run, 1 on the wall clock, more under icount (its
+guest second is 10^9 instructions of a single-threaded TCG).
+
+Each is calibrated from the cells earlier campaigns measured
+(results/*/manifest.json: every done cell's wall_s and boot_to_workload_s,
+its campaign's points), per clock and arch where there are such cells,
+else from DEFAULTS (measured on a 2-core AMD EPYC host: results of the
+default campaign, quiet and busy, rounded up).  The cells are then laid
+out as campaign_run.run_batch starts them: in plan order, up to JOBS side
+by side and never more vCPUs than the host has cores, repetition batch by
+repetition batch up to each look.  With looks, the campaign may stop at
+the first: the estimate is then a range.
+"""
+import math
+import os
+import statistics
+
+from guest import safeio
+
+# clock: (boot_s, point_s, stretch).  Measured on the default campaign (4
+# points of 1 s; 2-core host): wall clock 2 vCPUs boot 3.0-4.0 s, a point
+# 1.2-1.6 s beyond its second; icount 1 vCPU boot 3.2-4.8 s, 3.1-4.5 host
+# seconds per guest second.
+DEFAULTS = {"wall": (4.0, 1.5, 1.0), "icount": (4.0, 1.5, 4.5)}
+# The newest results directories read, and the most bytes of a manifest.
+MAX_DIRS = 20
+MANIFEST_MAX_BYTES = 16 << 20
+MAX_S = 100000.0
+
+
+def _secs(v):
+    return (float(v) if isinstance(v, (int, float)) and not isinstance(v, bool)
+            and 0 <= v < MAX_S and math.isfinite(v) else None)
+
+
+def _arch(variant, default):
+    return str(variant).split("~")[0].partition("@")[2] or default
+
+
+def _manifests(results):
+    """The newest MAX_DIRS results directories' manifests, as (name, data);
+    a directory or manifest that is not a plain one is skipped."""
+    try:
+        dirs = [e for e in os.scandir(results) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+    dirs.sort(key=lambda e: e.stat(follow_symlinks=False).st_mtime, reverse=True)
+    out = []
+    for e in dirs[:MAX_DIRS]:
+        try:
+            data = safeio.read_json("manifest.json", MANIFEST_MAX_BYTES, root=e.path)
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            out.append((e.name, data))
+    return out
+
+
+def samples(results, default_arch="arm"):
+    """{(clock, arch): [(wall_s, boot_s, points, duration_s)]} of every done
+    cell of the earlier campaigns in RESULTS, and the directories they
+    came from."""
+    out, used = {}, []
+    for name, data in _manifests(results):
+        try:
+            pts = data["campaign"]["points"]
+            dur = sum(_secs(p.get("duration_ms", 1000) / 1000) for p in pts)
+            n = len(pts)
+            cells = [c for c in data["cells"] if isinstance(c, dict)]
+        except (KeyError, TypeError, AttributeError, ValueError):
+            continue
+        got = 0
+        for c in cells:
+            wall, boot = _secs(c.get("wall_s")), _secs(c.get("boot_to_workload_s"))
+            if c.get("state") != "done" or wall is None or boot is None or not n:
+                continue
+            key = (str(c.get("clock", "wall")), _arch(c.get("variant", ""), default_arch))
+            out.setdefault(key, []).append((wall, boot, n, dur))
+            got += 1
+        if got:
+            used.append(name)
+    return out, used
+
+
+def model(clock, arch, found):
+    """(boot_s, point_s, stretch, measured) for cells of CLOCK on ARCH."""
+    d_boot, d_point, d_stretch = DEFAULTS.get(clock, DEFAULTS["wall"])
+
+    def pick(c):
+        return found.get((c, arch)) or [s for (k, _a), v in found.items() if k == c for s in v]
+
+    wall = pick("wall")
+    point = (max(0.0, statistics.median((w - b - dur) / n for w, b, n, dur in wall))
+             if wall else d_point)
+    own = pick(clock)
+    if not own:
+        return d_boot, point, d_stretch, False
+    boot = statistics.median(b for _w, b, _n, _d in own)
+    if clock == "wall":
+        return boot, point, 1.0, True
+    runs = [max(0.0, w - b - n * point) / dur for w, b, n, dur in own if dur > 0]
+    return boot, point, (statistics.median(runs) if runs else d_stretch), True
+
+
+def cell_seconds(c, cell, found, default_arch="arm"):
+    boot, point, stretch, _m = model(cell.get("clock", "wall"),
+                                     _arch(cell["variant"], default_arch), found)
+    return boot + sum(p.get("duration_ms", 1000) / 1000 * stretch + point
+                      for p in c["points"])
+
+
+def schedule(c, cells, secs, jobs, cores, upto):
+    """The wall time of the cells up to repetition UPTO: batches to each
+    look (each starts when the one before has ended), within a batch the
+    next cell starts while fewer than JOBS run and its vCPUs fit the
+    host's CORES (a cell bigger than the host runs alone)."""
+    looks = [r for r in (c.get("looks") or [c["repetitions"]]) if r <= upto] or [upto]
+    t, done = 0.0, set()
+    for reps in looks:
+        queue = [x for x in cells if x["rep"] <= reps and x["id"] not in done]
+        running = []  # (end, cpus)
+        while queue or running:
+            used = sum(cp for _e, cp in running)
+            while queue and len(running) < jobs and (
+                    not running or used + queue[0]["cpus"] <= cores):
+                x = queue.pop(0)
+                done.add(x["id"])
+                running.append((t + secs[x["id"]], x["cpus"]))
+                used += x["cpus"]
+            t = min(e for e, _cp in running)
+            running = [r for r in running if r[0] > t]
+    return t
+
+
+def estimate(c, cells, jobs, results, cores=None):
+    """One line: about how long the campaign's cells take."""
+    cores = cores or os.cpu_count() or 1
+    default_arch = c["arches"][0]
+    found, used = samples(results, default_arch)
+    secs = {x["id"]: cell_seconds(c, x, found, default_arch) for x in cells}
+    looks = c.get("looks") or [c["repetitions"]]
+    most = schedule(c, cells, secs, jobs, cores, looks[-1])
+    least = schedule(c, cells, secs, jobs, cores, looks[0]) if len(looks) > 1 else most
+    measured = any(model(x.get("clock", "wall"), _arch(x["variant"], default_arch), found)[3]
+                   for x in cells)
+
+    def mins(s):
+        return max(1, round(s / 60))
+    span = f"{mins(most)} min"
+    if mins(least) != mins(most):
+        span += f", {mins(least)} if it stops at the look at {looks[0]} repetitions"
+    if measured:
+        where = (f"measured boot times of {sum(len(v) for v in found.values())} cells in "
+                 + ", ".join(f"results/{u}" for u in used[:3])
+                 + (f" +{len(used) - 3} more" if len(used) > 3 else ""))
+    else:
+        b, p, s = DEFAULTS["wall"]
+        where = (f"no earlier cells in results/: the defaults, boot {b:g} s + "
+                 f"{p:g} s a point (scripts/campaign_estimate.py)")
+    return (f"about {span} ({len(cells)} cells, {jobs} side by side; from {where})")

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The next steps ./run.sh convert prints for the variant it wrote: the
+# build command, the campaign file to start from (a shipped campaign of
+# the same lock, target = "LOCK", else how to write one) and the campaign
+# command, with --variants DIR when the variant went to a folder of its
+# own (convert --out DIR).  ./run.sh runs from the repository root, so a
+# folder inside it is named from there.  Apart from convert.sh so that it
+# can be tested without a kernel tree (tests/t-convert-next.sh).
+#
+# Usage: convert-next.sh BASE NAME LOCK [DIR]
+#   BASE  the variant converted from; NAME the new variant; LOCK the lock;
+#   DIR   convert's --out folder ("" or absent: kernel-patches/variants/)
+
+set -euo pipefail
+LB_PROG=convert
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 3 ] || [ $# -eq 4 ] || lb_die 2 "usage: convert-next.sh BASE NAME LOCK [DIR]"
+base=$1 name=$2 lock=$3 out=${4:-}
+vflag=
+if [ -n "$out" ]; then
+	[ -d "$out" ] || lb_die 2 "$out: not a folder"
+	vabs=$(cd "$out" && pwd)
+	case $vabs in
+	"$LB_ROOT"/*) vabs=${vabs#"$LB_ROOT"/} ;;
+	esac
+	vflag="--variants $vabs "
+fi
+# A campaign of the same lock, if one ships (its target = "LOCK"); the
+# registry's own lock is the default campaign's.
+camp=$(grep -l -x -F "target = \"$lock\"" "$LB_ROOT"/campaigns/*.toml 2>/dev/null | head -n 1 || true)
+[ -n "$camp" ] || [ "$lock" != mboxes_lock ] || camp=$LB_ROOT/campaigns/default.toml
+echo "convert: next steps:"
+echo "  ./run.sh build ${vflag}$name"
+if [ -n "$camp" ]; then
+	set_base=
+	[ "$base" = before ] || set_base=" and baseline = \"$base\""
+	echo "  cp ${camp#"$LB_ROOT"/} my-$name.toml   # then set variants = [\"$base\", \"$name\"]$set_base in it"
+else
+	echo "  write my-$name.toml as campaigns/*.toml are (docs/campaigns.md), with variants = [\"$base\", \"$name\"]"
+	echo "    and a [[points]] workload that takes $lock (kernel-patches/targets/, guest/JOB.md)"
+fi
+echo "  ./run.sh campaign ${vflag}my-$name.toml --dry-run   # then without --dry-run"
