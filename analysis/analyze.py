@@ -20,7 +20,7 @@ from analysis import compare as compare_mod
 from analysis import medians as medians_mod
 from analysis import rundir as rundir_mod
 from analysis import stats, tidy, tidy_csv, verdicts
-from analysis.common import OneLineParser, ParseError, dir_refusal, run_cli
+from analysis.common import CliError, OneLineParser, ParseError, dir_refusal, run_cli
 
 PROG = "analyze"
 TIDY_DIR = "tidy"
@@ -151,6 +151,9 @@ def print_notes(prog, notes, file=None):
 
 
 def _run(args):
+    why = rundir_mod.not_results_dir(args.dir, PROG)
+    if why:
+        raise CliError(why)
     th = stats.Thresholds().with_(seed=args.seed, resamples=args.resamples)
     rd, t, _med, _c = analyze(args.dir, th)
     if not args.quiet:

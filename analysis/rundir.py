@@ -371,6 +371,40 @@ def _tries(c):
     return tuple(out)
 
 
+def not_results_dir(path, command="report"):
+    """One line when PATH is a directory but not a campaign's results
+    directory (no manifest.json): said as that, not as the missing file's
+    "No such file or directory"; None otherwise (a missing PATH, or a
+    manifest.json that is there, is load()'s to judge).  COMMAND: the
+    ./run.sh command the hint of a folder of results directories names
+    (report, analyze)."""
+    if not os.path.isdir(path) or os.path.lexists(os.path.join(path, "manifest.json")):
+        return None
+    hint = "./run.sh campaign makes one"
+    if os.path.lexists(os.path.join(path, "meta.json")):
+        hint += f"; one boot's folder is judged by ./run.sh recheck {path}"
+    else:
+        runs = results_dirs_in(path)
+        if runs:
+            hint += f"; the newest in it: ./run.sh {command} {os.path.join(path, runs[0])}"
+    return f"{path} is not a results directory (no manifest.json; {hint})"
+
+
+def results_dirs_in(path):
+    """The names of PATH's folders that are results directories (a
+    manifest.json in them: say results/ itself was named), newest first."""
+    found = []
+    try:
+        with os.scandir(path) as it:
+            for e in it:
+                m = os.path.join(e.path, "manifest.json")
+                if e.is_dir(follow_symlinks=False) and os.path.isfile(m):
+                    found.append((os.lstat(m).st_mtime, e.name))
+    except OSError:
+        return []
+    return [name for _, name in sorted(found, reverse=True)]
+
+
 def load(path):
     """Load DIR/manifest.json; ParseError if it is missing or malformed."""
     if not os.path.isdir(path):

@@ -51,7 +51,16 @@ log "LOCKBENCH-INIT cpus=$(grep -c ^processor /proc/cpuinfo) kernel=$(uname -r)\
 
 if [ ! -f /job/job.conf ]; then
 	insmod /mbox_bench.ko || log "insmod mbox_bench.ko failed"
-	echo "lockbench: no job: interactive shell; 'poweroff -f' to leave"
+	# What ./run.sh boot --help says too (guest/run_guest.py SHELL_HOWTO).
+	cat <<-'EOF'
+	lockbench: no job: interactive shell; 'poweroff -f' to leave
+	The benchmark module /mbox_bench.ko is loaded (bench-module/README.md).  A run:
+	  cd /sys/module/mbox_bench/parameters; echo 90 >read_pct; echo 2000 >duration_ms
+	  echo 0 >/proc/lock_stat; echo 1 >/sys/kernel/debug/mbox_bench/run
+	  cat /sys/kernel/debug/mbox_bench/results; grep mboxes_lock /proc/lock_stat
+	Or: rmmod mbox_bench; insmod /mbox_bench.ko read_pct=90 duration_ms=2000
+	/proc/lock_stat has no mboxes_lock row until a run has taken the lock.
+	EOF
 	setsid cttyhack sh
 	poweroff -f
 fi

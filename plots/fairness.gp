@@ -3,7 +3,8 @@
 # Fairness between the benchmark threads vs vCPUs, a panel per workload
 # point: fairness_spread = the busiest thread's ops / the idlest thread's
 # (1 = fair).  Points: one per boot; line: median of boots, bars = 95% CI.
-# The dashed line at 2 is locktorture's "???" mark (max/2 > min).
+# The dashed line at 2 marks starvation: the idlest thread did under half
+# the busiest's operations (locktorture prints "???" then: max/2 > min).
 #
 # Usage: gnuplot -e "infile='DIR/plots/data/fairness.csv'; \
 #            medfile='DIR/plots/data/fairness-medians.csv'; \
@@ -35,7 +36,8 @@ axes = 'set xrange [0.5:words(cpuslist) + 0.5]; ' . \
 	'set xtics (); do for [i=1:words(cpuslist)] { set xtics add (cpulabel(i) i) }; ' . \
 	'set xlabel "vCPUs"'
 L = yroom(0.08, logpanels ne ""); R = 0.98; SP = yroom(0.06, logpanels ne "")
-klines = keylines(1 + 2 * nv, max(17, longest(variants) + 7))
+starved = "starved: idlest < half busiest"
+klines = keylines(1 + 2 * nv, max(strlen(starved), longest(variants) + 7))
 maintitle = "Fairness: spread of per-thread operations (1 = fair; points: boots, line: median, bars: 95% CI)"
 
 do for [fmt in formats] {
@@ -61,7 +63,7 @@ do for [fmt in formats] {
 		eval footer_off
 	}
 	eval keyrow_setup(klines)
-	plot [0:1][0:1] NaN with lines linestyle 99 title "??? (max/2 > min)", \
+	plot [0:1][0:1] NaN with lines linestyle 99 title starved, \
 	     for [k=1:nv] '+' using (NaN):(NaN) \
 		with points pointtype vpt(k) - 1 pointsize 0.7 linecolor rgb vcolor(k) title word(variants, k) . " (boots)", \
 	     for [k=1:nv] '+' using (NaN):(NaN):(NaN):(NaN) \

@@ -141,6 +141,8 @@ def fairness(sel, warn):
                 "Operations of the busiest thread divided by the idlest "
                 "thread's (samples.csv fairness_spread; 1 = fair), per "
                 "workload point: open markers one per boot, line the median "
-                "over boots (medians.csv), bars: 95% CI. Dashed: "
-                "locktorture's '???' mark (max/2 > min). Lower is better.",
+                "over boots (medians.csv), bars: 95% CI. Dashed, at 2: "
+                "starved, the idlest thread did under half the busiest's "
+                "operations (locktorture's '???' mark: max/2 > min). Lower "
+                "is better.",
                 v, data)

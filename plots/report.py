@@ -16,7 +16,8 @@ then the plots step's (2 bad input, 3 gnuplot missing).
 import sys
 
 from analysis import report as analysis_report
-from analysis.common import run_cli
+from analysis.common import CliError, run_cli
+from analysis.rundir import not_results_dir
 from plots.__main__ import main as plots_main
 
 PROG = "report"
@@ -31,6 +32,9 @@ def make_parser():
 
 
 def _run(args):
+    why = not_results_dir(args.dir, PROG)
+    if why:
+        raise CliError(why)
     rc = analysis_report.run(args)
     if rc or args.no_plots:
         return rc

@@ -154,6 +154,23 @@ def seconds(v):
     return v if 0 <= v < MAX_SECONDS else None  # NaN compares false
 
 
+def ended_words(cell):
+    """How a cell that did not finish ended, for the progress line: its
+    state and its first problem, the state said once.  The manifest keeps
+    each problem as "STATE: LINE" (what analysis/boots.py and safety.py
+    read), so a problem of the cell's own state ("interrupted: harness
+    got SIGINT" for an interrupted cell) is shown without its prefix:
+    "interrupted: harness got SIGINT", not "interrupted: interrupted: ..."."""
+    state = str(cell.get("state"))
+    probs = cell.get("problems")
+    if not probs or not isinstance(probs, list):
+        return state
+    first = str(probs[0])
+    if first.startswith(state + ": "):
+        first = first[len(state) + 2:]
+    return f"{state}: {first}"
+
+
 def finish_cell(d, man, cell, tmp, interrupted, refused=None):
     """Record how the cell in TMP ended and move it into place; REFUSED
     (a line) fails it whatever its meta.json says."""

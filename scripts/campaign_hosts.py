@@ -33,7 +33,7 @@ import time
 
 from analysis.common import CliError
 from guest import dirlock, qemu, safeio, targets
-from scripts import campaign_file
+from scripts import campaign_cell, campaign_file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PARALLEL = "parallel"
@@ -343,8 +343,8 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
                 done_count += 1
                 prog.walls.append(x.get("wall_s") or 0)
             else:
-                prog.say(f"campaign: cell {x['id']} on {x.get('host', '?')}: {x['state']}"
-                         + (f": {x['problems'][0]}" if x.get("problems") else ""))
+                prog.say(f"campaign: cell {x['id']} on {x.get('host', '?')}: "
+                         f"{campaign_cell.ended_words(x)}")
             prog.show(done_count, [y["id"] for y in cells if y["state"] == "running"])
 
         termed = 0

@@ -204,8 +204,7 @@ def run_batch(d, man, jobs, reps, prog, tried):
                     if meta and cell.get("wall_s") is not None:
                         prog.walls.append(cell["wall_s"])
                 else:
-                    prog.say(f"campaign: cell {cid}: {cell['state']}"
-                             + (f": {cell['problems'][0]}" if cell.get("problems") else ""))
+                    prog.say(f"campaign: cell {cid}: {campaign_cell.ended_words(cell)}")
                 prog.show(done, list(running))
     if refused:
         raise CellRefused(str(refused[0]))
