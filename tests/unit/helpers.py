@@ -62,3 +62,21 @@ def read_csv(path):
     """A CSV file's rows, as dicts of strings."""
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+def needs(*tools):
+    """A test that needs TOOLS fails, naming them, where one is missing:
+    ./run.sh setup installs them all, and a skipped test would pass for
+    one that ran."""
+    import functools
+    import shutil
+
+    def wrap(test):
+        @functools.wraps(test)
+        def run(self, *args, **kw):
+            missing = [t for t in tools if not shutil.which(t)]
+            if missing:
+                self.fail(f"{', '.join(missing)} not installed: run ./run.sh setup")
+            return test(self, *args, **kw)
+        return run
+    return wrap

@@ -33,6 +33,7 @@ sys.path.insert(0, ROOT)
 from guest import dirlock, safeio  # noqa: E402
 from scripts import campaign_hosts  # noqa: E402
 from tests.unit import campaign_stand_ins as standin  # noqa: E402
+from tests.unit.helpers import needs  # noqa: E402
 
 CAMPAIGN = """name = "hostile"
 variants = ["before", "after"]
@@ -43,14 +44,14 @@ id = "p"
 read_pct = 50
 mailboxes = 16
 """
-HAVE_PARALLEL = bool(shutil.which("parallel") and shutil.which("rsync"))
-# Each run of issue #27's tests ends within this many seconds; one through
-# GNU parallel within HOSTS_BOUND_S: parallel alone takes 2-3 s to run
-# `true` on one stand-in host (its checks of the host), a --hosts run calls
-# it three times (copy, cells, removal) and took 5-10 s on the 2-core
-# development host at load 3.
-BOUND_S = 10
-HOSTS_BOUND_S = 20
+# Each run of issue #27's tests ends within this many seconds (one through
+# GNU parallel within HOSTS_BOUND_S): a bound that catches a run that
+# waits forever, not a speed target.  Runs take 1-10 s on the 2-core
+# development host (a --hosts run 5-10 s: parallel's checks of the host
+# take 2-3 s, three times); the suite runs these tests niced beside the
+# kernel build, where 10 s became 16 s (2026-12-05).
+BOUND_S = 60
+HOSTS_BOUND_S = 120
 
 
 def lstat_walk(top):
@@ -240,7 +241,7 @@ class Hostile(unittest.TestCase):
 
     # --- items 8 and 9: hosts that lie, or outlive the harness ---
 
-    @unittest.skipUnless(HAVE_PARALLEL, "needs GNU parallel and rsync")
+    @needs("parallel", "rsync")
     def test_lying_host(self):
         d = os.path.join(self.case, "res", "lied")
         rc, out, err = self.campaign(self.toml, "--hosts", self.hosts, "--out", d,
@@ -265,7 +266,7 @@ class Hostile(unittest.TestCase):
         self.assertEqual(os.listdir(os.path.join(self.home, "liar")), [],
                          "the remote folder was not removed at the end")
 
-    @unittest.skipUnless(HAVE_PARALLEL, "needs GNU parallel and rsync")
+    @needs("parallel", "rsync")
     def test_killed_then_resumed(self):
         env = self.host_env("sleep")
         proc = subprocess.Popen(["./run.sh", "campaign", "--resume", self.d, "--hosts", self.hosts,
@@ -582,7 +583,7 @@ class Hostile(unittest.TestCase):
         os.chmod(os.path.join(self.d, "cells"), 0o777)
         self.refused("cells is writable by others (chmod o-w ")
 
-    @unittest.skipUnless(HAVE_PARALLEL, "needs GNU parallel and rsync")
+    @needs("parallel", "rsync")
     def test_meta_with_infinity(self):
         """Item 5: a host's meta.json with Infinity, 1e400 or a 4000-digit
         time: the cell with Infinity fails in one line (its meta.json is
@@ -621,7 +622,7 @@ class Hostile(unittest.TestCase):
                 self.assertFalse(os.path.exists(out))
                 self.assertFalse(os.path.exists(self.home), "a host was contacted")
 
-    @unittest.skipUnless(HAVE_PARALLEL, "needs GNU parallel and rsync")
+    @needs("parallel", "rsync")
     def test_garbled_joblog(self):
         """Item 9: parallel's joblog garbled as a tab in a host name garbled
         it (tests/hosts/garbling_parallel.py): a row with a shifted column
@@ -676,9 +677,9 @@ class Hostile(unittest.TestCase):
         t0 = time.monotonic()
         self.assertEqual(campaign_hosts.parse_joblog(log),
                          ({}, ["cannot read it: a FIFO, not a regular file"]))
-        self.assertLess(time.monotonic() - t0, 1)
+        self.assertLess(time.monotonic() - t0, BOUND_S)  # a FIFO read would block for ever
 
-    @unittest.skipUnless(HAVE_PARALLEL, "needs GNU parallel and rsync")
+    @needs("parallel", "rsync")
     def test_remote_folder_of_another_directory(self):
         """Item 9: hosts_remote, removed with rm -rf on every host, holds
         only this directory's remote folders as --hosts names them

@@ -109,6 +109,11 @@ def many_links(n):
     return fill
 
 
+# A bound that catches a collector or runner that never ends, not a speed
+# target: these runs take well under a second to a few seconds, and the
+# suite runs the unit tests niced beside the kernel build.
+HANG_S = 60
+
 class Collect(unittest.TestCase):
 
     def setUp(self):
@@ -128,7 +133,7 @@ class Collect(unittest.TestCase):
         t0 = time.monotonic()
         got = collect.collect(self.stream, self.out, planned)
         self.seconds = time.monotonic() - t0
-        self.assertLess(self.seconds, 10)
+        self.assertLess(self.seconds, HANG_S)
         # Nothing outside the run directory, nothing in it but points/.
         self.assertEqual(sorted(os.listdir(self.tmp)), ["run", "stream.tar"])
         self.assertEqual(os.listdir(self.out), ["points"])
@@ -184,7 +189,7 @@ class Collect(unittest.TestCase):
                         add_point(tar, "p2", point_files(2))
                 t0 = time.monotonic()
                 done, bad, _ = collect.collect(self.stream, self.out, ["p1", "p2"])
-                self.assertLess(time.monotonic() - t0, 30)
+                self.assertLess(time.monotonic() - t0, HANG_S)
                 self.assertEqual(done, ["p2"])
                 self.assertEqual(bad, ["unexpected member 'points/p1/results.txt' in the "
                                        "results stream: a sparse file"])
@@ -418,7 +423,7 @@ class Collect(unittest.TestCase):
         with unittest.mock.patch.object(collect, "SIGNAL_MAX_S", 0.2):
             done, bad, keep = collect.collect(self.stream, self.out, ["p1", "p2"],
                                               signals=["SIGTERM"])
-        self.assertLess(time.monotonic() - t0, 5)
+        self.assertLess(time.monotonic() - t0, HANG_S)
         self.assertEqual((done, keep), ([], True))
         why = "the runner got SIGTERM, and collecting went on for 0.2 s after it"
         self.assertRegex(bad[-2], rf"^results stream left unread after [\d,]+ members: {why}$")
@@ -515,7 +520,6 @@ JOB = ("lockbench-job v1\noption perf_stat 0\n"
        "point p2 duration_ms=100\npoint p3 duration_ms=100\n")
 
 
-@unittest.skipUnless(shutil.which("cpio"), "the runner's initrd needs cpio")
 class RunGuest(unittest.TestCase):
     """Items 1 and 3 end to end: the real runner (python3 -m
     guest.run_guest) boots a stand-in build tree (LOCKBENCH_BUILD) with a
@@ -526,6 +530,8 @@ class RunGuest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
+        if not shutil.which("cpio"):  # a skip would pass for a test that ran
+            raise AssertionError("cpio not installed: run ./run.sh setup")
         cls.tmp = tempfile.mkdtemp(prefix="collect-e2e-")
         build = os.path.join(cls.tmp, "build")
         os.makedirs(os.path.join(build, "before"))
@@ -573,16 +579,16 @@ class RunGuest(unittest.TestCase):
         try:
             if stay:
                 while "staying" not in self.console():
-                    self.assertLess(time.monotonic() - t0, 10, "the stand-in never said so")
+                    self.assertLess(time.monotonic() - t0, HANG_S, "the stand-in never said so")
                     time.sleep(0.05)
                 t0 = time.monotonic()
                 proc.send_signal(signal.SIGTERM)
-            _, err = proc.communicate(timeout=30)
+            _, err = proc.communicate(timeout=2 * HANG_S)
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.communicate()
-        self.assertLess(time.monotonic() - t0, 10, err)
+        self.assertLess(time.monotonic() - t0, HANG_S, err)
         self.assertNotIn("Traceback", err)
         with open(os.path.join(self.out, "meta.json")) as f:
             meta = json.load(f)
@@ -725,7 +731,7 @@ class Console(unittest.TestCase):
         finally:
             qemu.stop(proc)
             proc.stdout.close()
-        self.assertLess(time.monotonic() - t0, 20)
+        self.assertLess(time.monotonic() - t0, HANG_S)
         self.assertEqual(stopped, ("hung", "no console output or results for 1 s after "
                                    "lockdep's report (a deadlock)"))
         self.assertEqual([p["state"] for p in problems], ["lockdep"])
@@ -772,7 +778,7 @@ class Console(unittest.TestCase):
                 states += [judge.console_state(x.decode()) for x in judge.split_lines(pending, data)]
             self.assertEqual(judge.console_part(seen, b"more"), b"")
             self.assertEqual(judge.console_part(0, flood[:100]), flood[:100])
-        self.assertLess(time.monotonic() - t0, 10)
+        self.assertLess(time.monotonic() - t0, HANG_S)
         self.assertEqual([x for x in states if x], ["panic"])
         with open(path, "rb") as f:
             kept = f.read()

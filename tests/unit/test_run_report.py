@@ -13,7 +13,7 @@ import unittest
 
 from analysis import analyze
 from tests.unit import synth
-from tests.unit.helpers import run_main
+from tests.unit.helpers import needs, run_main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -72,7 +72,7 @@ class RunReport(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(d, "plots")))
         self.assertFalse(os.path.exists(os.path.join(d, "report.html")))
 
-    @unittest.skipUnless(shutil.which("gnuplot"), "no gnuplot")
+    @needs("gnuplot")
     def test_plots_follow_the_analysis(self):
         d = self.copy("plots")
         rc, _out, err = run_sh(d, "--baseline", "before", "-q")
