@@ -61,12 +61,15 @@ grep -qx 'converts mboxes_lock' <<<"$spec" || fail "spin-mboxes-lock does not co
 grep -qxF 'converts = ["mboxes_lock"]' "$out/seed/spin-mboxes-lock.toml" ||
 	fail "spin-mboxes-lock.toml: no converts = [\"mboxes_lock\"]: $(cat "$out/seed/spin-mboxes-lock.toml")"
 ok "variant spin-mboxes-lock: converts = [\"mboxes_lock\"]"
-# It ends with the next steps, naming the variant and the --out folder.
-grep -qxF "  ./run.sh build --variants $out/seed spin-mboxes-lock" "$out/seed.log" ||
-	fail "no build command for spin-mboxes-lock with --variants $out/seed: $(cat "$out/seed.log")"
-grep -qF "./run.sh campaign --variants $out/seed my-spin-mboxes-lock.toml" "$out/seed.log" ||
-	fail "no campaign command with --variants $out/seed: $(cat "$out/seed.log")"
-ok "ends with the next steps: build and campaign with --variants $out/seed"
+# It ends with the next steps, naming the variant and the --out folder
+# (from the repository's root when it is inside it, as the suite's is).
+seed=$(cd "$out/seed" && pwd)
+seed=${seed#"$LB_ROOT"/}
+grep -qxF "  ./run.sh build --variants $seed spin-mboxes-lock" "$out/seed.log" ||
+	fail "no build command for spin-mboxes-lock with --variants $seed: $(cat "$out/seed.log")"
+grep -qF "./run.sh campaign --variants $seed my-spin-mboxes-lock.toml" "$out/seed.log" ||
+	fail "no campaign command with --variants $seed: $(cat "$out/seed.log")"
+ok "ends with the next steps: build and campaign with --variants $seed"
 
 # 2. The live targets.
 for t in "fs/filesystems.c file_systems_lock" "fs/exec.c binfmt_lock" "fs/proc/generic.c proc_subdir_lock"; do
