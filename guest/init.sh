@@ -51,7 +51,8 @@ log "LOCKBENCH-INIT cpus=$(grep -c ^processor /proc/cpuinfo) kernel=$(uname -r)\
 
 if [ ! -f /job/job.conf ]; then
 	insmod /mbox_bench.ko || log "insmod mbox_bench.ko failed"
-	# What ./run.sh boot --help says too (guest/run_guest.py SHELL_HOWTO).
+	# ./run.sh boot --help prints this text too (guest/run_guest.py reads
+	# it from here: the host's code names no module loading).
 	cat <<-'EOF'
 	lockbench: no job: interactive shell; 'poweroff -f' to leave
 	The benchmark module /mbox_bench.ko is loaded (bench-module/README.md).  A run:
@@ -59,7 +60,8 @@ if [ ! -f /job/job.conf ]; then
 	  echo 0 >/proc/lock_stat; echo 1 >/sys/kernel/debug/mbox_bench/run
 	  cat /sys/kernel/debug/mbox_bench/results; grep mboxes_lock /proc/lock_stat
 	Or: rmmod mbox_bench; insmod /mbox_bench.ko read_pct=90 duration_ms=2000
-	/proc/lock_stat has no mboxes_lock row until a run has taken the lock.
+	/proc/lock_stat has no mboxes_lock row until a run has taken the lock;
+	a *-plain kernel has no /proc/lock_stat at all.
 	EOF
 	setsid cttyhack sh
 	poweroff -f

@@ -98,7 +98,16 @@ bad "^report: --margin 'x' is not a number" report "$out/emptydir" --margin x
 bad 'required: FILE' lockstat
 bad "^lockstat: $out/nosuch: No such file or directory" lockstat "$out/nosuch"
 bad "^lockstat: $out/emptydir: is a directory" lockstat "$out/emptydir"
-bad 'unrecognized arguments: b' lockstat a b
+bad 'unrecognized arguments: --bogus' lockstat a --bogus
+# Several files: one line for each bad one, exit 2.
+rc=0
+./run.sh lockstat "$out/nosuch" "$out/emptydir" >"$out/two.out" 2>"$out/two.err" || rc=$?
+if ! { [ $rc = 2 ] && [ "$(wc -l <"$out/two.err")" = 2 ] && [ ! -s "$out/two.out" ] &&
+	grep -q "^lockstat: $out/nosuch: No such file or directory$" "$out/two.err" &&
+	grep -q "^lockstat: $out/emptydir: is a directory$" "$out/two.err"; }; then
+	fail "./run.sh lockstat NOSUCH EMPTYDIR: exit $rc, want 2 and a line each: $(cat "$out/two.err")"
+fi
+echo "ok: ./run.sh lockstat NOSUCH EMPTYDIR: a line each, exit 2"
 bad "invalid --class regex '\('" lockstat "$job" --class '('
 bad '^bench-harness: unknown option --bogus' bench --bogus
 bad 'the following arguments are required: DIR' recheck
