@@ -159,9 +159,9 @@ else
 	# priority: they fill the cores a build leaves idle while it
 	# configures and links, and the build, which the rest waits for, is
 	# slowed less (at nice 10 the unit tests took 260 s of CPU in 552 s,
-	# and before, cold, 598 s where it takes about 456 s alone).  Their lines print as
-	# they end; the booting tests start when both are done (they time
-	# what they boot).
+	# and before, cold, 598 s where it takes about 456 s alone).  Their
+	# lines print as they end; the booting tests start when both are
+	# done (they time what they boot).
 	(
 		renice -n 19 -p "$BASHPID" >/dev/null
 		kernelless "$@"
