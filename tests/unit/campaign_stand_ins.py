@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Helpers of tests/unit/test_campaign_hostile.py: stand-ins put first on
-PATH (tests/hosts/), a process that holds a directory's lock, and a
-snapshot of a folder to show that a run left it as it was."""
+"""Helpers of tests/unit/test_campaign_hostile.py and the other campaign
+tests: stand-ins put first on PATH (tests/hosts/), a stand-in build tree,
+a process that holds a directory's lock, and a snapshot of a folder to
+show that a run left it as it was."""
 import hashlib
+import json
 import os
 import stat
 import subprocess
@@ -21,6 +23,23 @@ fd = dirlock.hold(sys.argv[1])
 print("held" if fd is not None else "busy", flush=True)
 time.sleep(float(sys.argv[2]))
 """
+
+
+def build_tree(top, variants):
+    """TOP/build, a stand-in of build/ (LOCKBENCH_BUILD) where VARIANTS are
+    built: each with its build-meta.json, module and kernel, and the guest
+    root fs.  Return its path."""
+    build = os.path.join(top, "build")
+    for v in variants:
+        os.makedirs(os.path.join(build, v))
+        for f, text in (("build-meta.json", json.dumps({"kernel_version": "6.1", "variant": v})),
+                        ("mbox_bench.ko", v), ("uImage", v)):
+            with open(os.path.join(build, v, f), "w") as fh:
+                fh.write(text)
+    os.makedirs(os.path.join(build, "rootfs"))
+    with open(os.path.join(build, "rootfs", "rootfs.cpio"), "w") as fh:
+        fh.write("rootfs")
+    return build
 
 
 def bin_dir(top, name, target):

@@ -13,6 +13,7 @@ import tempfile
 import unittest
 
 from scripts import campaign_estimate as est
+from tests.unit import campaign_stand_ins as standin
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
@@ -125,16 +126,7 @@ class VariantsDir(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="variants-dir-")
-        build = os.path.join(cls.tmp, "build")
-        os.makedirs(os.path.join(build, "before"))
-        for f, text in (("build-meta.json", json.dumps({"kernel_version": "6.1",
-                                                       "variant": "before"})),
-                        ("mbox_bench.ko", "x"), ("uImage", "x")):
-            with open(os.path.join(build, "before", f), "w") as fh:
-                fh.write(text)
-        os.makedirs(os.path.join(build, "rootfs"))
-        with open(os.path.join(build, "rootfs", "rootfs.cpio"), "w") as fh:
-            fh.write("rootfs")
+        build = standin.build_tree(cls.tmp, ("before",))
         cls.vdir = os.path.join(cls.tmp, "vars")
         os.mkdir(cls.vdir)
         with open(os.path.join(cls.vdir, "zz-boots.toml"), "w") as fh:

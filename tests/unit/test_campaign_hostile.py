@@ -68,16 +68,7 @@ class Hostile(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="campaign-hostile-")
-        build = os.path.join(cls.tmp, "build")
-        for v in ("before", "after"):
-            os.makedirs(os.path.join(build, v))
-            for f, text in (("build-meta.json", json.dumps({"kernel_version": "6.1", "variant": v})),
-                            ("mbox_bench.ko", v), ("uImage", v)):
-                with open(os.path.join(build, v, f), "w") as fh:
-                    fh.write(text)
-        os.makedirs(os.path.join(build, "rootfs"))
-        with open(os.path.join(build, "rootfs", "rootfs.cpio"), "w") as fh:
-            fh.write("rootfs")
+        build = standin.build_tree(cls.tmp, ("before", "after"))
         cls.toml = os.path.join(cls.tmp, "hostile.toml")
         with open(cls.toml, "w") as fh:
             fh.write(CAMPAIGN)

@@ -29,6 +29,7 @@ from unittest import mock
 from guest import judge, qemu, targets
 from scripts import campaign_file, campaign_hosts, campaign_manifest
 from scripts import variant as variantmod
+from tests.unit import campaign_stand_ins as standin
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
@@ -231,51 +232,49 @@ class ShippedCampaigns(unittest.TestCase):
     the rule (the tests' own variants, tests/variants/, known as the
     suite knows them)."""
 
-    def test_all_pass_the_rule(self):
-        files = sorted(glob.glob(os.path.join(ROOT, "campaigns", "*.toml"))
-                       + glob.glob(os.path.join(ROOT, "tests", "campaigns", "*.toml")))
-        self.assertGreater(len(files), 15)
+    def setUp(self):
+        self.files = sorted(glob.glob(os.path.join(ROOT, "campaigns", "*.toml"))
+                            + glob.glob(os.path.join(ROOT, "tests", "campaigns", "*.toml")))
+        self.assertGreater(len(self.files), 15)
         saved = list(targets.VARIANT_DIRS)
         self.addCleanup(targets.VARIANT_DIRS.__setitem__, slice(None), saved)
-        with mock.patch.dict(os.environ):
-            variantmod.add_dirs([os.path.join(ROOT, "tests", "variants")])
-            for path in files:
-                with self.subTest(campaign=os.path.relpath(path, ROOT)):
-                    seen = []
-                    real = campaign_file._converted_locks
+        env = mock.patch.dict(os.environ)
+        env.start()
+        self.addCleanup(env.stop)
+        variantmod.add_dirs([os.path.join(ROOT, "tests", "variants")])
 
-                    def check(*args, seen=seen, real=real):
-                        try:
-                            real(*args)
-                        except campaign_file.CampaignError as e:
-                            seen.append(str(e))
-                            raise
-                        seen.append(None)
+    def test_all_pass_the_rule(self):
+        for path in self.files:
+            with self.subTest(campaign=os.path.relpath(path, ROOT)):
+                seen = []
+                real = campaign_file._converted_locks
 
-                    with mock.patch.object(campaign_file, "_converted_locks", check):
-                        try:
-                            campaign_file.load(path)
-                        except campaign_file.CampaignError as e:
-                            # Refused by another rule, after this one.
-                            self.assertTrue(seen, f"refused before the rule: {e}")
-                    self.assertEqual(seen, [None])
+                def check(*args, seen=seen, real=real):
+                    try:
+                        real(*args)
+                    except campaign_file.CampaignError as e:
+                        seen.append(str(e))
+                        raise
+                    seen.append(None)
+
+                with mock.patch.object(campaign_file, "_converted_locks", check):
+                    try:
+                        campaign_file.load(path)
+                    except campaign_file.CampaignError as e:
+                        # Refused by another rule, after this one.
+                        self.assertTrue(seen, f"refused before the rule: {e}")
+                self.assertEqual(seen, [None])
 
     def test_all_load(self):
         """Every shipped campaign loads whole: a rule added later (a paced
         point's primary metric) must not leave one refused unnoticed, as
         campaigns/crossover.toml was."""
-        files = sorted(glob.glob(os.path.join(ROOT, "campaigns", "*.toml"))
-                       + glob.glob(os.path.join(ROOT, "tests", "campaigns", "*.toml")))
-        saved = list(targets.VARIANT_DIRS)
-        self.addCleanup(targets.VARIANT_DIRS.__setitem__, slice(None), saved)
-        with mock.patch.dict(os.environ):
-            variantmod.add_dirs([os.path.join(ROOT, "tests", "variants")])
-            for path in files:
-                with self.subTest(campaign=os.path.relpath(path, ROOT)):
-                    try:
-                        campaign_file.load(path)
-                    except campaign_file.CampaignError as e:
-                        self.fail(str(e))
+        for path in self.files:
+            with self.subTest(campaign=os.path.relpath(path, ROOT)):
+                try:
+                    campaign_file.load(path)
+                except campaign_file.CampaignError as e:
+                    self.fail(str(e))
 
 
 class DryRun(Folder):
@@ -284,17 +283,7 @@ class DryRun(Folder):
 
     def setUp(self):
         super().setUp()
-        build = os.path.join(self.tmp, "build")
-        for v in ("before", "after", "spin-resource-lock"):
-            os.makedirs(os.path.join(build, v))
-            for f, text in (("build-meta.json", json.dumps({"kernel_version": "6.1",
-                                                           "variant": v})),
-                            ("mbox_bench.ko", v), ("uImage", v)):
-                with open(os.path.join(build, v, f), "w") as fh:
-                    fh.write(text)
-        os.makedirs(os.path.join(build, "rootfs"))
-        with open(os.path.join(build, "rootfs", "rootfs.cpio"), "w") as fh:
-            fh.write("rootfs")
+        build = standin.build_tree(self.tmp, ("before", "after", "spin-resource-lock"))
         self.env = dict(os.environ, LOCKBENCH_BUILD=build, PYTHONPATH=ROOT)
         self.env.pop("LOCKBENCH_VARIANT_PATH", None)
 
