@@ -66,21 +66,48 @@ run_test() {
 	fi
 }
 
-# unit_tests: every tests/unit/test_*.py module in its own process, as
-# many at once as there are cores (GNU parallel), the slowest first so that
-# they do not end last; output in module order.  Exit non-zero when a
-# module fails or does not import: no test is dropped silently.
+# unit_tests SET: the tests/unit/test_*.py modules of SET, each in its own
+# process, as many at once as there are cores (GNU parallel), the slowest
+# first so that they do not end last; output in module order, then, for
+# each module that failed, the end of its own output again (the failure
+# line shows the last lines of the whole log, another module's).  SET is
+# "timed" for the modules marked "# Timed: ..." (they bound a run's wall
+# time: a hang guard, which a niced process starved by a kernel build can
+# overrun), "untimed" for the rest.  Exit non-zero when a module fails or
+# does not import: no test is dropped silently.
 unit_tests() {
-	local slow=tests.unit.test_plots f m
+	local set=$1 slow=tests.unit.test_plots f m t rc
+	local dir=$LB_TEST_OUT/unit-$set
+	rm -rf "$dir"
+	mkdir -p "$dir"
 	{
-		echo "$slow"
+		[ "$set" = timed ] || echo "$slow"
 		for f in tests/unit/test_*.py; do
 			m=${f%.py}
 			m=${m//\//.}
-			[ "$m" = "$slow" ] || echo "$m"
+			[ "$m" != "$slow" ] || continue
+			if grep -q '^# Timed: ' "$f"; then
+				t=timed
+			else
+				t=untimed
+			fi
+			if [ "$t" = "$set" ]; then
+				echo "$m"
+			fi
 		done
 	} | parallel --will-cite -j "$(nproc)" --keep-order --halt never \
-		"$LB_PY" -m unittest {}
+		--joblog "$dir/joblog" \
+		"$LB_PY" -m unittest {} ">$dir/{}.log" "2>&1;" "rc=\$?;" \
+		cat "$dir/{}.log;" "exit \$rc"
+	rc=$?
+	# The joblog's columns: Seq Host Starttime JobRuntime Send Receive
+	# Exitval Signal Command; the module is the command's 4th word.
+	awk 'NR > 1 && ($7 != 0 || $8 != 0) { print $12 }' "$dir/joblog" |
+		sort | while read -r m; do
+		echo "=== failed: $m (its last lines; all of it in $dir/$m.log)"
+		tail -n 20 "$dir/$m.log"
+	done
+	return $rc
 }
 
 usage() {
@@ -142,7 +169,9 @@ kernelless() {
 		run_test "${t%.sh}" "tests/$t"
 	done
 	if [ $# -eq 0 ] || [ $fast = 1 ]; then
-		run_test unit-python unit_tests
+		run_test unit-python unit_tests untimed
+		# Beside the build, the timed ones run later (below).
+		[ ${#build[@]} -gt 0 ] || run_test unit-timed unit_tests timed
 	fi
 }
 # A test may need the tests' own kernels (tests/variants: the planted
@@ -176,6 +205,9 @@ fi
 # two at a time after the others, since a guest's boot and the analysis
 # after it leave a core idle much of the time.
 beside=()
+# The timed unit tests first among them: at the normal priority, beside
+# one other test, their hang guards' bounds hold.
+[ ${#build[@]} -eq 0 ] || { [ $# -gt 0 ] && [ $fast = 0 ]; } || beside+=(unit-timed)
 for t in "${tests[@]}"; do
 	[[ " ${kernelless[*]} " != *" $t "* ]] || continue
 	if grep -qx '# Beside: yes' "tests/$t"; then
@@ -188,7 +220,11 @@ for t in "${beside[@]}"; do
 	while [ "$(jobs -rp | wc -l)" -ge 2 ]; do
 		wait -n
 	done
-	run_test "${t%.sh}" "tests/$t" &
+	if [ "$t" = unit-timed ]; then
+		run_test unit-timed unit_tests timed &
+	else
+		run_test "${t%.sh}" "tests/$t" &
+	fi
 done
 wait
 

@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
+# Timed: bounds the wall time of runs (hang guards): tests/run-all.sh runs
+# this module at the normal priority, not niced beside a kernel build.
 """The campaign runner against hostile input, through its real command
 line (./run.sh campaign) and no boot: an edited manifest given to
 --resume, and remote hosts that lie or outlive the harness, run with the
@@ -225,7 +227,7 @@ class Hostile(unittest.TestCase):
                             "not a regular file"),
                            ([self.toml, "--hosts", latin1], "cannot read: 'utf-8' codec"),
                            ([self.toml, "--hosts", escape], "control character in sshlogin")):
-            rc, stdout, err = self.campaign(*args, "--out", out, timeout=20)
+            rc, stdout, err = self.campaign(*args, "--out", out, timeout=BOUND_S)
             self.assertEqual((rc, stdout, len(err.splitlines())), (2, "", 1), (args, err))
             self.assertIn(want, err)
             self.assertFalse(os.path.exists(out))
@@ -264,7 +266,7 @@ class Hostile(unittest.TestCase):
                                  "--no-report"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + BOUND_S
             while len(os.listdir(self.pids)) < 2 and time.monotonic() < deadline:
                 time.sleep(0.2)
             runners = [int(p) for p in os.listdir(self.pids)]
@@ -274,7 +276,7 @@ class Hostile(unittest.TestCase):
             # SIGKILL: the harness gets no chance to stop anything itself.
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-            deadline = time.monotonic() + 15
+            deadline = time.monotonic() + BOUND_S
             while any(alive(p) for p in par + runners) and time.monotonic() < deadline:
                 time.sleep(0.2)
             self.assertEqual([p for p in par + runners if alive(p)], [],

@@ -210,7 +210,7 @@ def banner():
     branch = m.group(1)
     doc = re.search(r"^\tcat <<-'EOF'\n.*?^\tEOF$", branch, re.M | re.S).group(0)
     return branch, subprocess.run(["sh", "-c", doc], capture_output=True, text=True,
-                                  check=True, timeout=10).stdout
+                                  check=True, timeout=60).stdout
 
 
 class GuestShellHowto(unittest.TestCase):

@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
+# Timed: bounds the wall time of runs (hang guards): tests/run-all.sh runs
+# this module at the normal priority, not niced beside a kernel build.
 """A hostile guest against the host's collector (issues #17 and #27):
 crafted tar streams through the real collect.collect() and, end to end,
 through the real runner (python3 -m guest.run_guest) with a stand-in

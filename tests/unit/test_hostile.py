@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
+# Timed: bounds the wall time of runs (hang guards): tests/run-all.sh runs
+# this module at the normal priority, not niced beside a kernel build.
 """The parsers on hostile files (issue #17, items 5, 6 and 12): 1 MB files
 built against the old patterns, numbers that are not u64 counters, files
 that are not regular files, and `run.sh analyze` on a run directory with
