@@ -61,8 +61,9 @@ def clock_of(campaign, cpus):
 
 def pinned(campaign, cpus):
     """Whether the campaign pins the vCPU threads of its cells of `cpus`
-    vCPUs: pin = true (the default) and 2 vCPUs or more (measured: README,
-    "Measured"; scripts/campaign_run.py pin_for hands out the cores)."""
+    vCPUs: pin = true (the default) and 2 vCPUs or more (measured:
+    docs/measurements.md, "Pinning vCPU threads"; scripts/campaign_run.py
+    pin_for hands out the cores)."""
     return campaign.get("pin", True) is not False and cpus >= 2
 
 

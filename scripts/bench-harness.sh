@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Time a newcomer's first hour (issue #18) and print it as the table the
-# README's "Measured" section carries, so that the next change to the
+# docs/measurements.md carries (its builds table), so that the next change to the
 # build can be judged by the same numbers.  Each row runs in a scratch
 # directory: the repository's own build/ and results/ are never touched.
 #

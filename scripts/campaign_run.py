@@ -75,7 +75,7 @@ def pin_for(c, cell, running):
     cell_cores).  One vCPU is left to the host's scheduler: measured
     interleaved, pinning 1-vCPU cells side by side widened the A/A
     throughput CI (median width 0.32 pinned, 0.22 not), while at 2 vCPUs
-    it narrowed it (0.99 against 1.13): README, "Measured"."""
+    it narrowed it (0.99 against 1.13): docs/measurements.md, "Pinning vCPU threads"."""
     if not primarymod.pinned(c, cell["cpus"]):
         return []
     busy = {k for _p, _t, other in running.values() for k in other.get("pin") or ()}

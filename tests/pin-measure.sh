@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A measurement, not a test (README, "Measured": pinning at 2 vCPUs):
+# A measurement, not a test (docs/measurements.md, "Pinning vCPU threads"):
 # tests/campaigns/pin-aa.toml pinned and unpinned, interleaved by
 # repetition in ABBA order (round k is one repetition of each mode, as a
 # 1-repetition campaign with order = "random" and seed = k), so that

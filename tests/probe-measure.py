@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""A measurement, not a test (README, "Measured": the probe gate on
+"""A measurement, not a test (docs/measurements.md: the probe gate on
 two-speed data): what would let the 1-vCPU tight loops of the default
 campaign be decided, read from saved campaign runs.
 

@@ -6,7 +6,7 @@
 # in tests/variants) and on the module, the
 # fs_writer module and guest/lockload.  The one remark allowed is "Unknown commit id
 # '10d1a0028dc4'" in 0001 and 0003, which cite that commit: Debian's
-# tarball has no git history to look it up in (README.md, "checkpatch").
+# tarball has no git history to look it up in (docs/kernels.md, "checkpatch").
 #
 # Usage: tests/t-checkpatch.sh
 # Beside: yes
