@@ -37,9 +37,14 @@ commands:
                               /proc/lock_stat dumps -> tidy CSV
   recheck DIR...              judge saved runs (a boot's or a campaign's)
                               again from their console and files, offline
-  convert [--base V] [--name N] [--out DIR] FILE LOCK
+  convert [--base V] [--name N] [--out DIR] [--workload W [--locks-per-op K]] FILE LOCK
                               turn the rwlock LOCK of FILE into a spinlock:
-                              a patch (Coccinelle) and a variant to build
+                              a patch (Coccinelle) and a variant to build;
+                              with --workload (e.g. 'read /proc/iomem'), also
+                              the target file, K measured by calibrate
+  calibrate [--variant V] [--cpus N] --lock CLASS WORKLOAD
+                              boot V (before) once: how many times a generic
+                              lockload workload takes the lock an op
   overhead VARIANT [--boots B] [--rounds R]
                               what the module's timing costs (timing=0 vs on)
   test [--fast]               the whole test suite (what CI runs); --fast:
@@ -131,6 +136,9 @@ recheck)
 	;;
 convert)
 	exec scripts/convert.sh "$@"
+	;;
+calibrate)
+	py -m scripts.calibrate "$@"
 	;;
 overhead)
 	py -m scripts.overhead "$@"

@@ -24,13 +24,28 @@ POINT_KEYS = {
     # The fs_writer module's register + unregister pairs per second during
     # a lockload point (0: no writer); only with a workload.
     "writer_hz": (0, 100000),
+    # A generic workload's acquisitions of its lock per op (lockload
+    # --locks-per-op; ./run.sh calibrate measures it); only with one.
+    "locks_per_op": (1, 1000),
 }
 # workload=NAME: what runs the point.  "module" (the default) is the
 # benchmark module; the others are guest/lockload's test cases, which take
 # only the keys in WORKLOAD_KEYS.  Not carried to the next point.
 WORKLOADS = ("module", "proc_filesystems", "mount_sysfs", "sysfs_index", "execve",
              "proc_lookup")
-WORKLOAD_KEYS = ("workload", "duration_ms", "seed", "timing", "writer_hz")
+WORKLOAD_KEYS = ("workload", "duration_ms", "seed", "timing", "writer_hz", "locks_per_op")
+# Generic lockload cases, which take their target as arguments: a path
+# (read: open + read to EOF + close; stat; open: open + close) or a system
+# call's number and up to 6 integer arguments.  A campaign or target file
+# spells one "read /proc/iomem", the job and lockload's param line
+# "read:/proc/iomem" (one token: a job line is split on white space).
+GENERIC = ("read", "stat", "open", "syscall")
+# An absolute path of safe characters (no ':', no white space, no quotes):
+# it reaches the guest's shell as lockload's argument.
+GENERIC_PATH_RE = re.compile(r"/[A-Za-z0-9_.,+@=/-]{0,199}")
+GENERIC_INT_RE = re.compile(r"-?[0-9]{1,10}")
+GENERIC_SPELLING = ("read PATH, stat PATH, open PATH (PATH absolute, of [A-Za-z0-9_.,+@=/-]), "
+                    "syscall NR [ARG...] (NR 0..4095, up to 6 32-bit integer arguments)")
 OPTIONS = {
     "perf_stat": ("0", "1"),
     "perf_lock": ("0", "1"),
@@ -47,13 +62,60 @@ class JobError(CliError):
     pass
 
 
+def generic_words(workload):
+    """The words of a generic workload (["read", "/proc/iomem"]), spelled
+    "read /proc/iomem" or "read:/proc/iomem"; None for anything else."""
+    if not isinstance(workload, str) or len(workload) > 240:
+        return None
+    words = workload.split(":") if ":" in workload else workload.split(" ")
+    if not words or words[0] not in GENERIC:
+        return None
+    args = words[1:]
+    if words[0] == "syscall":
+        if not 1 <= len(args) <= 7 or not all(GENERIC_INT_RE.fullmatch(a) for a in args):
+            return None
+        if not 0 <= int(args[0]) <= 4095 or not all(-2**31 <= int(a) < 2**31 for a in args[1:]):
+            return None
+    elif len(args) != 1 or not GENERIC_PATH_RE.fullmatch(args[0]) or "/../" in args[0] + "/":
+        return None
+    return words
+
+
+def is_generic(workload):
+    return generic_words(workload) is not None
+
+
+def workload_token(workload):
+    """A workload as the job and lockload's param line spell it: a name of
+    WORKLOADS, or a generic one as one token ("read:/proc/iomem");
+    JobError naming what is allowed otherwise."""
+    if isinstance(workload, str) and workload in WORKLOADS:
+        return workload
+    words = generic_words(workload)
+    if words is None:
+        shown = str(workload) if len(str(workload)) <= 40 else str(workload)[:37] + "..."
+        raise JobError(f"workload={shown!r} is not one of {', '.join(WORKLOADS)}, "
+                       f"nor {GENERIC_SPELLING}")
+    return ":".join(words)
+
+
+def workload_spelled(workload):
+    """A workload as a campaign or target file spells it ("read /proc/iomem")."""
+    words = generic_words(workload)
+    return " ".join(words) if words else workload
+
+
 def check_point(pid, params):
     if not ID_RE.match(str(pid)):
         raise JobError(f"point id {pid!r} must match {ID_PATTERN}")
     workload = params.get("workload", "module")
-    if workload not in WORKLOADS:
-        shown = str(workload) if len(str(workload)) <= 40 else str(workload)[:37] + "..."
-        raise JobError(f"point {pid}: workload={shown!r} is not one of {', '.join(WORKLOADS)}")
+    try:
+        token = workload_token(workload)
+    except JobError as e:
+        raise JobError(f"point {pid}: {e}") from None
+    if token != workload:
+        raise JobError(f"point {pid}: workload={workload!r}: a job spells it {token!r}")
+    generic = is_generic(workload)
     for key, val in params.items():
         if key == "workload":
             continue
@@ -62,6 +124,12 @@ def check_point(pid, params):
                            f"takes only {', '.join(WORKLOAD_KEYS[1:])}")
         if workload == "module" and key == "writer_hz":
             raise JobError(f"point {pid}: writer_hz needs a lockload workload (workload=...)")
+        if key == "locks_per_op" and not generic:
+            raise JobError(f"point {pid}: locks_per_op is a generic workload's "
+                           f"({', '.join(GENERIC)}); workload={workload} counts its own")
+        if key == "writer_hz" and generic and val != 0:
+            raise JobError(f"point {pid}: writer_hz: a generic workload has no writer "
+                           "(fs_writer writes only the shipped targets' locks)")
         if key not in POINT_KEYS:
             raise JobError(f"point {pid}: unknown parameter {key!r} "
                            f"(allowed: {', '.join(POINT_KEYS)})")
@@ -117,7 +185,8 @@ def parse(text, name="job"):
             params = {}
             for kv in words[2:]:
                 key, sep, val = kv.partition("=")
-                if key == "workload" and sep and re.fullmatch(r"[a-z_]{1,32}", val):
+                if key == "workload" and sep and re.fullmatch(
+                        r"[a-z_]{1,32}(:[A-Za-z0-9_.,+@=/-]{1,200}){0,7}", val):
                     params[key] = val
                     continue
                 if not sep or not re.fullmatch(r"[0-9]{1,20}", val):

@@ -75,8 +75,8 @@ TOP = {
                    "that calibrates every verdict"),
     # Pin the vCPU threads of each cell of 2 vCPUs or more, one per host
     # core (guest/run_guest.py cell_cores; 1-vCPU cells stay unpinned;
-    # local cells only, not --hosts; the default by measurement: README,
-    # "Measured").
+    # local cells only, not --hosts; the default by measurement:
+    # docs/measurements.md, "Pinning vCPU threads").
     "pin": Key(bool, None, "true or false", True,
                "pin the vCPU threads of each cell of 2 vCPUs or more, one per host core "
                "(local cells only)"),
@@ -168,8 +168,10 @@ POINT = {
     "id": PointKey(ALL, REQUIRED, "the point's name in cells, tables and plots",
                    "a string of [A-Za-z0-9_-], at most 32, not starting with - or _"),
     "workload": PointKey(ALL, "module", "what runs the point: the benchmark module, or a "
-                         "guest/lockload test case (guest/JOB.md); one kind in a campaign",
-                         "one of " + ", ".join(jobmod.WORKLOADS)),
+                         "guest/lockload test case (guest/JOB.md); one kind in a campaign; "
+                         "a generic case names its target, as \"read /proc/iomem\"",
+                         "one of " + ", ".join(jobmod.WORKLOADS) + ", or "
+                         + jobmod.GENERIC_SPELLING),
     "primary_metric": PointKey(ALL, None, "the metric this point's verdicts are on",
                                TOP["primary_metric"].allowed, shown="the campaign's"),
     "read_pct": PointKey(MODULE, REQUIRED, "percent of ops that are lookups; the rest "
@@ -185,6 +187,10 @@ POINT = {
                          "(0: back to back)"),
     "writer_hz": PointKey(LOCKLOAD, None, "the fs_writer module's register + unregister "
                           "pairs a second during the run", shown="0 (no writer)"),
+    "locks_per_op": PointKey(LOCKLOAD, None, "a generic workload's acquisitions of the "
+                             "target's lock an op (lockload --locks-per-op): the target's "
+                             "locks_per_op, filled in; a point may not say another",
+                             shown="the target's"),
 }
 for _k, _p in POINT.items():
     if not _p.allowed:
@@ -465,7 +471,9 @@ def load(path, root=None):
         # workload = "NAME": a guest/lockload point (guest/JOB.md); it
         # takes the keys of POINT marked ALL or LOCKLOAD.
         workload = pt.get("workload", "module")
-        if not isinstance(workload, str) or workload not in jobmod.WORKLOADS:
+        try:
+            workload = jobmod.workload_token(workload)
+        except jobmod.JobError:
             bad(f"{where}.workload", POINT["workload"].allowed)
         takes = point_keys(workload)
         for key, val in pt.items():
@@ -516,9 +524,18 @@ def load(path, root=None):
     for i, p in enumerate(points, 1):
         w = p.get("workload", "module")
         if w not in target["workloads"]:
-            raise CampaignError(f"{path}: points[{i}].workload: {w!r} does not drive target "
+            raise CampaignError(f"{path}: points[{i}].workload: "
+                                f"{jobmod.workload_spelled(w)!r} does not drive target "
                                 f"{target['name']} (its workloads: "
-                                f"{', '.join(target['workloads'])})")
+                                f"{', '.join(map(jobmod.workload_spelled, target['workloads']))})")
+        if jobmod.is_generic(w):
+            # A generic workload counts the target's K an op.
+            k = target["locks_per_op"][w]
+            if p.get("locks_per_op", k) != k:
+                raise CampaignError(f"{path}: points[{i}].locks_per_op: {p['locks_per_op']}, "
+                                    f"but target {target['name']} says {k} for "
+                                    f"{jobmod.workload_spelled(w)!r}")
+            p["locks_per_op"] = k
     # Without compare, every variant is compared with the baseline.
     _converted_locks(path, "compare" if "compare" in data else "variants", pairs, converts,
                      points)

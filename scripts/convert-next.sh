@@ -9,17 +9,18 @@
 # folder inside it is named from there.  Apart from convert.sh so that it
 # can be tested without a kernel tree (tests/t-convert-next.sh).
 #
-# Usage: convert-next.sh BASE NAME LOCK [DIR]
+# Usage: convert-next.sh BASE NAME LOCK [DIR [CAMPAIGN]]
 #   BASE  the variant converted from; NAME the new variant; LOCK the lock;
 #   DIR   convert's --out folder ("" or absent: kernel-patches/variants/)
+#   CAMPAIGN  the campaign file convert --workload wrote: the one to run
 
 set -euo pipefail
 LB_PROG=convert
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 3 ] || [ $# -eq 4 ] || lb_die 2 "usage: convert-next.sh BASE NAME LOCK [DIR]"
-base=$1 name=$2 lock=$3 out=${4:-}
+{ [ $# -ge 3 ] && [ $# -le 5 ]; } || lb_die 2 "usage: convert-next.sh BASE NAME LOCK [DIR [CAMPAIGN]]"
+base=$1 name=$2 lock=$3 out=${4:-} mine=${5:-}
 vflag=
 if [ -n "$out" ]; then
 	[ -d "$out" ] || lb_die 2 "$out: not a folder"
@@ -35,7 +36,13 @@ camp=$(grep -l -x -F "target = \"$lock\"" "$LB_ROOT"/campaigns/*.toml 2>/dev/nul
 [ -n "$camp" ] || [ "$lock" != mboxes_lock ] || camp=$LB_ROOT/campaigns/default.toml
 echo "convert: next steps:"
 echo "  ./run.sh build ${vflag}$name"
-if [ -n "$camp" ]; then
+if [ -n "$mine" ]; then
+	[ -f "$mine" ] || lb_die 2 "$mine: no such campaign file"
+	mine=$(cd "$(dirname "$mine")" && pwd)/$(basename "$mine")
+	mine=${mine#"$LB_ROOT"/}
+	echo "  ./run.sh campaign ${vflag}$mine --dry-run   # then without --dry-run (6 boots a side at 2 vCPUs)"
+	exit 0
+elif [ -n "$camp" ]; then
 	set_base=
 	[ "$base" = before ] || set_base=" and baseline = \"$base\""
 	echo "  cp ${camp#"$LB_ROOT"/} my-$name.toml   # then set variants = [\"$base\", \"$name\"]$set_base in it"

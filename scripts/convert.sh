@@ -21,7 +21,8 @@
 # The commit is made without touching the tree's checkout (git plumbing
 # on a throwaway index), so a built variant stays as it is.
 #
-# Usage: convert.sh [--base VARIANT] [--name NAME] [--out DIR] FILE LOCK
+# Usage: convert.sh [--base VARIANT] [--name NAME] [--out DIR]
+#                   [--workload W [--locks-per-op K] [--lock-class C]] FILE LOCK
 #   FILE  path in the kernel tree, e.g. fs/filesystems.c
 #   LOCK  the rwlock's name, e.g. file_systems_lock
 #   --base   the variant whose tree and series the patch goes on (before)
@@ -29,6 +30,15 @@
 #   --out    write the patch and NAME.toml into DIR (a variant folder for
 #            --variants DIR or LOCKBENCH_VARIANT_PATH) instead of
 #            kernel-patches/ and kernel-patches/variants/
+#   --workload  a generic guest/lockload workload that takes LOCK, e.g.
+#            'read /proc/iomem' (guest/JOB.md): also write the target file
+#            (kernel-patches/targets/LOCK.toml, or DIR/targets/ with --out,
+#            where --variants DIR finds it) and a small campaign of it
+#            (build/campaigns/my-NAME.toml, or DIR/campaigns/), its
+#            acquisitions of LOCK per op measured first by ./run.sh
+#            calibrate on the base kernel (one boot; it must be built), or
+#            given with --locks-per-op K; --lock-class: lock_stat's name
+#            of the lock (default LOCK)
 # It ends with the next steps for what it wrote: the ./run.sh build and
 # ./run.sh campaign commands (with --variants DIR after --out DIR) and the
 # campaign file to start from.
@@ -39,18 +49,24 @@ LB_PROG=convert
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-usage="usage: ./run.sh convert [--base VARIANT] [--name NAME] [--out DIR] FILE LOCK"
+usage="usage: ./run.sh convert [--base VARIANT] [--name NAME] [--out DIR] [--workload W [--locks-per-op K] [--lock-class C]] FILE LOCK"
 base=before
 name=
 out=
+workload=
+k=
+class=
 while [ $# -gt 0 ]; do
 	case $1 in
-	--base | --name | --out)
+	--base | --name | --out | --workload | --locks-per-op | --lock-class)
 		lb_need_value "$1" $#
 		case $1 in
 		--base) base=$2 ;;
 		--name) name=$2 ;;
 		--out) out=$2 ;;
+		--workload) workload=$2 ;;
+		--locks-per-op) k=$2 ;;
+		--lock-class) class=$2 ;;
 		esac
 		shift 2
 		;;
@@ -71,6 +87,20 @@ lock=$2
 [ -n "$name" ] || name=spin-${lock//_/-}
 [[ $name =~ ^[a-z0-9][a-z0-9_-]{0,31}$ ]] ||
 	lb_die 2 "variant name '$name' is not a variant name ([a-z0-9][a-z0-9_-]*, 32 at most): give --name"
+# The target file of --workload: its name is the lock's, in lower case.
+tname=${lock,,}
+tdir=$LB_ROOT/kernel-patches/targets
+cdir=$LB_BUILD/campaigns
+[ -z "$out" ] || tdir=$out/targets cdir=$out/campaigns
+if [ -n "$workload" ]; then
+	workload=$(lb_py -m scripts.target check-workload "$workload") || exit 2
+	[ -n "$class" ] || class=$lock
+	[[ -z $k || $k =~ ^[1-9][0-9]{0,2}$|^1000$ ]] || lb_die 2 "--locks-per-op '$k': want an integer in 1..1000"
+	[ -n "$out" ] || [ ! -e "$tdir/$tname.toml" ] ||
+		lb_die 2 "kernel-patches/targets/$tname.toml exists: give --out DIR to write another"
+elif [ -n "$k$class" ]; then
+	lb_die 2 "--locks-per-op and --lock-class go with --workload"
+fi
 lb_need spatch git
 cocci=$LB_ROOT/kernel-patches/cocci/rwlock-to-spinlock.cocci
 
@@ -120,6 +150,18 @@ left=$(grep -n -w -- "$lock" "$work/new.c" | grep -v -E \
 	head -n 1 || true)
 [ -z "$left" ] ||
 	lb_die 2 "$file:${left%%:*}: cannot convert this use of $lock: $(sed -E 's/^[0-9]+:[[:space:]]*//' <<<"$left")"
+
+# --workload: its acquisitions of the lock per op, measured on one boot of
+# the base kernel (the rwlock) before anything is written.
+if [ -n "$workload" ] && [ -z "$k" ]; then
+	echo "convert: measuring how many times '$workload' takes $class an op: one boot of $base (./run.sh calibrate)" >&2
+	rc=0
+	cal=$(lb_py -m scripts.calibrate --variant "$base" --lock "$class" "$workload") || rc=$?
+	[ "$rc" = 0 ] || exit "$rc"
+	echo "$cal" >&2
+	k=${cal##*locks_per_op=}
+	[[ $k =~ ^[0-9]+$ ]] || lb_die 1 "calibrate printed no locks_per_op: $cal"
+fi
 
 # The commit: the base series' HEAD with FILE replaced, on a throwaway
 # index; author and Signed-off-by are whoever runs this (git config).
@@ -201,4 +243,12 @@ EOF
 changed=$(git -C "$tree" diff --numstat HEAD "$commit" | cut -f1-2 | tr '\t' '+')
 echo "convert: $lock in $file: $changed lines (+added, removed): $patch; variant $name: $vdir/$name.toml"
 
-"$LB_ROOT/scripts/convert-next.sh" "$base" "$name" "$lock" "$out"
+camp=
+if [ -n "$workload" ]; then
+	camp=$cdir/my-$name.toml
+	t=$(lb_py -m scripts.target write "$tdir" "$tname" "$file" "$lock" "$class" "$base" "$name" \
+		"$workload" "$k" "$camp") || exit 2
+	echo "convert: target $tname: '$workload' takes $class $k times an op: $t; campaign $camp"
+fi
+
+"$LB_ROOT/scripts/convert-next.sh" "$base" "$name" "$lock" "$out" "$camp"

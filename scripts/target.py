@@ -12,12 +12,23 @@ tests/check_lockload.py check).  A campaign names it with
 gives the analysis and the plots their lock class and refuses points no
 workload of the target's drives.  Adding a target is adding a file
 (docs/targets.md).
+
+A workload is a guest/lockload case of guest/job.py WORKLOADS or a
+generic one ("read /proc/iomem", "syscall 20": guest/job.py GENERIC),
+whose acquisitions of the lock per op the key locks_per_op gives
+({"read /proc/iomem" = 1}: ./run.sh calibrate measures it; ./run.sh
+convert --workload writes both).  load() returns the workloads as the job
+spells them ("read:/proc/iomem"), locks_per_op keyed the same way.
+Targets are searched in DIR/targets/ of each folder of
+LOCKBENCH_VARIANT_PATH (./run.sh convert --out DIR, --variants DIR)
+before kernel-patches/targets/.
 """
 import os
 import re
 import tomllib
 
 from analysis.common import CliError
+from guest import job as jobmod
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET_DIR = os.path.join(ROOT, "kernel-patches", "targets")
@@ -38,16 +49,36 @@ KEYS = {
                   "a non-empty list of workload names"),
     "cross_check": (str, lambda v: 0 < len(v) <= 400, "text of 1-400 characters"),
 }
+# Optional: {generic workload: its acquisitions of the lock per op}.
+LOCKS_PER_OP = "locks_per_op"
 
 
 class TargetError(CliError):
     pass
 
 
+def target_dirs():
+    """The folders searched for NAME.toml, first match first."""
+    extra = [os.path.join(d, "targets")
+             for d in os.environ.get("LOCKBENCH_VARIANT_PATH", "").split(":") if d]
+    return [d for d in extra if os.path.isdir(d)] + [TARGET_DIR]
+
+
+def find(name):
+    for d in target_dirs():
+        path = os.path.join(d, name + ".toml")
+        if os.path.isfile(path):
+            return path
+    return None
+
+
 def names():
-    if not os.path.isdir(TARGET_DIR):
-        return []
-    return sorted(f[:-5] for f in os.listdir(TARGET_DIR) if f.endswith(".toml"))
+    out = set()
+    for d in target_dirs():
+        if os.path.isdir(d):
+            out.update(f[:-5] for f in os.listdir(d)
+                       if f.endswith(".toml") and NAME_RE.fullmatch(f[:-5]))
+    return sorted(out)
 
 
 def load(name):
@@ -55,17 +86,137 @@ def load(name):
     one line naming the file and key otherwise."""
     if not isinstance(name, str) or not NAME_RE.fullmatch(name) or name not in names():
         raise TargetError(f"unknown target {name!r} (known: {', '.join(names())})")
-    path = os.path.join(TARGET_DIR, name + ".toml")
+    path = find(name)
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise TargetError(f"{path}: {e}") from None
     for key in data:
-        if key not in KEYS:
-            raise TargetError(f"{path}: unknown key {key!r} (allowed: {', '.join(KEYS)})")
+        if key not in KEYS and key != LOCKS_PER_OP:
+            raise TargetError(f"{path}: unknown key {key!r} "
+                              f"(allowed: {', '.join(KEYS)}, {LOCKS_PER_OP})")
     for key, (typ, check, allowed) in KEYS.items():
         val = data.get(key)
         if not isinstance(val, typ) or not check(val):
             raise TargetError(f"{path}: {key}: must be {allowed}")
-    return {"name": name, **data}
+    workloads = []
+    for w in data["workloads"]:
+        try:
+            workloads.append(jobmod.workload_token(w))
+        except jobmod.JobError as e:
+            raise TargetError(f"{path}: workloads: {e}") from None
+    per_op = data.get(LOCKS_PER_OP, {})
+    lo, hi = jobmod.POINT_KEYS["locks_per_op"]
+    if not isinstance(per_op, dict):
+        raise TargetError(f"{path}: {LOCKS_PER_OP}: must be a table "
+                          '{"WORKLOAD" = N} of its generic workloads')
+    locks = {}
+    for w, k in per_op.items():
+        tok = jobmod.workload_token(w) if jobmod.is_generic(w) else None
+        if tok not in workloads:
+            raise TargetError(f"{path}: {LOCKS_PER_OP}: {w!r} is not a generic workload "
+                              "of workloads")
+        if isinstance(k, bool) or not isinstance(k, int) or not lo <= k <= hi:
+            raise TargetError(f"{path}: {LOCKS_PER_OP}: {w!r}: must be an integer {lo}..{hi}")
+        locks[tok] = k
+    for tok in workloads:
+        if jobmod.is_generic(tok) and tok not in locks:
+            raise TargetError(f"{path}: {LOCKS_PER_OP}: missing for the generic workload "
+                              f"{jobmod.workload_spelled(tok)!r} (./run.sh calibrate measures it)")
+    return {"name": name, **data, "workloads": workloads, LOCKS_PER_OP: locks}
+
+
+def render(name, file, lock, lock_class, variants, workload, k, base):
+    """The text of a target file for a generic WORKLOAD taking the lock K
+    times an op (./run.sh convert --workload)."""
+    spelled = jobmod.workload_spelled(jobmod.workload_token(workload))
+    return (f"# {lock} ({file}), driven by the generic lockload workload {spelled!r}:\n"
+            f"# written by ./run.sh convert --workload; locks_per_op measured on {base}\n"
+            f"# by ./run.sh calibrate (or given with --locks-per-op).\n"
+            f'description = "{lock} in {file}"\n'
+            f'file = "{file}"\n'
+            f'lock = "{lock}"\n'
+            f'lock_class = "{lock_class}"\n'
+            f'variants = ["{variants[0]}", "{variants[1]}"]\n'
+            f'workloads = ["{spelled}"]\n'
+            f'cross_check = "{k} read_lock{"s" if k != 1 else ""} an op of {spelled} '
+            f'(measured: ./run.sh calibrate); no writer"\n'
+            f"\n[locks_per_op]\n"
+            f'"{spelled}" = {k}\n')
+
+
+def campaign(name, target, variants, workload):
+    """A small campaign of TARGET's generic WORKLOAD: 2 vCPUs, 6 boots a
+    side, the fewest that can reach a verdict (./run.sh convert
+    --workload writes it)."""
+    spelled = jobmod.workload_spelled(jobmod.workload_token(workload))
+    return (f"# {variants[0]} against {variants[1]} under {spelled!r}: written by\n"
+            f"# ./run.sh convert --workload.  6 boots a side at 2 vCPUs, the fewest\n"
+            f"# that can reach a verdict: raise repetitions (16 in the shipped\n"
+            f"# campaigns/*.toml) and add cpus = [1, 2] for a firmer one.\n"
+            f'name = "{name}"\n'
+            f'variants = ["{variants[0]}", "{variants[1]}"]\n'
+            f"cpus = [2]\n"
+            f"repetitions = 6\n"
+            f"margin = 0.05\n"
+            f'target = "{target}"\n'
+            f"\n[[points]]\n"
+            f'id = "load"\n'
+            f'workload = "{spelled}"\n'
+            f"duration_ms = 1000\n")
+
+
+def main(argv):
+    """python3 -m scripts.target check-workload W | write DIR NAME FILE LOCK
+    CLASS RWLOCK_VARIANT SPIN_VARIANT WORKLOAD K [CAMPAIGN_FILE]: for
+    scripts/convert.sh.  One line on stderr and exit 2 on bad input."""
+    import sys
+    try:
+        if len(argv) == 2 and argv[0] == "check-workload":
+            tok = jobmod.workload_token(argv[1])
+            if not jobmod.is_generic(tok):
+                raise TargetError(f"--workload {argv[1]!r}: not a generic workload "
+                                  f"({jobmod.GENERIC_SPELLING}); a shipped case has "
+                                  "its target already")
+            print(jobmod.workload_spelled(tok))
+            return 0
+        if len(argv) in (10, 11) and argv[0] == "write":
+            d, name, file, lock, cls, rw, spin, workload, k = argv[1:10]
+            if not NAME_RE.fullmatch(name):
+                raise TargetError(f"target name {name!r}: must match {NAME_RE.pattern}")
+            if not LOCK_CLASS_RE.fullmatch(cls):
+                raise TargetError(f"lock class {cls!r}: not a lock_stat class name")
+            os.makedirs(d, exist_ok=True)
+            path = os.path.join(d, name + ".toml")
+            with open(path, "w") as f:
+                f.write(render(name, file, lock, cls, (rw, spin), workload, int(k), rw))
+            # What was written must read back.
+            try:
+                with open(path, "rb") as f:
+                    tomllib.load(f)
+                global TARGET_DIR
+                old, TARGET_DIR = TARGET_DIR, d
+                try:
+                    load(name)
+                finally:
+                    TARGET_DIR = old
+            except Exception:
+                os.unlink(path)
+                raise
+            if len(argv) == 11:
+                os.makedirs(os.path.dirname(argv[10]) or ".", exist_ok=True)
+                with open(argv[10], "w") as f:
+                    f.write(campaign(os.path.basename(argv[10])[:-5], name, (rw, spin), workload))
+            print(path)
+            return 0
+        raise TargetError("usage: python3 -m scripts.target check-workload W | write DIR NAME "
+                          "FILE LOCK CLASS RWLOCK_VARIANT SPIN_VARIANT WORKLOAD K [CAMPAIGN]")
+    except CliError as e:
+        print(f"convert: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main(sys.argv[1:]))

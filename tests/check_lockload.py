@@ -4,7 +4,8 @@
 rwlock kernel: the cross-check of guest/lockload against /proc/lock_stat.
 
 Usage: check_lockload.py DIR [--lock NAME] [--lock-type rwlock|spinlock]
-                          [--writer-point ID...]
+                          [--writer-point ID...] [--point-lock ID=NAME...]
+                          [--skip-point ID...]
 
 For every point brought back: results.txt parses (bench-module/FORMAT.md)
 with status SUCCESS, every check ok, a workload= on its param line and ops
@@ -26,7 +27,10 @@ where ./run.sh convert made the lock a spinlock): one plain row, whose
 acquisitions equal read + write within 1%.  lock_stat is cleared right before
 each point, so the boot's own users of the lock are outside it.  A
 --writer-point must have writes > 0.  Every point of the job must be
-back (the runner's meta.json).
+back (the runner's meta.json).  A generic workload's point (read PATH,
+...: lockload says lock=unknown, and counts the K of its locks_per_op an
+op) needs its lock named, --point-lock ID=NAME; --skip-point ID leaves a
+point out (one that ./run.sh calibrate judges instead).
 
 Prints one line per check; exit 1 on the first failure.
 """
@@ -52,6 +56,9 @@ def check_point(d, pid, lock, writer, lock_type):
     pd = os.path.join(d, "points", pid)
     res = bench_results.parse_file(os.path.join(pd, "results.txt"))
     lock = lock or res.lockops.get("lock", "file_systems_lock")
+    if lock == "unknown":
+        fail(f"{pid}: a generic workload's point ({res.param.get('workload')}): "
+             "name its lock with --point-lock ID=NAME")
     wl = res.param.get("workload")
     if not wl:
         fail(f"{pid}: no workload= on the param line: not lockload's results")
@@ -100,6 +107,8 @@ def main(argv):
     ap.add_argument("--lock", default=None)
     ap.add_argument("--writer-point", action="append", default=[])
     ap.add_argument("--lock-type", choices=("rwlock", "spinlock"), default="rwlock")
+    ap.add_argument("--point-lock", action="append", default=[], metavar="ID=NAME")
+    ap.add_argument("--skip-point", action="append", default=[], metavar="ID")
     args = ap.parse_args(argv)
     try:
         with open(os.path.join(args.dir, "meta.json")) as f:
@@ -111,8 +120,13 @@ def main(argv):
     pids = sorted(os.listdir(os.path.join(args.dir, "points")))
     if not pids or sorted(meta.get("points_done", [])) != sorted(meta.get("points_planned", [])):
         fail(f"points back {pids}, planned {meta.get('points_planned')}")
+    locks = dict(pl.split("=", 1) for pl in args.point_lock if "=" in pl)
     for pid in pids:
-        check_point(args.dir, pid, args.lock, pid in args.writer_point, args.lock_type)
+        if pid in args.skip_point:
+            print(f"ok: {pid}: left out (--skip-point)")
+            continue
+        check_point(args.dir, pid, locks.get(pid, args.lock), pid in args.writer_point,
+                    args.lock_type)
 
 
 if __name__ == "__main__":

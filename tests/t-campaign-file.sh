@@ -59,7 +59,7 @@ cpus = [2]
 repetitions = 2'
 printf '%s\n[[points]]\nid = "p"\nread_pct = 5\nmailboxes = 4\ncolour = 1\n' "$head" >"$out/point-key.toml"
 refused point-key.toml "unknown key 'colour' (allowed: id, workload, primary_metric, read_pct," \
-	"writer_hz): see docs/campaigns.md"
+	"writer_hz, locks_per_op): see docs/campaigns.md"
 printf '%s\ncolour = 1\n[[points]]\nid = "p"\nread_pct = 5\nmailboxes = 4\n' "$head" >"$out/top-key.toml"
 refused top-key.toml "unknown key 'colour' (allowed: name, description," "points): see docs/campaigns.md"
 sed 's/"after"/"nosuch"/' "$out/top-key.toml" | grep -v colour >"$out/variant.toml"

@@ -17,7 +17,16 @@
 #      lock other files use (tasklist_lock), a use with no spinlock twin
 #      (scsi_debug's atomic_rw, whose address is stored), a name that is
 #      not an rwlock, a path outside the tree, a missing file, a LOCK
-#      that is not an identifier.
+#      that is not an identifier;
+#   4. --workload (issue #30): resource_lock (kernel/resource.c) with the
+#      generic workload 'read /proc/iomem' and --locks-per-op 2 (what
+#      ./run.sh calibrate measures: tests/t-lockload.sh; given here, so
+#      that nothing boots) writes the target file into DIR/targets and a
+#      campaign into DIR/campaigns that the campaign loader reads with
+#      --variants DIR (locks_per_op filled in from the target), and the
+#      next steps name that campaign; a workload that is not generic or
+#      not well formed, a bad K, or K without a workload: exit 2, one
+#      line, nothing written.
 # The tree's checkout is never touched (the commit is made on a
 # throwaway index): its status is the same before and after.
 #
@@ -122,6 +131,29 @@ refused 'must be a C identifier' fs/exec.c 'binfmt_lock;rm'
 ln=$(grep -n '= &atomic_rw;' "$tree/drivers/scsi/scsi_debug.c" | head -n 1 | cut -d: -f1)
 refused "^convert: drivers/scsi/scsi_debug\.c:$ln: cannot convert this use of atomic_rw: ramdisk_lck_a\[0\] = &atomic_rw;\$" \
 	drivers/scsi/scsi_debug.c atomic_rw
+
+# 4. --workload: the target file and a campaign of it.
+./run.sh convert --out "$out/wl" --workload 'read /proc/iomem' --locks-per-op 2 \
+	kernel/resource.c resource_lock >"$out/wl.log" 2>&1 || { cat "$out/wl.log"; fail "convert --workload failed"; }
+t=$out/wl/targets/resource_lock.toml
+grep -qxF 'workloads = ["read /proc/iomem"]' "$t" || fail "$t: no workloads = [\"read /proc/iomem\"]: $(cat "$t")"
+grep -qxF '"read /proc/iomem" = 2' "$t" || fail "$t: no locks_per_op of 2: $(cat "$t")"
+wl=$(cd "$out/wl" && pwd)
+wl=${wl#"$LB_ROOT"/}
+grep -qxF "  ./run.sh campaign --variants $wl $wl/campaigns/my-spin-resource-lock.toml --dry-run   # then without --dry-run (6 boots a side at 2 vCPUs)" "$out/wl.log" ||
+	fail "the next steps do not name the campaign: $(cat "$out/wl.log")"
+got=$(LOCKBENCH_VARIANT_PATH=$out/wl lb_py -c '
+import sys
+from scripts import campaign_file
+c = campaign_file.load(sys.argv[1])
+p = c["points"][0]
+print(c["lock_class"], c["variants"][1], p["workload"], p["locks_per_op"])' "$out/wl/campaigns/my-spin-resource-lock.toml")
+[ "$got" = "resource_lock spin-resource-lock read:/proc/iomem 2" ] || fail "the written campaign loads as: $got"
+ok "--workload 'read /proc/iomem' --locks-per-op 2: targets/resource_lock.toml, a campaign that loads ($got), named in the next steps"
+refused "^convert: --workload 'proc_lookup': not a generic workload" --workload proc_lookup kernel/resource.c resource_lock
+refused "^convert: workload='read /proc/x y' is not one of" --workload 'read /proc/x y' kernel/resource.c resource_lock
+refused "^convert: --locks-per-op '0': want an integer in 1\.\.1000" --workload 'read /proc/iomem' --locks-per-op 0 kernel/resource.c resource_lock
+refused "^convert: --locks-per-op and --lock-class go with --workload" --locks-per-op 2 kernel/resource.c resource_lock
 
 if [ "$(git -C "$tree" rev-parse HEAD)" != "$head0" ] ||
 	[ "$(git -C "$tree" status --porcelain | sha256sum)" != "$status0" ]; then

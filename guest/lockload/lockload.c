@@ -9,9 +9,9 @@
  * (bench-module/FORMAT.md), with the additive key workload= on the param
  * line, so that the host's analysis reads them as it reads the module's.
  *
- * Usage: lockload CASE [--cpus LIST] [--duration-ms N] [--timing N]
- *                      [--seed N] [--writer DIR] [--run-id N]
- *                      [--outside-execs N]
+ * Usage: lockload CASE [ARG...] [--cpus LIST] [--duration-ms N]
+ *                      [--timing N] [--seed N] [--writer DIR] [--run-id N]
+ *                      [--outside-execs N] [--locks-per-op K]
  *        lockload --exit0          (exit 0 at once: execve's helper)
  *
  * Cases (acquisitions of file_systems_lock per op, fs/filesystems.c of
@@ -58,6 +58,19 @@
  *                     would be the error err_found).  An existing entry
  *                     (/proc/filesystems) would not do: its dentry stays
  *                     cached and a stat of it takes no proc_subdir_lock.
+ *
+ * and generic cases, which take their target as arguments and count K
+ * acquisitions of whatever lock the target takes per successful op, K
+ * given by --locks-per-op K (default 1; 1..1000), measured beforehand by
+ * ./run.sh calibrate (docs/targets.md): lockload does not know the lock,
+ * and its lockops line says lock=unknown:
+ *   read PATH         open + read to EOF + close of PATH
+ *   stat PATH         stat(2) of PATH (an error, such as ENOENT, fails)
+ *   open PATH         open + close of PATH
+ *   syscall NR [ARG...]  syscall(NR, ARG...), up to 6 integer arguments
+ *                     (decimal, may be negative); a result of -1 fails
+ * PATH is absolute, of at most 200 characters.  The param line says
+ * workload=CASE:ARG:...  (read:/proc/iomem, syscall:20), one token.
  *
  * --run-id N: the id of the run line (default 1): guest/init.sh numbers a
  * job's points, as the module numbers its runs.
@@ -124,8 +137,11 @@ static inline unsigned int fls64(u64 x)
 #define LL_ERR_FOUND		(-3)	/* proc_lookup found it: err_found */
 #define LL_EXEC_LOCKS		3	/* read_lock(&binfmt_lock) per ELF exec */
 #define LL_MAX_OUTSIDE		1000
+#define LL_MAX_LOCKS_PER_OP	1000
+#define LL_MAX_PATH		200
+#define LL_MAX_ARGS		6
 #define LL_CASES \
-	"proc_filesystems, mount_sysfs, sysfs_index, execve, proc_lookup"
+	"proc_filesystems, mount_sysfs, sysfs_index, execve, proc_lookup, read PATH, stat PATH, open PATH, syscall NR [ARG...]"
 
 struct ll_err {
 	int code;
@@ -154,6 +170,7 @@ struct ll_case {
 	const char *lock;	/* the lock counted, lock_stat's class name */
 	unsigned int exec_locks;	/* its acquisitions per exec */
 	unsigned int writer_reads;	/* its reads per writer pair */
+	int min_args, max_args;	/* a generic case's arguments */
 };
 
 static int ll_go;		/* the start gate */
@@ -161,6 +178,10 @@ static int ll_stop;		/* the stop flag */
 static int ll_ready;		/* threads at the gate */
 static unsigned int ll_timing = 8;
 static u64 ll_setup_locks;	/* acquisitions outside the threads */
+static unsigned int ll_locks_per_op = 1;	/* a generic case's K */
+static const char *ll_path;	/* read, stat, open: the path */
+static long ll_sys_nr;		/* syscall: the number and arguments */
+static long ll_sys_arg[LL_MAX_ARGS];
 
 static u64 ll_now(void)
 {
@@ -371,16 +392,81 @@ static int ll_op_proc_lookup(struct ll_thread *t, unsigned int *locks)
 	return errno == ENOENT ? 0 : errno;
 }
 
+/* read PATH: open, read to EOF, close; K acquisitions if all went right. */
+static int ll_op_read(struct ll_thread *t, unsigned int *locks)
+{
+	ssize_t n;
+	int fd, err = 0;
+
+	*locks = 0;
+	fd = open(ll_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	do {
+		n = read(fd, t->buf, sizeof(t->buf));
+	} while (n > 0);
+	if (n < 0)
+		err = errno;
+	close(fd);
+	if (!err)
+		*locks = ll_locks_per_op;
+	return err;
+}
+
+/* stat PATH */
+static int ll_op_stat(struct ll_thread *t, unsigned int *locks)
+{
+	struct stat st;
+
+	(void)t;
+	*locks = 0;
+	if (stat(ll_path, &st))
+		return errno;
+	*locks = ll_locks_per_op;
+	return 0;
+}
+
+/* open PATH: open + close */
+static int ll_op_open(struct ll_thread *t, unsigned int *locks)
+{
+	int fd;
+
+	(void)t;
+	*locks = 0;
+	fd = open(ll_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	*locks = ll_locks_per_op;
+	return 0;
+}
+
+/* syscall NR [ARG...]: the arguments not given are 0. */
+static int ll_op_syscall(struct ll_thread *t, unsigned int *locks)
+{
+	(void)t;
+	*locks = 0;
+	if (syscall(ll_sys_nr, ll_sys_arg[0], ll_sys_arg[1], ll_sys_arg[2],
+		    ll_sys_arg[3], ll_sys_arg[4], ll_sys_arg[5]) == -1)
+		return errno;
+	*locks = ll_locks_per_op;
+	return 0;
+}
+
 static const struct ll_case ll_cases[] = {
-	{ "proc_filesystems", ll_op_proc_filesystems, NULL, "file_systems_lock", 0, 0 },
-	{ "mount_sysfs", ll_op_mount_sysfs, NULL, "file_systems_lock", 0, 0 },
+	{ "proc_filesystems", ll_op_proc_filesystems, NULL, "file_systems_lock", 0, 0, 0, 0 },
+	{ "mount_sysfs", ll_op_mount_sysfs, NULL, "file_systems_lock", 0, 0, 0, 0 },
 #ifdef __NR_sysfs
-	{ "sysfs_index", ll_op_sysfs_index, ll_read_names, "file_systems_lock", 0, 0 },
+	{ "sysfs_index", ll_op_sysfs_index, ll_read_names, "file_systems_lock", 0, 0, 0, 0 },
 #else
-	{ "sysfs_index", NULL, NULL, "file_systems_lock", 0, 0 },
+	{ "sysfs_index", NULL, NULL, "file_systems_lock", 0, 0, 0, 0 },
 #endif
-	{ "execve", ll_op_execve, ll_find_self, "binfmt_lock", LL_EXEC_LOCKS, 0 },
-	{ "proc_lookup", ll_op_proc_lookup, NULL, "proc_subdir_lock", 0, 1 },
+	{ "execve", ll_op_execve, ll_find_self, "binfmt_lock", LL_EXEC_LOCKS, 0, 0, 0 },
+	{ "proc_lookup", ll_op_proc_lookup, NULL, "proc_subdir_lock", 0, 1, 0, 0 },
+	{ "read", ll_op_read, NULL, "unknown", 0, 0, 1, 1 },
+	{ "stat", ll_op_stat, NULL, "unknown", 0, 0, 1, 1 },
+	{ "open", ll_op_open, NULL, "unknown", 0, 0, 1, 1 },
+	{ "syscall", ll_op_syscall, NULL, "unknown", 0, 0, 1, 1 + LL_MAX_ARGS },
 };
 
 static const struct ll_case *ll_case;
@@ -441,7 +527,7 @@ static u64 ll_clock_read_ns(void)
 static void ll_usage_die(const char *what)
 {
 	fprintf(stderr,
-		"lockload: %s (usage: lockload CASE [--cpus LIST] [--duration-ms N] [--timing N] [--seed N] [--writer DIR] [--run-id N] [--outside-execs N])\n",
+		"lockload: %s (usage: lockload CASE [ARG...] [--cpus LIST] [--duration-ms N] [--timing N] [--seed N] [--writer DIR] [--run-id N] [--outside-execs N] [--locks-per-op K])\n",
 		what);
 	exit(2);
 }
@@ -462,6 +548,63 @@ static unsigned long long ll_uint(const char *opt, const char *s,
 		ll_usage_die(msg);
 	}
 	return v;
+}
+
+/* A decimal integer that fits a long (a syscall's), or exit 2. */
+static long ll_long(const char *what, const char *s)
+{
+	char msg[160];
+	const char *d = *s == '-' ? s + 1 : s;
+	long v;
+	char *end;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*d < '0' || *d > '9' || *end || errno) {
+		snprintf(msg, sizeof(msg), "%s '%.40s': want a decimal integer", what, s);
+		ll_usage_die(msg);
+	}
+	return v;
+}
+
+/*
+ * A generic case's arguments, argv[2] up to the first option: its path or
+ * its syscall, and the workload= token of the param line.  Exit 2 if bad.
+ */
+static int ll_case_args(int argc, char **argv, char *token, size_t size)
+{
+	int n = 0, i;
+	size_t len;
+
+	while (2 + n < argc && strncmp(argv[2 + n], "--", 2))
+		n++;
+	if (n < ll_case->min_args || n > ll_case->max_args) {
+		char msg[80];
+
+		snprintf(msg, sizeof(msg), "case %s takes %d to %d arguments, not %d",
+			 ll_case->name, ll_case->min_args, ll_case->max_args, n);
+		ll_usage_die(msg);
+	}
+	len = snprintf(token, size, "%s", ll_case->name);
+	for (i = 0; i < n; i++) {
+		const char *a = argv[2 + i];
+
+		if (strchr(a, ':') || strpbrk(a, " \t\n") || !*a)
+			ll_usage_die("an argument with ':', a space or nothing");
+		len += snprintf(token + len, len < size ? size - len : 0, ":%s", a);
+	}
+	if (len >= size)
+		ll_usage_die("arguments too long");
+	if (ll_case->op == ll_op_syscall) {
+		ll_sys_nr = ll_uint("syscall NR", argv[2], 0, 4095);
+		for (i = 1; i < n; i++)
+			ll_sys_arg[i - 1] = ll_long("syscall ARG", argv[2 + i]);
+	} else {
+		ll_path = argv[2];
+		if (ll_path[0] != '/' || strlen(ll_path) > LL_MAX_PATH)
+			ll_usage_die("PATH must be absolute, of at most 200 characters");
+	}
+	return 2 + n;
 }
 
 /* A cpulist ("0-3,6") into @set, or exit 2. */
@@ -587,7 +730,8 @@ int main(int argc, char **argv)
 	u64 pairs = 0, pairs0 = 0, cost, spread;
 	unsigned int nthreads = 0, i, without_ops = 0, unpinned = 0;
 	const char *writer = NULL;
-	int writer_ok = 1, success;
+	char workload[LL_MAX_PATH + 128];
+	int writer_ok = 1, success, first = 2;
 	struct timespec ts;
 	cpu_set_t cpus;
 	int c;
@@ -600,18 +744,21 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], ll_cases[i].name))
 			ll_case = &ll_cases[i];
 	if (!ll_case) {
-		char msg[160];
+		char msg[256];
 
 		snprintf(msg, sizeof(msg),
 			 "unknown case '%.40s' (cases: " LL_CASES ")",
 			 argv[1]);
 		ll_usage_die(msg);
 	}
+	snprintf(workload, sizeof(workload), "%s", ll_case->name);
+	if (ll_case->max_args)
+		first = ll_case_args(argc, argv, workload, sizeof(workload));
 	if (sched_getaffinity(0, sizeof(cpus), &cpus)) {
 		fprintf(stderr, "lockload: sched_getaffinity: %s\n", strerror(errno));
 		return 1;
 	}
-	for (c = 2; c < argc; c += 2) {
+	for (c = first; c < argc; c += 2) {
 		const char *opt = argv[c], *val = argv[c + 1];
 
 		if (!val) {
@@ -632,6 +779,8 @@ int main(int argc, char **argv)
 			run_id = ll_uint(opt, val, 1, UINT32_MAX);
 		} else if (!strcmp(opt, "--outside-execs")) {
 			outside = ll_uint(opt, val, 0, LL_MAX_OUTSIDE);
+		} else if (!strcmp(opt, "--locks-per-op") && ll_case->max_args) {
+			ll_locks_per_op = ll_uint(opt, val, 1, LL_MAX_LOCKS_PER_OP);
 		} else if (!strcmp(opt, "--writer")) {
 			writer = val;
 		} else {
@@ -723,7 +872,7 @@ int main(int argc, char **argv)
 	       duration_ms);
 	ll_print_cpulist(&cpus);
 	printf(" seed=%llu timing=%u think_ns=0 workload=%s writer=%d\n", seed,
-	       ll_timing, ll_case->name, writer ? 1 : 0);
+	       ll_timing, workload, writer ? 1 : 0);
 	cost = ll_timing && elapsed ?
 	       20000 * clock_ns * ops / ll_timing / (elapsed * nthreads) : 0;
 	printf("run id=%llu threads=%u elapsed_ns=%llu clock_read_ns=%llu",
