@@ -12,6 +12,7 @@ Usage: /usr/bin/python3 -m analysis.report DIR [--baseline V] [--margin M]
 
 import io
 import os
+import shlex
 import sys
 
 try:
@@ -106,6 +107,22 @@ def _read(path, name):
         raise ParseError(f, None, f"cannot read: {e}") from None
 
 
+def _rw_variants(path, lock_class):
+    """The variants whose lock_stat rows of lock_class include an -R row
+    (an rwlock: the commit block says it sums -R and -W), from
+    tidy/lockstat.csv; None when that table cannot be read as one (the
+    block then leaves lock_stat out rather than say less than it sums)."""
+    try:
+        ls = _read(path, "lockstat.csv")
+    except ParseError:
+        return None
+    if not {"variant", "class", "kind"} <= set(ls.columns):
+        return None
+    mine = ls[(ls["class"].astype(str) == lock_class)
+              & (ls["kind"].astype(str) == "R")]
+    return set(mine["variant"].astype(str))
+
+
 def _short_path(path):
     """path relative to the current directory when it lies below it."""
     path = os.path.normpath(path)
@@ -193,8 +210,15 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     copy = os.path.join(where, "campaign.toml")
     campaign_file = copy if os.path.isfile(os.path.join(path, "campaign.toml")) \
         else _short_path(rd.campaign.get("file") or f"campaigns/{rd.name}.toml")
-    msg = commit_msg.render_commit_msg(comps, facts, th, primary,
-                                       campaign_file, where)
+    # A campaign of --variants folders reproduces only with them.
+    dirs = rd.manifest.get("variant_dirs")
+    if isinstance(dirs, list) and all(isinstance(x, str) for x in dirs):
+        campaign_file = " ".join([f"--variants {shlex.quote(x)}" for x in dirs]
+                                 + [campaign_file])
+    msg = commit_msg.render_commit_msg(
+        comps, facts, th, primary, campaign_file, where, samples=samples,
+        lock_class=rd.lock_class,
+        rw_variants=_rw_variants(path, rd.lock_class))
     answer = "\n\n".join(answer_mod.answer_text(comps, facts, th, primary))
     legend = "\n".join(summary.legend(th, primary, comps))
     # answer.txt and legend.txt: what report.html opens with (the plots

@@ -34,6 +34,19 @@ def pinned_s(rundir):
             f"vCPU threads pinned, one per host core, in {pinned} of {len(done)} cells")
 
 
+def driver_s(points):
+    """What ran the points: "mbox_bench", or "lockload (W, ...)" for
+    guest/lockload points (a generic workload as a campaign spells it)."""
+    loads = []
+    for p in points:
+        w = p.workload
+        if w and w != "module":
+            w = str(w).replace(":", " ")
+            if w not in loads:
+                loads.append(w)
+    return f"lockload ({', '.join(loads)})" if loads else "mbox_bench"
+
+
 def setup_facts(rundir, cells, samples, baseline, primary, unsafe,
                 tally=None, overrides=None):
     """Facts for the headers: a dict of short strings; unsafe: the run's
@@ -74,6 +87,8 @@ def setup_facts(rundir, cells, samples, baseline, primary, unsafe,
         "pinned": pinned_s(rundir),
         "stopped_at": rundir.stopped.get("stopped_at"),
         "think_ns": {p.id: p.think_ns for p in rundir.points},
+        # What drove the lock: the module, or lockload (its workloads).
+        "driver": driver_s(rundir.points),
         "done": len(done),
         "unsafe": unsafe,
         "pairs": list(rundir.comparisons),

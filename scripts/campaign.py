@@ -202,6 +202,9 @@ def create(args):
     if "arm" in rootfs:
         data["rootfs_sha256"] = rootfs["arm"]
     data["rootfs_sha256_by_arch"] = rootfs
+    # --variants folders: the report's Reproduce line names them.
+    if getattr(args, "variants", None):
+        data["variant_dirs"] = [os.path.abspath(v) for v in args.variants]
     data["cells"] = cells
     man = campaign_manifest.Manifest(os.path.join(d, "manifest.json"), data)
     man.save()
