@@ -57,10 +57,14 @@ def setup_facts(rundir, cells, samples, baseline, primary, unsafe,
     setup = run_setup.setup_facts(rundir, list(zip(
         done["variant"], (int(c) for c in done["cpus"]),
         done["oversubscribed"] == 1)) if len(done) else [])
-    prim = samples[samples["metric"] == primary]
-    if prim.empty:
-        prim = samples
-    ns = prim.groupby(["variant", "cpus", "point"])["value"].count()
+    # Boots per variant, vCPU count and point: the primary metric's
+    # samples where it has them; elsewhere (a regime whose primary is
+    # another metric: insn_per_op under icount, throughput_run on the
+    # wall clock) the boots with any sample there.
+    keys = ["variant", "cpus", "point"]
+    ns = samples.groupby(keys)["cell"].nunique() if len(samples) else \
+        samples.groupby(keys)["value"].count()
+    ns.update(samples[samples["metric"] == primary].groupby(keys)["value"].count())
     nmin, nmax = (int(ns.min()), int(ns.max())) if len(ns) else (0, 0)
     kernels = sorted({k for k in setup["kernels"].values() if k})
     archs, qg = setup["archs"], setup["guests"]

@@ -40,7 +40,7 @@ if [ -n "$mine" ]; then
 	[ -f "$mine" ] || lb_die 2 "$mine: no such campaign file"
 	mine=$(cd "$(dirname "$mine")" && pwd)/$(basename "$mine")
 	mine=${mine#"$LB_ROOT"/}
-	echo "  ./run.sh campaign ${vflag}$mine --dry-run   # then without --dry-run (6 boots a side at 2 vCPUs)"
+	echo "  ./run.sh campaign ${vflag}$mine --dry-run   # then without --dry-run (1 vCPU under icount, 3 boots a side; 2 vCPUs, 6)"
 	exit 0
 elif [ -n "$camp" ]; then
 	set_base=

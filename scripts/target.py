@@ -147,18 +147,26 @@ def render(name, file, lock, lock_class, variants, workload, k, base):
 
 
 def campaign(name, target, variants, workload):
-    """A small campaign of TARGET's generic WORKLOAD: 2 vCPUs, 6 boots a
-    side, the fewest that can reach a verdict (./run.sh convert
-    --workload writes it)."""
+    """A small campaign of TARGET's generic WORKLOAD, as the default
+    campaign is made (./run.sh convert --workload writes it): 1 vCPU on
+    QEMU's instruction count (icount: 3 boots a side decide the cost of
+    an op in instructions), 2 vCPUs on the host's time (6 boots a side,
+    the fewest that can reach a verdict there), the A/A control (icount
+    needs it; on the wall clock it calibrates the verdict)."""
     spelled = jobmod.workload_spelled(jobmod.workload_token(workload))
     return (f"# {variants[0]} against {variants[1]} under {spelled!r}: written by\n"
-            f"# ./run.sh convert --workload.  6 boots a side at 2 vCPUs, the fewest\n"
-            f"# that can reach a verdict: raise repetitions (16 in the shipped\n"
-            f"# campaigns/*.toml) and add cpus = [1, 2] for a firmer one.\n"
+            f"# ./run.sh convert --workload.  1 vCPU: the guest's clock is QEMU's\n"
+            f"# instruction count (docs/icount.md), 3 boots a side decide the cost\n"
+            f"# of an op in instructions.  2 vCPUs: contention, on the host's time,\n"
+            f"# 6 boots a side, the fewest that can reach a verdict: raise\n"
+            f"# repetitions (16 in the shipped campaigns/*.toml) for a firmer one.\n"
             f'name = "{name}"\n'
             f'variants = ["{variants[0]}", "{variants[1]}"]\n'
-            f"cpus = [2]\n"
+            f"cpus = [1, 2]\n"
+            f'clock = {{ 1 = "icount", 2 = "wall" }}\n'
+            f"icount_repetitions = 3\n"
             f"repetitions = 6\n"
+            f"control = true\n"
             f"margin = 0.05\n"
             f'target = "{target}"\n'
             f"\n[[points]]\n"

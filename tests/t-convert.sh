@@ -140,7 +140,7 @@ grep -qxF 'workloads = ["read /proc/iomem"]' "$t" || fail "$t: no workloads = [\
 grep -qxF '"read /proc/iomem" = 2' "$t" || fail "$t: no locks_per_op of 2: $(cat "$t")"
 wl=$(cd "$out/wl" && pwd)
 wl=${wl#"$LB_ROOT"/}
-grep -qxF "  ./run.sh campaign --variants $wl $wl/campaigns/my-spin-resource-lock.toml --dry-run   # then without --dry-run (6 boots a side at 2 vCPUs)" "$out/wl.log" ||
+grep -qxF "  ./run.sh campaign --variants $wl $wl/campaigns/my-spin-resource-lock.toml --dry-run   # then without --dry-run (1 vCPU under icount, 3 boots a side; 2 vCPUs, 6)" "$out/wl.log" ||
 	fail "the next steps do not name the campaign: $(cat "$out/wl.log")"
 got=$(LOCKBENCH_VARIANT_PATH=$out/wl lb_py -c '
 import sys

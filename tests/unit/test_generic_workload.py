@@ -181,7 +181,9 @@ class Targets(Folder):
         self.assertEqual(t["locks_per_op"], {"read:/proc/iomem": 2})
         c = campaign_file.load(camp)
         self.assertEqual(c["points"][0]["locks_per_op"], 2)
-        self.assertEqual(c["variants"], ["before", "spin-resource-lock"])
+        # the A/A control joins: the 1-vCPU cells count instructions
+        self.assertEqual(c["variants"], ["before", "spin-resource-lock", "before~aa"])
+        self.assertEqual(c["clock"], {"1": "icount", "2": "wall"})
 
 
 class Calibrate(unittest.TestCase):
