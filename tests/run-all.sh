@@ -137,12 +137,6 @@ else
 	tests=("${all[@]}")
 fi
 
-# Two Beside tests that build a kernel would race (below): refused
-# before anything runs.
-mapfile -t builders < <(cd tests && grep -l '^# Beside: yes.*builds' t-*.sh)
-[ ${#builders[@]} -le 1 ] ||
-	lb_die 2 "tests ${builders[*]} each say \"# Beside: yes, builds\": at most one may"
-
 # needs T: the kernels test T boots, one a line ("-": none).
 needs() {
 	local line
@@ -207,33 +201,21 @@ else
 fi
 # The tests that boot: alone, one after the other, except those whose
 # header says "# Beside: yes" (no timing, core or load in what they
-# assert, nothing shared with another test): those run two at a time
-# after the others, since a guest's boot and the analysis after it leave
-# a core idle much of the time.  "# Beside: yes, long" starts a test
-# among the first (the longest first pack the two slots best);
-# "builds" marks one that builds a kernel (into variants of its own):
-# two such beside each other would race on build/src's worktrees, so at
-# most one test may say it.
+# assert, no kernel build, nothing shared with another test): those run
+# two at a time after the others, since a guest's boot and the analysis
+# after it leave a core idle much of the time.
 beside=()
-long=()
 # The timed unit tests first among them: at the normal priority, beside
 # one other test, their hang guards' bounds hold.
-[ ${#build[@]} -eq 0 ] || { [ $# -gt 0 ] && [ $fast = 0 ]; } || long+=(unit-timed)
+[ ${#build[@]} -eq 0 ] || { [ $# -gt 0 ] && [ $fast = 0 ]; } || beside+=(unit-timed)
 for t in "${tests[@]}"; do
 	[[ " ${kernelless[*]} " != *" $t "* ]] || continue
-	how=$(sed -n 's/^# Beside: //p' "tests/$t")
-	case $how in
-	yes*)
-		if [[ $how == *long* ]]; then
-			long+=("$t")
-		else
-			beside+=("$t")
-		fi
-		;;
-	*) run_test "${t%.sh}" "tests/$t" ;;
-	esac
+	if grep -qx '# Beside: yes' "tests/$t"; then
+		beside+=("$t")
+	else
+		run_test "${t%.sh}" "tests/$t"
+	fi
 done
-beside=("${long[@]}" "${beside[@]}")
 for t in "${beside[@]}"; do
 	while [ "$(jobs -rp | wc -l)" -ge 2 ]; do
 		wait -n

@@ -23,7 +23,7 @@
 #
 # Usage: tests/t-arm64.sh
 # Needs: before after before@arm64 after@arm64
-# Beside: yes, long
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

@@ -11,7 +11,7 @@
 # the same job again.
 #
 # Usage: tests/t-guest-job.sh
-# Beside: yes, long
+# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

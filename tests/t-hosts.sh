@@ -12,7 +12,6 @@
 #
 # Usage: tests/t-hosts.sh
 # Needs: before after before@arm64 after@arm64
-# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

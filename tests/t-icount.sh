@@ -16,7 +16,6 @@
 #
 # Usage: tests/t-icount.sh
 # Needs: before slow
-# Beside: yes
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

@@ -14,9 +14,6 @@
 # saying so, and the campaign's other boots kept.
 #
 # Usage: tests/t-unsafe.sh
-# Beside: yes, long, builds
-# (Nothing in it is timed; it builds nest and nest-spin, its own
-# variants, from before's objects, and removes them at the end.)
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
