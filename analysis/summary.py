@@ -34,6 +34,20 @@ def pinned_s(rundir):
             f"vCPU threads pinned, one per host core, in {pinned} of {len(done)} cells")
 
 
+def boots_range(samples, primary):
+    """(fewest, most) boots per variant, vCPU count and point: the
+    primary metric's samples where it has them; elsewhere (a regime
+    whose primary is another metric: insn_per_op under icount,
+    throughput_run on the wall clock) the boots with any sample there.
+    (0, 0) without samples."""
+    if not len(samples):
+        return 0, 0
+    keys = ["variant", "cpus", "point"]
+    ns = samples.groupby(keys)["cell"].nunique()
+    ns.update(samples[samples["metric"] == primary].groupby(keys)["value"].count())
+    return int(ns.min()), int(ns.max())
+
+
 def driver_s(points):
     """What ran the points: "mbox_bench", or "lockload (W, ...)" for
     guest/lockload points (a generic workload as a campaign spells it)."""
@@ -57,15 +71,7 @@ def setup_facts(rundir, cells, samples, baseline, primary, unsafe,
     setup = run_setup.setup_facts(rundir, list(zip(
         done["variant"], (int(c) for c in done["cpus"]),
         done["oversubscribed"] == 1)) if len(done) else [])
-    # Boots per variant, vCPU count and point: the primary metric's
-    # samples where it has them; elsewhere (a regime whose primary is
-    # another metric: insn_per_op under icount, throughput_run on the
-    # wall clock) the boots with any sample there.
-    keys = ["variant", "cpus", "point"]
-    ns = samples.groupby(keys)["cell"].nunique() if len(samples) else \
-        samples.groupby(keys)["value"].count()
-    ns.update(samples[samples["metric"] == primary].groupby(keys)["value"].count())
-    nmin, nmax = (int(ns.min()), int(ns.max())) if len(ns) else (0, 0)
+    nmin, nmax = boots_range(samples, primary)
     kernels = sorted({k for k in setup["kernels"].values() if k})
     archs, qg = setup["archs"], setup["guests"]
     return {

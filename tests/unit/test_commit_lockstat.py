@@ -434,5 +434,36 @@ class DriverAndReproduce(unittest.TestCase):
                       " ".join(msg.split()), msg)
 
 
+class BootsRange(unittest.TestCase):
+    """n in the setup lines: boots per variant, vCPU count and point,
+    from the primary's samples where it has them, else from the boots
+    with any sample (a regime whose primary is another metric)."""
+
+    def frame(self):
+        rows = []
+        for v in ("before", "after"):
+            for rep in range(1, 4):  # 1 vCPU: 3 boots, insn_per_op only
+                rows.append((v, 1, f"r{rep}-{v}-c1", "p", "insn_per_op", 1.0))
+            for rep in range(1, 7):  # 2 vCPUs: 6 boots, no insn_per_op
+                for m in ("throughput_run", "throughput_ops_s"):
+                    rows.append((v, 2, f"r{rep}-{v}-c2", "p", m, 1.0))
+        return pd.DataFrame(rows, columns=["variant", "cpus", "cell", "point",
+                                           "metric", "value"])
+
+    def test_each_regime_counts_its_boots(self):
+        from analysis import summary
+        self.assertEqual(summary.boots_range(self.frame(), "insn_per_op"), (3, 6))
+        self.assertEqual(summary.boots_range(self.frame(), "throughput_run"), (3, 6))
+
+    def test_the_primary_counts_where_it_has_samples(self):
+        from analysis import summary
+        f = self.frame()
+        # one 2-vCPU boot lost its primary: 5 there, though 6 boots ran
+        f = f[~((f["cell"] == "r6-after-c2") & (f["metric"] == "throughput_run"))]
+        self.assertEqual(summary.boots_range(f, "throughput_run"), (3, 6))
+        self.assertEqual(summary.boots_range(f[f["cpus"] == 2], "throughput_run"), (5, 6))
+        self.assertEqual(summary.boots_range(f.iloc[0:0], "throughput_run"), (0, 0))
+
+
 if __name__ == "__main__":
     unittest.main()
