@@ -11,6 +11,7 @@ from analysis.answer import answer_text, clock_sentence, comparison_pairs
 from analysis.formatting import (delta_s, missing, p_s, pct_s, pm, ratio_s,
                                  row_point_label, row_ratio, split_warnings,
                                  verdict_s)
+from guest import job as jobmod
 
 
 def metric_order(names, primary):
@@ -55,7 +56,7 @@ def driver_s(points):
     for p in points:
         w = p.workload
         if w and w != "module":
-            w = str(w).replace(":", " ")
+            w = jobmod.workload_spelled(str(w))
             if w not in loads:
                 loads.append(w)
     return f"lockload ({', '.join(loads)})" if loads else "mbox_bench"

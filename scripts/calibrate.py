@@ -22,14 +22,13 @@ already (tests/t-lockload.sh: in the suite's one boot).
 Prints one line, ending with locks_per_op=K; exit 0.  Refused: one line,
 exit 2; the kernel not built: one line, exit 3; the boot failed: exit 1.
 """
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
 
 from analysis import bench_results, lockstat
-from analysis.common import CliError
+from analysis.common import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from scripts import target as targetmod
 
@@ -38,14 +37,14 @@ PROG = "calibrate"
 
 
 class CalibrateError(CliError):
-    def __init__(self, msg, code=2):
+    def __init__(self, msg, exit_code=2):
         super().__init__(msg)
-        self.code = code
+        self.exit_code = exit_code
 
 
 def measure_point(pd, lock):
-    """(ops, acquisitions) of one point's directory; CalibrateError if its
-    ops failed or it took the write side."""
+    """(ops, acquisitions, workload token) of one point's directory;
+    CalibrateError if its ops failed or it took the write side."""
     pid = os.path.basename(pd)
     try:
         res = bench_results.parse_file(os.path.join(pd, "results.txt"))
@@ -60,7 +59,7 @@ def measure_point(pd, lock):
     if rows.get("W"):
         raise CalibrateError(f"point {pid}: {lock} was taken {rows['W']} times for writing: "
                              "lockload counts the read side only")
-    return res.total["hits"], rows.get("R", rows.get("", 0))
+    return res.total["hits"], rows.get("R", rows.get("", 0)), res.param.get("workload")
 
 
 def judge(lock, workload, measured):
@@ -90,15 +89,15 @@ def judge(lock, workload, measured):
     return k, said
 
 
-def from_run(run_dir, lock, pids, workload=None):
-    measured = []
+def from_run(run_dir, lock, pids):
+    """judge() of the points PIDS of RUN_DIR: (K, what was seen, the
+    workload token of the first point)."""
+    measured, workload = [], None
     for pid in pids:
-        ops, acq = measure_point(os.path.join(run_dir, "points", pid), lock)
+        ops, acq, tok = measure_point(os.path.join(run_dir, "points", pid), lock)
         measured.append((pid, ops, acq))
-        if workload is None:
-            res = bench_results.parse_file(os.path.join(run_dir, "points", pid, "results.txt"))
-            workload = res.param.get("workload")
-    return judge(lock, workload, measured)
+        workload = workload or tok
+    return (*judge(lock, workload, measured), workload)
 
 
 def calibrate(variant, lock, workload, cpus=1, out=None):
@@ -131,11 +130,12 @@ def calibrate(variant, lock, workload, cpus=1, out=None):
                 tail = [ln.strip() for ln in f if ln.strip()][-1:]
             raise CalibrateError(f"the calibration boot of {variant} failed (rc {rc}): "
                                  f"{tail[0] if tail else 'no output'}", 3 if rc == 3 else 1)
-        return from_run(out, lock, pids, tok)
+        return from_run(out, lock, pids)[:2]
 
 
-def main(argv):
-    ap = argparse.ArgumentParser(prog="./run.sh calibrate", description=__doc__.splitlines()[0])
+def make_parser():
+    ap = OneLineParser(prog="./run.sh calibrate", description=__doc__.splitlines()[0],
+                       hint="./run.sh calibrate --help")
     ap.add_argument("workload", nargs="?", help='a generic workload, e.g. "read /proc/iomem"')
     ap.add_argument("--lock", required=True, help="the lock_stat class, e.g. resource_lock")
     ap.add_argument("--variant", default="before", help="the rwlock kernel booted (before)")
@@ -143,34 +143,31 @@ def main(argv):
     ap.add_argument("--out", help="keep the boot's run directory here")
     ap.add_argument("--from-run", metavar="DIR", help="judge points of a run made already")
     ap.add_argument("--points", help="with --from-run: the two point ids, A,B")
-    args = ap.parse_args(argv)
-    try:
-        if not targetmod.LOCK_CLASS_RE.fullmatch(args.lock):
-            raise CalibrateError(f"--lock {args.lock!r}: not a lock_stat class name")
-        if args.from_run:
-            if not args.points or args.workload:
-                raise CalibrateError("--from-run DIR takes --points A,B and no WORKLOAD")
-            pids = args.points.split(",")
-            k, said = from_run(args.from_run, args.lock, pids)
-            res = bench_results.parse_file(os.path.join(args.from_run, "points", pids[0],
-                                                        "results.txt"))
-            wl = repr(jobmod.workload_spelled(res.param.get("workload")))
-        else:
-            if not args.workload:
-                raise CalibrateError("missing WORKLOAD, e.g. 'read /proc/iomem'")
-            if not 1 <= args.cpus <= 16:
-                raise CalibrateError(f"--cpus {args.cpus}: must be 1..16")
-            k, said = calibrate(args.variant, args.lock, args.workload, args.cpus, args.out)
-            wl = repr(jobmod.workload_spelled(jobmod.workload_token(args.workload)))
-    except CalibrateError as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
-        return e.code
-    except CliError as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
-        return 2
+    return ap
+
+
+def body(args):
+    if not targetmod.LOCK_CLASS_RE.fullmatch(args.lock):
+        raise CalibrateError(f"--lock {args.lock!r}: not a lock_stat class name")
+    if args.from_run:
+        if not args.points or args.workload:
+            raise CalibrateError("--from-run DIR takes --points A,B and no WORKLOAD")
+        k, said, tok = from_run(args.from_run, args.lock, args.points.split(","))
+    else:
+        if not args.workload:
+            raise CalibrateError("missing WORKLOAD, e.g. 'read /proc/iomem'")
+        if not 1 <= args.cpus <= 16:
+            raise CalibrateError(f"--cpus {args.cpus}: must be 1..16")
+        k, said = calibrate(args.variant, args.lock, args.workload, args.cpus, args.out)
+        tok = jobmod.workload_token(args.workload)
+    wl = repr(jobmod.workload_spelled(tok))
     print(f"{PROG}: {args.lock}: {wl} takes it {k} times an op, exactly ({said}): "
           f"locks_per_op={k}")
     return 0
+
+
+def main(argv):
+    return run_cli(PROG, make_parser(), argv, body)
 
 
 if __name__ == "__main__":

@@ -193,7 +193,7 @@ class Calibrate(unittest.TestCase):
     def refused(self, measured, regex):
         with self.assertRaisesRegex(calibrate.CalibrateError, regex) as cm:
             self.judge(measured)
-        self.assertEqual(cm.exception.code, 2)
+        self.assertEqual(cm.exception.exit_code, 2)
         self.assertEqual(len(str(cm.exception).splitlines()), 1)
 
     def test_rule(self):
