@@ -15,7 +15,10 @@ import tomllib
 from analysis.common import CliError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-VARIANT_DIRS = [os.path.join(ROOT, "kernel-patches", "variants")]
+# build/trees: the variant files ./run.sh build --tree writes, one per
+# commit of a kernel developer's own tree (scripts/kernel_tree.py).
+BUILD = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
+VARIANT_DIRS = [os.path.join(ROOT, "kernel-patches", "variants"), os.path.join(BUILD, "trees")]
 # Extra variant folders (the tests' deliberately slowed kernel) are added
 # with LOCKBENCH_VARIANT_PATH=dir1:dir2.
 VARIANT_DIRS += [d for d in os.environ.get("LOCKBENCH_VARIANT_PATH", "").split(":") if d]

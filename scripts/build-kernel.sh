@@ -23,6 +23,15 @@
 # hits, the same Image byte for byte.  Its .config is the donor's too
 # unless a patch after the donor's touches a Kconfig file (33 s then).
 #
+# A variant of a kernel developer's own git tree (tree = "PATH", ref =
+# "COMMIT" in its file: scripts/kernel_tree.py) builds that commit
+# instead: the tree's objects are read through build/src's alternates, its
+# worktree is build/TARGET/src as for the others, and its donor is the
+# complete build nearest its commit (same arch and fragments, fewest files
+# differing): the donor's sources are checked out, its objects copied and
+# stamped, then the commit checked out over them.  A tree without the
+# mailbox registry gets patch 0001 first when its fragments ask for it.
+#
 # Usage: build-kernel.sh [--tree-only] TARGET
 #
 # --tree-only stops after step 2: the target's tree, series applied, for
@@ -42,6 +51,7 @@ tree_only=
 [ $# -eq 1 ] || lb_die 2 "usage: build-kernel.sh [--tree-only] TARGET"
 lb_variant "$1"
 arch=$lb_arch variant=$lb_label patches=("${lb_patches[@]}") configs=("${lb_configs[@]}")
+src_tree=$lb_tree src_ref=$lb_ref
 
 # The compiler and the image to boot: guest/arches.toml.
 lb_arch_info "$arch"
@@ -109,10 +119,62 @@ share_objects() {
 # do (tinyconfig + merge_config + olddefconfig: ~20 s).
 kconfig_untouched() {
 	local p
+	if [ -n "$donor_head" ]; then
+		if git -C "$tree" diff --name-only "$donor_head" HEAD | grep -qE '(^|/)Kconfig'; then
+			return 1
+		fi
+		return 0
+	fi
 	[ -n "$donor_patches" ] || return 1
 	for p in "${patches[@]:donor_patches}"; do
 		! grep -qE '^\+\+\+ b/(.*/)?Kconfig' "$p" || return 1
 	done
+}
+
+# apply_series: the variant's patches onto the worktree's HEAD, by git am.
+apply_series() {
+	local p
+	for p in "${patches[@]}"; do
+		if ! git -C "$tree" am -q --keep-cr "$p" >"$vdir/am.log" 2>&1; then
+			git -C "$tree" am --abort >/dev/null 2>&1 || true
+			lb_die 4 "patch $(basename "$p") does not apply to ${src_commit:+$src_tree at ${src_commit:0:12}}${src_commit:-linux-source-6.1 $pkgver} (variant $variant): see $vdir/am.log"
+		fi
+	done
+}
+
+# share_tree_objects: for a variant of a git tree, its series applied,
+# fill the empty $obj with the objects of the complete build whose sources
+# are nearest (scripts/kernel_tree.py donor): the donor's sources checked
+# out, its objects copied and stamped newer than them, then this
+# variant's commit checked out again, which rewrites exactly the files
+# that differ.
+share_tree_objects() {
+	local found best head stamp final
+	final=$(git -C "$tree" rev-parse HEAD)
+	# shellcheck disable=SC2046 # one sha256 a word
+	found=$(lb_py -m scripts.kernel_tree donor "$LB_BUILD" "$repo" "$vdir" "$final" \
+		"$arch" $(sha256sum "${configs[@]}" | cut -d' ' -f1)) || return 0
+	[ -n "$found" ] || return 0
+	read -r best head <<<"$found"
+	git -C "$tree" checkout -q -f --detach "$head"
+	(
+		flock -n 7 || exit 1
+		rm -rf "$obj"
+		cp -a "$best/src/obj" "$obj.tmp" && mv "$obj.tmp" "$obj"
+	) 7<"$best/.build.lock" || {
+		rm -rf "$obj" "$obj.tmp"
+		git -C "$tree" checkout -q -f --detach "$final"
+		return 0
+	}
+	# Newer than every file the checkout above wrote (sub-second times).
+	sleep 1
+	stamp=$(date +%s)
+	find "$obj" -exec touch -h -d "@$stamp" {} +
+	sleep 1
+	git -C "$tree" checkout -q -f --detach "$final"
+	donor_head=$head
+	basename "$best" >"$vdir/objects-from"
+	echo "build: $variant: objects from $(basename "$best"), rebuilding what differs from its sources"
 }
 
 # 1. The pristine tree, extracted once per Debian package version.
@@ -134,8 +196,31 @@ if [ "$(cat "$base/.stamp" 2>/dev/null)" != "$pkgver" ]; then
 		git tag base)
 	echo "$pkgver" >"$base/.stamp"
 fi
-flock -u 9
 repo=$base/linux-source-6.1
+# A tree whose variants were built here and that is gone since (a test's
+# scratch tree): git would complain of its folder in every command.
+[ ! -s "$repo/.git/objects/info/alternates" ] || lb_py -m scripts.kernel_tree prune "$repo"
+flock -u 9
+
+# 1b. A variant of the user's git tree: its commit, checked (one line and
+# exit 2 for a missing ref, a dirty tree, not a kernel, another version)
+# and made readable here, never written there.
+src_commit='' src_subject=''
+if [ -n "$src_tree" ]; then
+	info=$(lb_py -m scripts.kernel_tree resolve "$src_tree" "$src_ref") || exit 2
+	src_commit=$(sed -n 's/^commit //p' <<<"$info")
+	src_subject=$(sed -n 's/^subject //p' <<<"$info")
+	if [ "$(sed -n 's/^registry //p' <<<"$info")" = no ] &&
+		[[ " ${configs[*]} " == *"/mbox-registry.config "* ]]; then
+		patches=("$(sed -n 's/^registry_patch //p' <<<"$info")" "${patches[@]}")
+		echo "build: $variant: ${src_commit:0:12} has no mailbox registry: patch 0001 first"
+	fi
+	flock 9
+	lb_py -m scripts.kernel_tree attach "$repo" "$src_tree" || exit 2
+	git -C "$repo" update-ref "refs/lockbench/commits/$src_commit" "$src_commit"
+	flock -u 9
+fi
+first=${src_commit:-base}
 
 # 2. The variant's tree: a worktree with its series applied.
 donor_patches= # set by share_objects: how many patches the donor applied
@@ -150,10 +235,11 @@ flock 8
 rm -rf "$vdir/obj" # the objects' folder before they moved into src/
 # The series, one patch hash a line: a donor's must be a prefix of it.
 series_list=$(sha256sum "${patches[@]}" | cut -d' ' -f1)
-series_id=$(printf '%s\n%s\n' "$pkgver" "$series_list" | sha256sum | cut -d' ' -f1)
-# What a donor must share besides: the arch and the config fragments.
+series_id=$(printf '%s\n%s\n' "${src_commit:-$pkgver}" "$series_list" | sha256sum | cut -d' ' -f1)
+# What a donor must share besides: the arch and the config fragments (a
+# tree's commits are never a tarball variant's donor: share_tree_objects).
 group_id=$({
-	echo "$pkgver $arch"
+	echo "${src_commit:+tree }$pkgver $arch"
 	sha256sum "${configs[@]}" | cut -d' ' -f1
 } | sha256sum | cut -d' ' -f1)
 # A tree left from an earlier extraction is not a worktree of this one.
@@ -165,20 +251,21 @@ if ! git -C "$repo" worktree list --porcelain | grep -qxF "worktree $tree"; then
 		lb_die 7 "$((free_kb / 1024)) MB free in $LB_BUILD, a new kernel tree needs $LB_TREE_MB MB: free some space (old trees: rm -rf $LB_BUILD/VARIANT)"
 	rm -rf "$tree" "$vdir/series.sha256"
 	git -C "$repo" worktree prune
-	git -C "$repo" worktree add -q --detach "$tree" base
+	git -C "$repo" worktree add -q --detach "$tree" "$first"
 fi
 if [ "$(cat "$vdir/series.sha256" 2>/dev/null)" != "$series_id" ]; then
 	rm -f "$vdir/series.sha256" "$vdir/build-meta.json" "$vdir/objects-from"
 	git -C "$tree" am --abort >/dev/null 2>&1 || true
-	git -C "$tree" checkout -q -f --detach base
-	donor_patches=
-	[ -n "$tree_only" ] || [ -f "$obj/vmlinux" ] || share_objects
-	for p in "${patches[@]}"; do
-		if ! git -C "$tree" am -q --keep-cr "$p" >"$vdir/am.log" 2>&1; then
-			git -C "$tree" am --abort >/dev/null 2>&1 || true
-			lb_die 4 "patch $(basename "$p") does not apply to linux-source-6.1 $pkgver (variant $variant): see $vdir/am.log"
-		fi
-	done
+	donor_patches='' donor_head=''
+	if [ -n "$src_commit" ]; then
+		git -C "$tree" checkout -q -f --detach "$src_commit"
+		apply_series
+		[ -n "$tree_only" ] || [ -f "$obj/vmlinux" ] || share_tree_objects
+	else
+		git -C "$tree" checkout -q -f --detach base
+		[ -n "$tree_only" ] || [ -f "$obj/vmlinux" ] || share_objects
+		apply_series
+	fi
 	echo "$series_id" >"$vdir/series.sha256"
 fi
 echo "$group_id" >"$vdir/group.id"
@@ -252,6 +339,8 @@ lb_py -m scripts.variant meta "$variant" \
 	--compiler "$("${CROSS_COMPILE}gcc" --version | head -n 1)" \
 	--build-seconds "$(echo "$end - $start" | bc)" \
 	--tree-commit "$(git -C "$tree" rev-parse HEAD)" \
+	--source-commit "$src_commit" --source-subject "$src_subject" \
+	"${patches[@]/#/--patch=}" \
 	--harness-commit "$harness" \
 	--objects-from "$(cat "$vdir/objects-from" 2>/dev/null || true)" >"$vdir/build-meta.json.tmp"
 mv "$vdir/build-meta.json.tmp" "$vdir/build-meta.json"

@@ -111,18 +111,21 @@ lb_arch_info() {
 }
 
 # lb_variant TARGET : read a build target (scripts/variant.py show) into
-# lb_arch, lb_label and the arrays lb_patches and lb_configs; exit 2 (its
-# one line said) for a bad target.
+# lb_arch, lb_label, lb_tree and lb_ref (a variant of a git tree; empty
+# for Debian's tarball) and the arrays lb_patches and lb_configs; exit 2
+# (its one line said) for a bad target.
 # shellcheck disable=SC2034 # the lb_* variables are the caller's
 lb_variant() {
 	local spec key val
 	lb_need_file "$LB_PY" python3
 	spec=$(lb_py -m scripts.variant show "$1") || exit 2
-	lb_arch='' lb_label='' lb_patches=() lb_configs=()
+	lb_arch='' lb_label='' lb_tree='' lb_ref='' lb_patches=() lb_configs=()
 	while read -r key val; do
 		case $key in
 		arch) lb_arch=$val ;;
 		label) lb_label=$val ;;
+		tree) lb_tree=$val ;;
+		ref) lb_ref=$val ;;
 		patch) lb_patches+=("$val") ;;
 		config) lb_configs+=("$val") ;;
 		esac

@@ -97,8 +97,23 @@ def load(target):
             data = tomllib.load(f)
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise VariantError(f"{path}: {e}") from None
-    allowed = ", ".join(list(KEYS) + ["arches"] + list(OPTIONAL) + ["converts"])
+    allowed = ", ".join(list(KEYS) + ["arches"] + list(OPTIONAL)
+                        + ["converts", "tree", "ref"])
+    if "tree" in data or "ref" in data:
+        # A commit of the user's own git tree (scripts/kernel_tree.py):
+        # its own series is optional, patches on top of that commit.
+        data.setdefault("patches", [])
+        from scripts.kernel_tree import REF_RE
+        tree, ref = data.get("tree"), data.get("ref")
+        if not isinstance(tree, str) or not tree.startswith("/") or "\n" in tree:
+            raise VariantError(f"{path}: tree must be the absolute path of a git tree "
+                               f"(with ref = \"COMMIT\")")
+        if not isinstance(ref, str) or not REF_RE.fullmatch(ref):
+            raise VariantError(f"{path}: ref must be a git revision of the tree "
+                               f"(with tree = \"PATH\")")
     for key, val in data.items():
+        if key in ("tree", "ref"):
+            continue
         if key in OPTIONAL:
             if val not in OPTIONAL[key][0]:
                 raise VariantError(f"{path}: {key} must be one of "
@@ -140,6 +155,7 @@ def load(target):
     for key, (_allowed, default) in OPTIONAL.items():
         out[key] = data.get(key, default)
     out["converts"] = list(data.get("converts", []))
+    out["tree"], out["ref"] = data.get("tree"), data.get("ref")
     for key, base in (("patches", PATCH_DIR), ("configs", CONFIG_DIR)):
         for item in data[key]:
             if not isinstance(item, str) or "/" in item or item.startswith("."):
@@ -204,6 +220,11 @@ def make_parser():
     m.add_argument("--harness-commit", required=True)
     m.add_argument("--objects-from", default="",
                    help="the built target whose objects this build started from")
+    m.add_argument("--patch", action="append", default=None, dest="applied",
+                   help="a patch applied (all of them, in order; default: the variant's)")
+    m.add_argument("--source-commit", default="",
+                   help="a tree variant's commit, before its patches")
+    m.add_argument("--source-subject", default="")
     return p
 
 
@@ -221,7 +242,9 @@ def main(argv):
         if args.cmd == "order":
             # A boot variant builds the image it boots.
             targets = list(dict.fromkeys(load(t).get("boots", t) for t in args.names))
-            counts = {t: len(load(t)["patches"]) for t in targets}
+            # The tarball's first (a tree's commit may take one as its
+            # donor), each by its number of patches.
+            counts = {t: (bool(load(t)["tree"]), len(load(t)["patches"])) for t in targets}
             print("\n".join(sorted(targets, key=counts.get)))
             return 0
         v = load(args.name)
@@ -237,6 +260,9 @@ def main(argv):
         print(f"label {v['label']}")
         print(f"lookup_lock {v['lookup_lock']}")
         print(" ".join(["converts"] + v["converts"]))
+        if v["tree"]:
+            print(f"tree {v['tree']}")
+            print(f"ref {v['ref']}")
         for p in v["patches"]:
             print(f"patch {p}")
         for c in v["configs"]:
@@ -249,7 +275,8 @@ def main(argv):
         "kernel_version": args.kernel_version,
         "debian_package": "linux-source-6.1",
         "debian_package_version": args.package_version,
-        "patches": [{"name": os.path.basename(p), "sha256": sha256(p)} for p in v["patches"]],
+        "patches": [{"name": os.path.basename(p), "sha256": sha256(p)}
+                    for p in (v["patches"] if args.applied is None else args.applied)],
         "config_fragments": [{"name": os.path.basename(c), "sha256": sha256(c)} for c in v["configs"]],
         "config_sha256": sha256(args.config),
         **config_flags(args.config, v["arch"]),
@@ -263,6 +290,11 @@ def main(argv):
     }
     if v["label"] != v["name"]:
         meta["variant_file"] = v["name"]
+    if v["tree"]:
+        # Built from the user's tree, not Debian's tarball.
+        meta["debian_package"] = meta["debian_package_version"] = None
+        meta["source"] = {"tree": v["tree"], "ref": v["ref"], "commit": args.source_commit,
+                          "subject": args.source_subject}
     json.dump(meta, sys.stdout, indent=2)
     print()
     return 0
