@@ -26,6 +26,10 @@ commands:
                               arch built;
                               TARGET: VARIANT (arm) or VARIANT@arm64;
                               DIR: variant files (./run.sh convert --out)
+  build --tree PATH [--like V] REF...
+                              build commits of your own git tree (a variant
+                              file each in build/trees, configs as V's:
+                              before), and a campaign for two or more
   boot TARGET [--cpus N] [--mem MB] [--job FILE] [--out DIR]
                               boot a variant in QEMU: a shell, or one job
   campaign FILE [--jobs N] [--hosts FILE] [--variants DIR]
@@ -77,13 +81,23 @@ setup)
 	;;
 build)
 	case ${1:-} in -h | --help)
-		echo "usage: ./run.sh build [--variants DIR] [TARGET...]  (TARGET: VARIANT for an arm guest, VARIANT@arm64 for an arm64 one; variants: $(lb_py -m scripts.variant list | tr '\n' ' '); --variants DIR: a folder of variant files, such as ./run.sh convert --out DIR writes, searched first, as LOCKBENCH_VARIANT_PATH=DIR)"
+		echo "usage: ./run.sh build [--variants DIR] [TARGET...]  (TARGET: VARIANT for an arm guest, VARIANT@arm64 for an arm64 one; variants: $(lb_py -m scripts.variant list | tr '\n' ' '); --variants DIR: a folder of variant files, such as ./run.sh convert --out DIR writes, searched first, as LOCKBENCH_VARIANT_PATH=DIR); or: ./run.sh build --tree PATH [--like VARIANT] REF...  (commits of your own git tree, each a variant in build/trees with the configs of VARIANT, before by default; two or more refs also get a campaign; docs/trees.md)"
 		exit 0
 		;;
 	esac
-	targets=()
+	targets=() src_tree='' like=before
 	while [ $# -gt 0 ]; do
 		case $1 in
+		--tree)
+			[ $# -ge 2 ] || lb_die 2 "--tree needs the path of a git tree (usage: ./run.sh build --help)"
+			src_tree=$(realpath -m -- "$2")
+			shift 2
+			;;
+		--like)
+			[ $# -ge 2 ] || lb_die 2 "--like needs a variant (usage: ./run.sh build --help)"
+			like=$2
+			shift 2
+			;;
 		--variants)
 			[ -d "${2:-}" ] || lb_die 2 "--variants: '${2:-}' is not a folder (of variant files, such as ./run.sh convert --out DIR writes)"
 			LOCKBENCH_VARIANT_PATH=$(realpath "$2")${LOCKBENCH_VARIANT_PATH:+:$LOCKBENCH_VARIANT_PATH}
@@ -98,6 +112,16 @@ build)
 		esac
 	done
 	scripts/setup.sh --check
+	camp=''
+	if [ -n "$src_tree" ]; then
+		# The targets are refs of the tree: a variant file for each
+		# (scripts/kernel_tree.py), named for its commit.
+		[ ${#targets[@]} -gt 0 ] || lb_die 2 "--tree $src_tree: name the refs to build (e.g. HEAD~1 HEAD)"
+		made=$(lb_py -m scripts.kernel_tree variants "$src_tree" "${targets[@]}" --like "$like") || exit 2
+		mapfile -t targets < <(sed -n 's/^variant //p' <<<"$made")
+		camp=$(sed -n 's/^campaign //p' <<<"$made")
+		echo "build: ${#targets[@]} commits of $src_tree: ${targets[*]}"
+	fi
 	[ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(lb_py -m scripts.variant list)
 	# Fewer patches first: a variant's donor (build-kernel.sh) before it.
 	# One at a time: two groups of targets side by side (two make -j3)
@@ -115,6 +139,7 @@ build)
 		guest/build-rootfs.sh --arch "$a"
 		guest/build-lockload.sh --arch "$a"
 	done
+	[ -z "$camp" ] || echo "next: ./run.sh campaign ${camp#"$LB_ROOT"/}"
 	;;
 boot)
 	py -m guest.run_guest "$@"

@@ -295,6 +295,12 @@ def render_commit_msg(comps, f, thresholds, primary, campaign_file,
         f"{f['kernels']}, n = {f['n']} boots a side: emulation, so the "
         f"ratio is the result." + (f" {clock_sentence(f)}"
                                    if clock_sentence(f) else ""))
+    commits = f.get("commits") or {}
+    if commits:
+        trees = sorted({t for _c, t in commits.values()})
+        tail += w.wrap("Commits: " + ", ".join(
+            f"{v} = {c[:12]}" for v, (c, _t) in commits.items())
+            + f" (git tree {', '.join(trees)}).")
     repro = ["Reproduce:"] + shell_lines("./run.sh campaign", campaign_file)
     if ov:
         opts = []

@@ -17,7 +17,10 @@ def setup_facts(rd, done):
     boots ({(variant, cpus): number of boots}), archs (the booted
     variants' architectures, sorted), guests ({arch: how QEMU booted it}
     for those the campaign recorded, manifest host.qemu_guests), kernels
-    ({variant: kernel version, '' when not recorded} of every variant)."""
+    ({variant: kernel version, '' when not recorded} of every variant),
+    commits ({variant: (commit id, tree)} of the variants built from a
+    git tree, scripts/kernel_tree.py; not the A/A control's, the
+    baseline's image again)."""
     host, done = rd.host, list(done)
     boots = {}
     for v, c, _o in done:
@@ -37,6 +40,10 @@ def setup_facts(rd, done):
         "guests": {a: str(qg[a]) for a in archs if a in qg},
         "kernels": {v: str((rd.builds.get(v) or {}).get("kernel_version")
                            or "") for v in rd.variants},
+        "commits": {v: (str(src.get("commit", "")), str(src.get("tree", "")))
+                    for v in rd.variants if "~" not in v
+                    for src in [(rd.builds.get(v) or {}).get("source")]
+                    if isinstance(src, dict) and src.get("commit")},
     }
 
 

@@ -83,6 +83,7 @@ def setup_facts(rundir, cells, samples, baseline, primary, unsafe,
         "cpus": setup["cpus"],
         "n": f"{nmin}" if nmin == nmax else f"{nmin}-{nmax}",
         "kernels": ", ".join(kernels) or "unknown",
+        "commits": setup["commits"],
         "arch": ", ".join(archs) or "unknown",
         # what booted each arch ("qemu-system-aarch64 -M virt, cortex-a57")
         "guests": "; ".join(f"{a} guests: {qg[a]}" if a in qg else f"{a} guests"
