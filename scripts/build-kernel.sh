@@ -223,7 +223,7 @@ fi
 first=${src_commit:-base}
 
 # 2. The variant's tree: a worktree with its series applied.
-donor_patches= # set by share_objects: how many patches the donor applied
+donor_patches='' donor_head='' # set by share_objects and share_tree_objects
 vdir=$LB_BUILD/$variant
 tree=$vdir/src
 obj=$tree/obj
