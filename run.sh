@@ -30,6 +30,9 @@ commands:
                               build commits of your own git tree (a variant
                               file each in build/trees, configs as V's:
                               before), and a campaign for two or more
+  bisect --tree PATH GOOD BAD --campaign FILE [--out DIR]
+  bisect --resume DIR         the first commit of GOOD..BAD (first parents)
+                              that the campaign judges harm or worse
   boot TARGET [--cpus N] [--mem MB] [--job FILE] [--out DIR]
                               boot a variant in QEMU: a shell, or one job
   campaign FILE [--jobs N] [--hosts FILE] [--variants DIR]
@@ -164,6 +167,9 @@ convert)
 	;;
 calibrate)
 	py -m scripts.calibrate "$@"
+	;;
+bisect)
+	py -m scripts.bisect "$@"
 	;;
 overhead)
 	py -m scripts.overhead "$@"

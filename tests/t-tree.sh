@@ -1,22 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Kernels from a developer's own git tree (./run.sh build --tree, issue
-# #29), for real: a tree cloned from the extracted Debian tree (its
-# objects hard-linked) gets two commits, a line of documentation (so the
-# commit lacks the mailbox registry) and the registry with its 2010
-# conversion in one commit.  ./run.sh build --tree T HEAD~1 HEAD must
-# build both from the nearest built kernels (before, after), the first
-# with patch 0001 added, to the very Image and module that before and
-# after are (the donor's objects, stamped, then the commit checked out
-# over them: make rebuilt what differs); write nothing into the tree; and
-# refuse a dirty tree and a missing ref with one line, exit 2.  A short
-# campaign on the two (1 vCPU under icount, 3 boots a side) must give a
-# commit block that names both commit ids and calls the conversion what
-# the default campaign finds at 1 vCPU: more instructions per lookup.
+# Kernels from a developer's own git tree, and bisection (issue #29), on
+# real kernels.  A tree cloned from the extracted Debian tree (objects
+# hard-linked) gets a line of documentation (d0: no mailbox registry),
+# the registry (tag good) and a series of 8 commits on top: 7 lines of
+# documentation and, 5th, a 5 us udelay() inside mboxes_lock's read side.
+#
+# ./run.sh build --tree T d0 good must build d0 from before's objects
+# with patch 0001 added, good from d0's (the nearest: the same sources),
+# both to before's very Image and module (the same
+# sources: the donor's objects, stamped, then the commit checked out over
+# them), rebuild nothing the second time, and refuse a dirty tree and a
+# missing ref with one line, exit 2.  ./run.sh bisect --tree T good HEAD
+# with tests/campaigns/bisect.toml (1 vCPU under icount, 3 boots a side,
+# the A/A control) must name the 5th commit, in at most 4 steps (BAD's
+# check included) and one confirmation against its parent, each step's
+# class what its commit is, each in log.txt; a step's commit block must
+# name both commits.  Nothing may be written into the tree.
 #
 # Usage: tests/t-tree.sh
-# Needs: before after
+# Needs: before
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -34,55 +38,75 @@ export GIT_AUTHOR_NAME=dev GIT_AUTHOR_EMAIL=dev@example.org GIT_COMMITTER_NAME=d
 	GIT_COMMITTER_EMAIL=dev@example.org GIT_AUTHOR_DATE=2026-01-01T00:00:00Z \
 	GIT_COMMITTER_DATE=2026-01-01T00:00:00Z
 t=$out/linux
-git clone -q "$LB_BUILD/src/linux-source-6.1" "$t"
+repo=$LB_BUILD/src/linux-source-6.1
+git clone -q "$repo" "$t"
 echo "A line of the developer's own." >>"$t/Documentation/locking/spinlocks.rst"
 git -C "$t" commit -q -am "Documentation: locking: a line"
-git -C "$t" am -q "$LB_ROOT"/kernel-patches/0001-*.patch \
-	"$LB_ROOT"/kernel-patches/0002-omap-mailbox-convert-rwlocks-to-spinlock.patch
-git -C "$t" reset -q --soft HEAD~2
-git -C "$t" commit -q -m "mailbox: the registry and its spinlock"
+git -C "$t" tag d0
+git -C "$t" am -q "$LB_ROOT"/kernel-patches/0001-*.patch
+git -C "$t" tag good
+reg=$t/drivers/mailbox/omap-mbox-registry.c
+for i in 1 2 3 4 5 6 7 8; do
+	if [ $i = 5 ]; then
+		sed -i 's|^#include <linux/err.h>$|#include <linux/delay.h>\n&|' "$reg"
+		sed -i 's|^\tmbox = \*(find_mboxes(name));$|&\n\tudelay(5);|' "$reg"
+		grep -q 'udelay(5);' "$reg" || fail "the slowdown was not planted"
+		git -C "$t" commit -q -am "mailbox: omap-mbox-registry: wait 5 us in lookups (test only)"
+	else
+		echo "Line $i of the developer's series." >>"$t/Documentation/locking/lockdep-design.rst"
+		git -C "$t" commit -q -am "Documentation: lockdep: line $i"
+	fi
+done
+d0=$(git -C "$t" rev-parse d0) good=$(git -C "$t" rev-parse good)
+planted=$(git -C "$t" rev-parse HEAD~3)
+a=linux-${d0:0:12} b=linux-${good:0:12}
 state() { git -C "$t" for-each-ref; git -C "$t" worktree list --porcelain; git -C "$t" status --porcelain; }
 state >"$out/tree-before"
-old=$(git -C "$t" rev-parse HEAD~1) new=$(git -C "$t" rev-parse HEAD)
-a=linux-${old:0:12} b=linux-${new:0:12}
+
 # Built from scratch every run (the ids are the same each time), and gone
-# after it with the tree: its alternate and refs in build/src, the two
+# after it with the tree: its alternate and refs in build/src, the
 # kernels and their variant files.
 forget() {
-	rm -rf "${LB_BUILD:?}/$a" "${LB_BUILD:?}/$b" "$LB_BUILD/trees/$a.toml" "$LB_BUILD/trees/$b.toml" \
-		"$LB_BUILD/trees/campaign-$a-${new:0:12}.toml"
-	git -C "$LB_BUILD/src/linux-source-6.1" worktree prune
-	lb_py -m scripts.kernel_tree detach "$LB_BUILD/src/linux-source-6.1" "$t"
+	local f
+	for f in "$LB_BUILD/trees/$a.toml" "$LB_BUILD/trees/$b.toml" "$out"/run/variants/*.toml; do
+		[ -e "$f" ] || continue
+		rm -rf "${LB_BUILD:?}/$(basename "$f" .toml)"
+	done
+	rm -f "$LB_BUILD/trees/$a.toml" "$LB_BUILD/trees/$b.toml" "$LB_BUILD/trees/campaign-$a-${good:0:12}.toml"
+	git -C "$repo" worktree prune
+	lb_py -m scripts.kernel_tree detach "$repo" "$t"
 }
 forget
 trap forget EXIT
 
-./run.sh build --tree "$t" HEAD~1 HEAD >"$out/build.log" 2>&1 || {
+# 1. ./run.sh build --tree: from before's objects, before's kernel.
+./run.sh build --tree "$t" d0 good >"$out/build.log" 2>&1 || {
 	tail -n 20 "$out/build.log"
 	fail "build --tree failed"
 }
-grep -q "^build: $a: ${old:0:12} has no mailbox registry: patch 0001 first" "$out/build.log" ||
+grep -q "^build: $a: ${d0:0:12} has no mailbox registry: patch 0001 first" "$out/build.log" ||
 	fail "$a: no word of patch 0001"
 ! grep -q "^build: $b: .* has no mailbox registry" "$out/build.log" || fail "$b got 0001 again"
+# good's sources are d0's with 0001: d0's build is the nearest donor.
 grep -q "^build: $a: objects from before," "$out/build.log" || fail "$a: not from before's objects"
-grep -q "^build: $b: objects from after," "$out/build.log" || fail "$b: not from after's objects"
-for pair in "before $a" "after $b"; do
-	read -r x y <<<"$pair"
-	cmp -s "$LB_BUILD/$x/src/obj/arch/arm/boot/Image" "$LB_BUILD/$y/src/obj/arch/arm/boot/Image" ||
-		fail "$y's Image differs from $x's: the same sources must make the same kernel"
-	cmp -s "$LB_BUILD/$x/mbox_bench.ko" "$LB_BUILD/$y/mbox_bench.ko" || fail "$y's module differs from $x's"
+grep -q "^build: $b: objects from $a," "$out/build.log" || fail "$b: not from $a's objects"
+for v in "$a" "$b"; do
+	cmp -s "$LB_BUILD/before/src/obj/arch/arm/boot/Image" "$LB_BUILD/$v/src/obj/arch/arm/boot/Image" ||
+		fail "$v's Image differs from before's: the same sources must make the same kernel"
+	cmp -s "$LB_BUILD/before/mbox_bench.ko" "$LB_BUILD/$v/mbox_bench.ko" || fail "$v's module differs from before's"
 done
-"$LB_PY" - "$LB_BUILD/$b/build-meta.json" "$t" "$new" <<'PY'
+"$LB_PY" - "$LB_BUILD/$b/build-meta.json" "$t" "$good" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
-assert m["source"] == {"tree": sys.argv[2], "ref": sys.argv[3], "commit": sys.argv[3],
-                       "subject": "mailbox: the registry and its spinlock"}, m["source"]
+want = {"tree": sys.argv[2], "ref": sys.argv[3], "commit": sys.argv[3],
+        "subject": "mailbox: add the 2.6.34 OMAP mailbox name registry for lock benchmarks"}
+assert m["source"] == want, m["source"]
 assert m["debian_package"] is None and m["patches"] == [], m
 PY
-state >"$out/tree-after"
-cmp -s "$out/tree-before" "$out/tree-after" || fail "the build wrote into the user's tree"
-grep -q "^next: ./run.sh campaign build/trees/campaign-$a-${new:0:12}.toml" "$out/build.log" ||
+grep -q "^next: ./run.sh campaign build/trees/campaign-$a-${good:0:12}.toml" "$out/build.log" ||
 	[ "$LB_BUILD" != "$LB_ROOT/build" ] || fail "no campaign named after the build"
+./run.sh build --tree "$t" good >"$out/rebuild.log" 2>&1 || fail "a second build of good failed"
+! grep -q "objects from\|registry" "$out/rebuild.log" || fail "a second build of good started again"
 
 # Refused with one line, exit 2: a ref that is not there, a dirty tree.
 refused() {
@@ -98,44 +122,40 @@ echo dirt >>"$t/Makefile"
 refused "uncommitted changes" HEAD
 git -C "$t" checkout -q Makefile
 
-# A short campaign on the two, and its commit block.
-cat >"$out/tree.toml" <<EOF
-name = "tree"
-variants = ["$a", "$b"]
-baseline = "$a"
-cpus = [1]
-clock = "icount"
-repetitions = 3
-icount_repetitions = 3
-margin = 0.005
-control = true
-
-[perf]
-stat = false
-
-[[points]]
-id = "read95"
-read_pct = 95
-mailboxes = 16
-duration_ms = 300
-EOF
-./run.sh campaign "$out/tree.toml" --out "$out/run" >"$out/campaign.log" 2>&1 ||
-	{ tail -n 20 "$out/campaign.log"; fail "the campaign failed"; }
-./run.sh report "$out/run" --no-plots >"$out/report.log" 2>&1 ||
-	{ tail -n 20 "$out/report.log"; fail "the report failed"; }
-msg=$out/run/commit-msg.txt
-if ! grep -q "${old:0:12}" "$msg" || ! grep -q "${new:0:12}" "$msg"; then
-	cat "$msg"
-	fail "the commit block does not name both commit ids"
-fi
-"$LB_PY" - "$out/run/tidy/comparisons.csv" "$b" <<'PY'
-import csv, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1]))
-        if r["variant"] == sys.argv[2] and r["role"] == "primary"]
-assert len(rows) == 1, rows
-# The spinlock's lookup path is a few instructions longer than the
-# rwlock's at 1 vCPU (the default campaign: +0.37%, docs/measurements.md).
-r = float(rows[0]["ratio"])
-assert 1.001 < r < 1.01 and rows[0]["verdict"] == "no harm", rows[0]
+# 2. ./run.sh bisect good..HEAD.
+rc=0
+./run.sh bisect --tree "$t" good HEAD --campaign tests/campaigns/bisect.toml \
+	--out "$out/run" >"$out/bisect.log" 2>&1 || rc=$?
+[ $rc = 0 ] || {
+	tail -n 30 "$out/bisect.log"
+	fail "bisect exited $rc, want 0"
+}
+state >"$out/tree-after"
+cmp -s "$out/tree-before" "$out/tree-after" || fail "the build or the bisection wrote into the user's tree"
+grep -q "first bad commit: ${planted:0:12}" "$out/run/log.txt" || {
+	cat "$out/run/log.txt"
+	fail "the first bad commit is not ${planted:0:12}"
+}
+"$LB_PY" - "$out/run" "$planted" "$good" <<'PY'
+import json, os, sys
+run, planted, good = sys.argv[1:]
+s = json.load(open(f"{run}/bisect.json"))
+assert s["result"]["first_bad"] == planted, s["result"]
+ids = [c["id"] for c in s["commits"]]
+assert len(ids) == 8 and ids[4] == planted, ids
+steps = [x for x in s["steps"] if x["kind"] != "confirm"]
+confirm = [x for x in s["steps"] if x["kind"] == "confirm"]
+assert len(steps) <= 4 and len(confirm) == 1, s["steps"]
+for x in s["steps"]:
+    want = "bad" if x["index"] >= 4 else "good"
+    assert x["class"] == want, x
+assert confirm[0]["index"] == 4 and confirm[0]["base"] == 3, confirm
+# A step's commit block names GOOD's commit and the step's.
+x = steps[-1]
+msg = open(os.path.join(run, x["run"], "commit-msg.txt")).read()
+assert good[:12] in msg and ids[x["index"]][:12] in msg, msg
+log = open(f"{run}/log.txt").read()
+assert log.count(" -> ") == len(s["steps"]), log
+print(f"t-tree: bisect: {len(steps)} steps and a confirmation over 8 commits")
 PY
-echo "t-tree: ok ($a, $b: built from before and after, the same kernels; commit block names both)"
+echo "t-tree: ok (build --tree: before's kernel from two commits; bisect: ${planted:0:12}, the planted one)"

@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: GPL-2.0
+"""./run.sh bisect's walk (scripts/bisect.py) with known answers: a step
+judged by a table instead of a build and a campaign.  Over 8 commits
+every planted position is found in at most 4 steps and a confirmation; a
+commit that cannot be judged is skipped and said so; a skipped commit
+next to the first bad one leaves both named; a BAD that is not bad and a
+confirmation that disagrees end with exit 1; a resumed bisection does not
+judge a commit twice; the verdicts map to good, bad and skip; a step's
+campaign is the user's with its variants replaced.  t-bisect.sh runs it
+on real kernels."""
+
+import argparse
+import os
+import sys
+import tempfile
+import tomllib
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+from scripts import bisect  # noqa: E402
+from tests.unit.test_kernel_tree import commit, git, makefile  # noqa: E402
+
+
+def state(n):
+    return {"tree": "/t", "like": "before", "campaign": "campaign.toml",
+            "good": {"id": "g" * 40, "subject": "good"},
+            "commits": [{"id": f"{i:040d}", "subject": f"c{i}"} for i in range(n)],
+            "steps": []}
+
+
+class Walk(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def run_walk(self, n, first_bad, skip=(), confirm=bisect.BAD, st=None, stop_after=None):
+        calls = []
+
+        def judge(step):
+            calls.append((step["kind"], step["index"]))
+            if stop_after is not None and len(calls) > stop_after:
+                raise bisect.Interrupted()
+            i = step["index"]
+            if step["kind"] == "confirm":
+                return confirm, "table", []
+            if i in skip:
+                return bisect.SKIP, "does not build", []
+            return (bisect.BAD if i >= first_bad else bisect.GOOD), "table", []
+        b = bisect.Bisect(self.tmp.name, st or state(n), judge)
+        b.log = lambda line: None
+        try:
+            rc = b.walk()
+        except bisect.Interrupted:
+            rc = 130
+        return rc, calls, b
+
+    def test_every_position_in_four_steps_and_a_confirmation(self):
+        for planted in range(8):
+            with self.subTest(planted=planted):
+                rc, calls, b = self.run_walk(8, planted)
+                self.assertEqual(rc, 0)
+                self.assertEqual(b.s["result"]["first_bad"], f"{planted:040d}")
+                self.assertLessEqual(sum(k != "confirm" for k, _ in calls), 4)
+                self.assertEqual(calls[0], ("bad-check", 7))
+                self.assertEqual(calls[-1], ("confirm", planted))
+                self.assertEqual(len(calls), len(set(calls)))
+
+    def test_a_broken_commit_is_skipped_and_said(self):
+        rc, calls, b = self.run_walk(8, 5, skip={3})
+        self.assertEqual(rc, 0)
+        self.assertEqual(b.s["result"]["first_bad"], f"{5:040d}")
+        self.assertIn(("step", 3), calls)
+        st = next(s for s in b.s["steps"] if s["index"] == 3)
+        self.assertEqual((st["class"], st["why"]), (bisect.SKIP, "does not build"))
+
+    def test_a_skip_beside_the_first_bad_names_both(self):
+        rc, _calls, b = self.run_walk(8, 4, skip={3})
+        self.assertEqual(rc, 1)
+        self.assertIsNone(b.s["result"]["first_bad"])
+        text = b.s["result"]["text"]
+        self.assertIn(f"{3:040d}"[:12], text)
+        self.assertIn(f"{4:040d}"[:12], text)
+
+    def test_bad_not_bad(self):
+        rc, calls, b = self.run_walk(8, 99)
+        self.assertEqual((rc, calls), (1, [("bad-check", 7)]))
+        self.assertIn("nothing to bisect", b.s["result"]["text"])
+
+    def test_confirmation_disagrees(self):
+        rc, _calls, b = self.run_walk(8, 2, confirm=bisect.GOOD)
+        self.assertEqual(rc, 1)
+        self.assertIn("NOT CONFIRMED", b.s["result"]["text"])
+
+    def test_resume_judges_no_commit_twice(self):
+        rc, first, b = self.run_walk(8, 6, stop_after=2)
+        self.assertEqual(rc, 130)
+        st = bisect.load(self.tmp.name).s
+        rc, second, b = self.run_walk(8, 6, st=st)
+        self.assertEqual(rc, 0)
+        self.assertEqual(b.s["result"]["first_bad"], f"{6:040d}")
+        done = first[:2]
+        # The interrupted step runs again; no finished one does.
+        self.assertFalse(set(done) & set(second), (first, second))
+
+    def test_classify(self):
+        c = bisect.classify
+        self.assertEqual(c(["harm (failures)", "no harm"])[0], bisect.BAD)
+        self.assertEqual(c(["worse", "better"])[0], bisect.BAD)
+        self.assertEqual(c(["unsafe (lockdep)"])[0], bisect.BAD)
+        self.assertEqual(c(["no harm", "better"])[0], bisect.GOOD)
+        self.assertEqual(c(["no harm", "inconclusive (n≈40)"])[0], bisect.SKIP)
+        self.assertEqual(c(["withheld (steal)"])[0], bisect.SKIP)
+        self.assertEqual(c([])[0], bisect.SKIP)
+
+    def test_step_campaign_round_trip(self):
+        with open(os.path.join(ROOT, "campaigns", "default.toml"), "rb") as f:
+            base = tomllib.load(f)
+        c = bisect.step_campaign(base, "bisect-01", "g", "x")
+        back = tomllib.loads(bisect.dump_toml(c))
+        self.assertEqual(back, c)
+        self.assertEqual((back["variants"], back["baseline"], back["control"]),
+                         (["g", "x"], "g", True))
+        self.assertEqual(back["points"], base["points"])
+
+
+class Step(unittest.TestCase):
+    """A commit that does not build (build-kernel.sh exit 4, 5, 6) is
+    skipped with its log named; any other build failure stops."""
+
+    def test_build_failure_is_a_skip(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        st = state(3)
+        b = bisect.Bisect(tmp.name, st)
+        b.variant = lambda i: f"v{i}"
+        calls = []
+        saved = bisect.call
+        self.addCleanup(setattr, bisect, "call", saved)
+        for rc in (4, 5, 6):
+            bisect.call = lambda cmd, log, rc=rc: calls.append(cmd) or (0 if cmd[-1] == "v-1" else rc)
+            cls, why, cells = b.campaign_step({"index": 1, "base": -1, "run": "steps/01"})
+            self.assertEqual((cls, cells), (bisect.SKIP, []))
+            self.assertIn(f"v1 does not build (exit {rc}", why)
+        self.assertEqual(st["built"], ["v-1"])  # GOOD built once, then not again
+        self.assertEqual(sum(c[-1] == "v-1" for c in calls), 1)
+        bisect.call = lambda cmd, log: 3
+        with self.assertRaises(bisect.BisectError):
+            b.campaign_step({"index": 2, "base": -1, "run": "steps/02"})
+
+
+class Start(unittest.TestCase):
+    """The commit list comes from the user's tree, first parents only."""
+
+    def test_first_parents_and_refusals(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        t = os.path.join(tmp.name, "linux")
+        os.makedirs(t)
+        git(t, "init", "-q", "-b", "main")
+        good = commit(t, {"Makefile": makefile(), "kernel/locking/lockdep.c": "x\n"}, "base")
+        git(t, "checkout", "-q", "-b", "side")
+        commit(t, {"side.c": "1\n"}, "side")
+        git(t, "checkout", "-q", "main")
+        a = commit(t, {"a.c": "1\n"}, "a")
+        git(t, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+        m = git(t, "rev-parse", "HEAD")
+        camp = os.path.join(tmp.name, "c.toml")
+        with open(camp, "w") as f:
+            f.write('name = "x"\n')
+        args = argparse.Namespace(tree=t, good=good, bad="HEAD", campaign=camp, like="before",
+                                  out=os.path.join(tmp.name, "out"))
+        b = bisect.start(args)
+        self.assertEqual([c["id"] for c in b.s["commits"]], [a, m])
+        self.assertEqual([c["subject"] for c in b.s["commits"]], ["a", "merge side"])
+        with self.assertRaises(bisect.BisectError):  # a bisection is there
+            bisect.start(args)
+        for g, bad, words in ((m, good, "not an ancestor"), (m, m, "no commit between")):
+            args.good, args.bad, args.out = g, bad, os.path.join(tmp.name, g[:3] + bad[:3])
+            with self.subTest(words), self.assertRaises(bisect.BisectError) as cm:
+                bisect.start(args)
+            self.assertIn(words, str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
