@@ -33,6 +33,9 @@ commands:
   bisect --tree PATH GOOD BAD --campaign FILE [--out DIR]
   bisect --resume DIR         the first commit of GOOD..BAD (first parents)
                               that the campaign judges harm or worse
+  bisect --judge --tree PATH GOOD [REF] --campaign FILE
+                              one step for git bisect run (0 good, 1 bad,
+                              125 skip)
   boot TARGET [--cpus N] [--mem MB] [--job FILE] [--out DIR]
                               boot a variant in QEMU: a shell, or one job
   campaign FILE [--jobs N] [--hosts FILE] [--variants DIR]

@@ -32,11 +32,20 @@ commit list, each step with its class), log.txt (a line a step), steps/
 stops the step's campaign (which keeps what it measured);
 ./run.sh bisect --resume DIR goes on from there.
 
+For git bisect itself (a walk over merges, or your own bisect log),
+--judge is one step as `git bisect run` wants it: the commit REF (HEAD:
+the one git bisect checked out) against GOOD, exit 0 good, 1 bad, 125
+skip, 128 an error (git bisect stops); its steps gather in one results
+directory per GOOD, so a commit is judged once:
+  git bisect start BAD GOOD
+  git bisect run /path/to/run.sh bisect --judge --tree "$PWD" GOOD --campaign FILE
+
 Usage: bisect.py --tree PATH GOOD BAD --campaign FILE [--out DIR] [--like V]
        bisect.py --resume DIR
+       bisect.py --judge --tree PATH GOOD [REF] --campaign FILE [--out DIR]
 Exit status: 0 the first bad commit found (and confirmed), 1 not found
 (BAD not bad, every candidate skipped, or the confirmation disagrees), 2
-bad input, 130 interrupted.
+bad input, 130 interrupted; with --judge as above.
 """
 import csv
 import json
@@ -350,6 +359,40 @@ def start(args):
     return b
 
 
+def judge_one(args):
+    """--judge: one commit against GOOD, for git bisect run."""
+    tree = kernel_tree.check_tree(args.tree)
+    good = kernel_tree.resolve(tree, args.refs[0])
+    ref = args.refs[1] if len(args.refs) > 1 else "HEAD"
+    it = kernel_tree.resolve(tree, ref)
+    d = args.out or os.path.join(ROOT, "results", f"bisect-judge-{good['commit'][:12]}")
+    try:
+        with open(args.campaign, "rb") as f:
+            text = f.read(1 << 20)
+        tomllib.loads(text.decode())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise BisectError(f"--campaign {args.campaign}: {e}") from None
+    if os.path.exists(os.path.join(d, STATE)):
+        b = load(d)
+        with open(os.path.join(d, b.s["campaign"]), "rb") as f:
+            if f.read() != text or b.s["good"]["id"] != good["commit"]:
+                raise BisectError(f"{d} judges against another GOOD or campaign: --out DIR")
+    else:
+        os.makedirs(os.path.join(d, "steps"), exist_ok=True)
+        with open(os.path.join(d, "campaign.toml"), "wb") as f:
+            f.write(text)
+        b = Bisect(d, {"tree": tree, "like": args.like, "campaign": "campaign.toml",
+                       "good": {"id": good["commit"], "subject": good["subject"]},
+                       "commits": [], "steps": []})
+    ids = [c["id"] for c in b.s["commits"]]
+    if it["commit"] not in ids:
+        b.s["commits"].append({"id": it["commit"], "subject": it["subject"]})
+        b.save()
+        ids.append(it["commit"])
+    st = b.judge("judge", ids.index(it["commit"]))
+    return {GOOD: 0, BAD: 1}.get(st["class"], 125)
+
+
 def load(d):
     try:
         with open(os.path.join(d, STATE)) as f:
@@ -370,10 +413,19 @@ def make_parser():
     p.add_argument("--out")
     p.add_argument("--like", default="before")
     p.add_argument("--resume", metavar="DIR")
+    p.add_argument("--judge", action="store_true",
+                   help="one step for git bisect run: exit 0 good, 1 bad, 125 skip")
     return p
 
 
 def body(args):
+    if args.judge:
+        if not (args.tree and 1 <= len(args.refs) <= 2 and args.campaign) or args.resume:
+            raise BisectError("--judge needs --tree PATH GOOD [REF] --campaign FILE")
+        try:
+            return judge_one(args)
+        except (Interrupted, KeyboardInterrupt):
+            return 130
     if args.resume:
         if args.tree or args.refs or args.campaign:
             raise BisectError("--resume DIR takes nothing else")
@@ -392,5 +444,13 @@ def body(args):
         return 130
 
 
+def main(argv):
+    rc = run_cli("bisect", make_parser(), argv, body)
+    # git bisect run reads 1-127 but 125 as "bad": an error must stop it.
+    if "--judge" in argv and rc not in (0, 1, 125, 130):
+        rc = 128
+    return rc
+
+
 if __name__ == "__main__":
-    sys.exit(run_cli("bisect", make_parser(), sys.argv[1:], body))
+    sys.exit(main(sys.argv[1:]))

@@ -182,5 +182,70 @@ class Start(unittest.TestCase):
             self.assertIn(words, str(cm.exception))
 
 
+# A stand-in for a step's build and campaign, for git bisect run: a commit
+# whose subject says "slow" (or comes after one) is bad, "broken" skipped.
+JUDGE = """
+import os, sys
+sys.path.insert(0, {root!r})
+from scripts import bisect, kernel_tree
+def step(self, st):
+    c = self.s["commits"][st["index"]]
+    log = kernel_tree.git(self.s["tree"], "log", "--format=%s", "good.." + c["id"])
+    with open({calls!r}, "a") as f:
+        f.write(c["id"] + "\\n")
+    if c["subject"] == "broken":
+        return bisect.SKIP, "does not build", []
+    return (bisect.BAD if "slow" in log else bisect.GOOD), "table", []
+bisect.Bisect.campaign_step = step
+sys.exit(bisect.main(sys.argv[1:]))
+"""
+
+
+class Judge(unittest.TestCase):
+    """--judge is git bisect run's test: 0 good, 1 bad, 125 skip, 128 an
+    error; git bisect itself, in a throwaway tree, finds the commit."""
+
+    def test_git_bisect_run(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        t = os.path.join(tmp.name, "linux")
+        os.makedirs(t)
+        git(t, "init", "-q", "-b", "main")
+        commit(t, {"Makefile": makefile(), "kernel/locking/lockdep.c": "x\n"}, "base")
+        git(t, "tag", "good")
+        ids = [commit(t, {f"f{i}.c": f"{i}\n"}, {3: "broken", 5: "slow"}.get(i, f"c{i}"))
+               for i in range(1, 9)]
+        calls = os.path.join(tmp.name, "calls")
+        script = os.path.join(tmp.name, "judge.py")
+        with open(script, "w") as f:
+            f.write(JUDGE.format(root=ROOT, calls=calls))
+        camp = os.path.join(tmp.name, "c.toml")
+        with open(camp, "w") as f:
+            f.write('name = "x"\n')
+        out = os.path.join(tmp.name, "out")
+        cmd = [sys.executable, script, "--judge", "--tree", t, "good", "--campaign", camp,
+               "--out", out]
+        git(t, "bisect", "start", ids[-1], "good")
+        log = git(t, "bisect", "run", *cmd)
+        self.assertIn(f"{ids[4]} is the first bad commit", log)
+        def read_calls():
+            with open(calls) as f:
+                return f.read().split()
+        judged = read_calls()
+        self.assertEqual(len(judged), len(set(judged)))
+        git(t, "bisect", "reset")
+        # Once judged, a commit is not judged again; an error is 128.
+        import subprocess
+        one = cmd[:6] + [ids[4]] + cmd[6:]
+        rc = subprocess.call(one, stdout=subprocess.DEVNULL)
+        self.assertEqual(rc, 1)
+        self.assertEqual(read_calls(), judged + ([] if ids[4] in judged else [ids[4]]))
+        for bad_args in (["--judge", "--tree", t, "--campaign", camp],
+                         ["--judge", "--tree", t, "nope", "--campaign", camp, "--out", out]):
+            with self.subTest(bad_args):
+                self.assertEqual(subprocess.call([sys.executable, script] + bad_args,
+                                                 stderr=subprocess.DEVNULL), 128)
+
+
 if __name__ == "__main__":
     unittest.main()
