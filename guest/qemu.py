@@ -21,7 +21,7 @@ from guest.vcpu import note_run_mark
 from guest import targets
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BUILD = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
+BUILD = targets.BUILD  # LOCKBENCH_BUILD or build/: one place, guest/targets.py
 INIT = os.path.join(ROOT, "guest", "init.sh")
 
 # A results stream stalled with less than this free is a full disk, not a

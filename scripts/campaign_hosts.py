@@ -252,7 +252,7 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
 
 def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
     c = man.data["campaign"]
-    build = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
+    build = targets.BUILD
     payload = ".hosts-payload.tar"
     images = list(dict.fromkeys(campaign_file.image(c, v) for v in c["variants"]))
     # A boot variant is another variant's image with kernel parameters

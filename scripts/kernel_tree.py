@@ -319,8 +319,7 @@ def make_parser():
     v = sub.add_parser("variants")
     v.add_argument("tree")
     v.add_argument("refs", nargs="+", metavar="REF")
-    v.add_argument("--out", default=os.path.join(
-        os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build")), "trees"))
+    v.add_argument("--out", default=os.path.join(targets.BUILD, "trees"))
     v.add_argument("--like", default="before")
     return p
 
