@@ -219,7 +219,7 @@ class Bisect:
                                       f"{self.s['commits'][i]['id'][:12]}")}
             self.s["steps"].append(st)
             self.save()
-        self.log(f"{kind} {len(self.s['steps'])}: {self.commit_s(i)} against "
+        self.log(f"{kind} {self.s['steps'].index(st) + 1}: {self.commit_s(i)} against "
                  f"{self.commit_s(base)}")
         st["class"], st["why"], st["cells"] = self.run_step(st)
         self.save()
