@@ -234,7 +234,10 @@ exec 8>"$vdir/.build.lock"
 flock 8
 rm -rf "$vdir/obj" # the objects' folder before they moved into src/
 # The series, one patch hash a line: a donor's must be a prefix of it.
-series_list=$(sha256sum "${patches[@]}" | cut -d' ' -f1)
+# (None for a tree's commit that needs no patch: sha256sum with no file
+# would read standard input, a terminal's.)
+series_list=
+[ ${#patches[@]} -eq 0 ] || series_list=$(sha256sum "${patches[@]}" | cut -d' ' -f1)
 series_id=$(printf '%s\n%s\n' "${src_commit:-$pkgver}" "$series_list" | sha256sum | cut -d' ' -f1)
 # What a donor must share besides: the arch and the config fragments (a
 # tree's commits are never a tarball variant's donor: share_tree_objects).
