@@ -67,8 +67,10 @@ class TreeError(CliError):
 def git(cwd, *args, check=True):
     """git's stdout, stripped; TreeError when check and it fails."""
     try:
-        p = subprocess.run(["git", "-C", cwd, *args], capture_output=True, text=True,
-                           timeout=300)
+        # No optional locks: git status would otherwise refresh the
+        # index of the user's tree, a write there.
+        p = subprocess.run(["git", "--no-optional-locks", "-C", cwd, *args],
+                           capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise TreeError(f"git {args[0]} in {cwd}: {e}") from None
     if check and p.returncode:
