@@ -189,6 +189,7 @@ class Bisect:
     def __init__(self, d, state, run_step=None):
         self.d, self.s = d, state
         self.run_step = run_step or self.campaign_step
+        self.names = {}  # commit id -> its variant, written this process
 
     def save(self):
         tmp = os.path.join(self.d, STATE + ".tmp")
@@ -271,11 +272,15 @@ class Bisect:
             self.log(line)
 
     def variant(self, i):
-        """The variant file of commit i (-1: GOOD) in DIR/variants."""
+        """The variant file of commit i (-1: GOOD) in DIR/variants, written
+        once a process (GOOD's is in every step; writing one checks the
+        user's tree with git status)."""
         c = self.s["commits"][i] if i >= 0 else self.s["good"]
-        names, _camp = kernel_tree.write_variants(
-            self.s["tree"], [c["id"]], os.path.join(self.d, "variants"), self.s["like"])
-        return names[0]
+        if c["id"] not in self.names:
+            self.names[c["id"]] = kernel_tree.write_variants(
+                self.s["tree"], [c["id"]], os.path.join(self.d, "variants"),
+                self.s["like"])[0][0]
+        return self.names[c["id"]]
 
     def campaign_step(self, st):
         """Build the step's two commits, run the campaign, judge it."""
@@ -316,6 +321,18 @@ class Bisect:
         return cls, why, cells
 
 
+def read_campaign(path):
+    """The bytes of the campaign file PATH, once checked to be TOML (the
+    step campaigns are made from it; campaign_file checks the rest)."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read(1 << 20)
+        tomllib.loads(text.decode())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise BisectError(f"--campaign {path}: {e}") from None
+    return text
+
+
 def start(args):
     """A new bisection: check the tree and the refs, list the commits."""
     tree = kernel_tree.check_tree(args.tree)
@@ -331,12 +348,7 @@ def start(args):
     if len(ids) > 1000:
         raise BisectError(f"{len(ids)} commits between {args.good} and {args.bad}: "
                           f"at most 1000 (about 10 steps, each a build and a campaign)")
-    try:
-        with open(args.campaign, "rb") as f:
-            text = f.read(1 << 20)
-        tomllib.loads(text.decode())
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise BisectError(f"--campaign {args.campaign}: {e}") from None
+    text = read_campaign(args.campaign)
     d = args.out or os.path.join(ROOT, "results", time.strftime(
         f"bisect-{bad['commit'][:12]}-%Y%m%dT%H%M%SZ", time.gmtime()))
     if os.path.exists(os.path.join(d, STATE)):
@@ -366,12 +378,7 @@ def judge_one(args):
     ref = args.refs[1] if len(args.refs) > 1 else "HEAD"
     it = kernel_tree.resolve(tree, ref)
     d = args.out or os.path.join(ROOT, "results", f"bisect-judge-{good['commit'][:12]}")
-    try:
-        with open(args.campaign, "rb") as f:
-            text = f.read(1 << 20)
-        tomllib.loads(text.decode())
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise BisectError(f"--campaign {args.campaign}: {e}") from None
+    text = read_campaign(args.campaign)
     if os.path.exists(os.path.join(d, STATE)):
         b = load(d)
         with open(os.path.join(d, b.s["campaign"]), "rb") as f:

@@ -22,6 +22,18 @@ from scripts import bisect  # noqa: E402
 from tests.unit.test_kernel_tree import commit, git, makefile  # noqa: E402
 
 
+def kernel_repo(test):
+    """A throwaway git tree with a kernel's marks, one commit "base":
+    (its TemporaryDirectory, the tree, the commit id)."""
+    tmp = tempfile.TemporaryDirectory()
+    test.addCleanup(tmp.cleanup)
+    t = os.path.join(tmp.name, "linux")
+    os.makedirs(t)
+    git(t, "init", "-q", "-b", "main")
+    base = commit(t, {"Makefile": makefile(), "kernel/locking/lockdep.c": "x\n"}, "base")
+    return tmp, t, base
+
+
 def state(n):
     return {"tree": "/t", "like": "before", "campaign": "campaign.toml",
             "good": {"id": "g" * 40, "subject": "good"},
@@ -153,12 +165,7 @@ class Start(unittest.TestCase):
     """The commit list comes from the user's tree, first parents only."""
 
     def test_first_parents_and_refusals(self):
-        tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(tmp.cleanup)
-        t = os.path.join(tmp.name, "linux")
-        os.makedirs(t)
-        git(t, "init", "-q", "-b", "main")
-        good = commit(t, {"Makefile": makefile(), "kernel/locking/lockdep.c": "x\n"}, "base")
+        tmp, t, good = kernel_repo(self)
         git(t, "checkout", "-q", "-b", "side")
         commit(t, {"side.c": "1\n"}, "side")
         git(t, "checkout", "-q", "main")
@@ -206,12 +213,7 @@ class Judge(unittest.TestCase):
     error; git bisect itself, in a throwaway tree, finds the commit."""
 
     def test_git_bisect_run(self):
-        tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(tmp.cleanup)
-        t = os.path.join(tmp.name, "linux")
-        os.makedirs(t)
-        git(t, "init", "-q", "-b", "main")
-        commit(t, {"Makefile": makefile(), "kernel/locking/lockdep.c": "x\n"}, "base")
+        tmp, t, _base = kernel_repo(self)
         git(t, "tag", "good")
         ids = [commit(t, {f"f{i}.c": f"{i}\n"}, {3: "broken", 5: "slow"}.get(i, f"c{i}"))
                for i in range(1, 9)]
