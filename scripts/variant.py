@@ -204,6 +204,11 @@ def make_parser():
     o = sub.add_parser("order", help="targets in build order: fewer patches first, so that "
                        "a target's donor (build-kernel.sh) is built before it")
     o.add_argument("names", metavar="TARGET", nargs="+")
+    o.add_argument("--groups", action="store_true",
+                   help="print GROUP TARGET for each TARGET given: the targets of a "
+                        "group (arch and config fragments) are each other's donors; "
+                        "the group of the first target built is 0, each other group "
+                        "starts with a cold build")
     s = sub.add_parser("show", help="arch, patches and configs of a target")
     s.add_argument("name", metavar="TARGET")
     a = sub.add_parser("arch", help="what builds and boots ARCH (guest/arches.toml), "
@@ -245,7 +250,17 @@ def main(argv):
             # The tarball's first (a tree's commit may take one as its
             # donor), each by its number of patches.
             counts = {t: (bool(load(t)["tree"]), len(load(t)["patches"])) for t in targets}
-            print("\n".join(sorted(targets, key=counts.get)))
+            ordered = sorted(targets, key=counts.get)
+            if not args.groups:
+                print("\n".join(ordered))
+                return 0
+            keys = {}
+            for t in ordered:
+                v = load(t)
+                keys.setdefault((v["arch"], tuple(v["configs"])), len(keys))
+            for name in dict.fromkeys(args.names):
+                v = load(load(name).get("boots", name))
+                print(keys[(v["arch"], tuple(v["configs"]))], name)
             return 0
         v = load(args.name)
         if v.get("boots"):

@@ -15,10 +15,14 @@
 # Each test says in its header which kernels it boots ("# Needs: before
 # after@arm64 slow ...", "-" for none; without the line: before and
 # after); a test kernel of tests/variants may be named.
-# The run builds those of the tests it runs, once, in one call (./run.sh
-# build orders them), while the tests that need none run beside it at a
-# lower priority (a lint error shows within seconds); the tests that boot
-# start when both are done.
+# The run builds those of the tests it runs, once (./run.sh build orders
+# them), while the tests that need none run beside it at a lower priority
+# (a lint error shows within seconds).  The kernels of before's group come
+# first; those of the other groups (arm64, lock_stat-free: each a cold
+# build) then build at nice 19, one group after the other, while the
+# booting tests that need none of them run.  A test that boots one of
+# them starts once its group is built; one whose header says
+# "# Quiet: yes (why)" runs last, when no build is left.
 #
 # --fast: only what needs no kernel (the unit tests and the "Needs: -"
 # tests), a few minutes: for a change to the analysis, the plots or the
@@ -157,10 +161,42 @@ build=()
 for v in "${wanted[@]}"; do
 	[[ " ${build[*]} " == *" $v "* ]] || build+=("$v")
 done
+# The kernels of the first one's group (before's: arch and config
+# fragments, each other's donors) are built first.  Those of the other
+# groups (arm64, the lock_stat-free pair: each group starts with a cold
+# build) are built after, one group after the other, at nice 19, while
+# the booting tests that need none of them run: those tests leave about a
+# third of the two cores idle (a 1-vCPU guest and its analysis), which
+# the build takes (docs/measurements.md, 2026-12-06).  A test starts
+# once the group of every kernel it boots is built.
+test_variants=${LOCKBENCH_VARIANT_PATH:-$LB_ROOT/tests/variants}
+declare -A kgroup
+early=()
+ngroups=1
+if [ ${#build[@]} -gt 0 ]; then
+	groups=$(LOCKBENCH_VARIANT_PATH=$test_variants lb_py -m scripts.variant order --groups "${build[@]}") || exit 2
+	while read -r g v; do
+		kgroup[$v]=$g
+		[ "$g" != 0 ] || early+=("$v")
+		[ "$g" -lt "$ngroups" ] || ngroups=$((g + 1))
+	done <<<"$groups"
+fi
+# group_of T: the last group of the kernels test T boots.
+group_of() {
+	local k g=0
+	for k in $(needs "$1"); do
+		[ "${kgroup[$k]:-0}" -le "$g" ] || g=${kgroup[$k]}
+	done
+	echo "$g"
+}
 
 export LB_TEST_OUT=${LB_TEST_OUT:-$LB_BUILD/test-out}
 rm -rf "$LB_TEST_OUT"
 mkdir -p "$LB_TEST_OUT"
+# Ctrl-C or a kill: the jobs in the background (a build, the tests
+# beside it) go too.  Without job control they share this shell's
+# process group, and they ignore SIGINT.
+trap 'trap "" INT TERM; kill -TERM 0 2>/dev/null; exit 130' INT TERM
 scripts/setup.sh || exit 1
 # kernelless: the tests that boot nothing (the lint among them: seconds),
 # then the unit tests (the whole suite and --fast).
@@ -174,13 +210,15 @@ kernelless() {
 		[ ${#build[@]} -gt 0 ] || run_test unit-timed unit_tests timed
 	fi
 }
-# A test may need the tests' own kernels (tests/variants: the planted
+# build_kernels NAME TARGET...: one ./run.sh build, its line NAME.  A
+# test may need the tests' own kernels (tests/variants: the planted
 # faults, the nested reader): built here with the rest, once.
 build_kernels() {
-	run_test build env \
-		LOCKBENCH_VARIANT_PATH="${LOCKBENCH_VARIANT_PATH:-$LB_ROOT/tests/variants}" \
-		./run.sh build "${build[@]}"
+	local name=$1
+	shift
+	run_test "$name" env LOCKBENCH_VARIANT_PATH="$test_variants" ./run.sh build "$@"
 }
+latepid=
 if [ ${#build[@]} -eq 0 ]; then
 	kernelless "$@"
 else
@@ -190,43 +228,82 @@ else
 	# slowed less (at nice 10 the unit tests took 260 s of CPU in 552 s,
 	# and before, cold, 598 s where it takes about 456 s alone).  Their
 	# lines print as they end; the booting tests start when both are
-	# done (they time what they boot).
+	# done.
 	(
 		renice -n 19 -p "$BASHPID" >/dev/null
 		kernelless "$@"
 	) &
 	bg=$!
-	build_kernels
+	build_kernels build "${early[@]}"
+	if [ "$ngroups" -gt 1 ]; then
+		(
+			renice -n 19 -p "$BASHPID" >/dev/null
+			for ((g = 1; g < ngroups; g++)); do
+				ks=()
+				for k in "${build[@]}"; do
+					[ "${kgroup[$k]}" != $g ] || ks+=("$k")
+				done
+				build_kernels "build-$g" "${ks[@]}"
+			done
+		) &
+		latepid=$!
+	fi
 	wait "$bg"
 fi
-# The tests that boot: alone, one after the other, except those whose
-# header says "# Beside: yes" (no timing, core or load in what they
-# assert, no kernel build, nothing shared with another test): those run
-# two at a time after the others, since a guest's boot and the analysis
-# after it leave a core idle much of the time.
-beside=()
-# The timed unit tests first among them: at the normal priority, beside
-# one other test, their hang guards' bounds hold.
-[ ${#build[@]} -eq 0 ] || { [ $# -gt 0 ] && [ $fast = 0 ]; } || beside+=(unit-timed)
-for t in "${tests[@]}"; do
-	[[ " ${kernelless[*]} " != *" $t "* ]] || continue
-	if grep -qx '# Beside: yes' "tests/$t"; then
-		beside+=("$t")
-	else
-		run_test "${t%.sh}" "tests/$t"
-	fi
-done
-for t in "${beside[@]}"; do
-	while [ "$(jobs -rp | wc -l)" -ge 2 ]; do
+
+# run_phase TEST...: the booting tests given, alone, one after the other,
+# except those whose header says "# Beside: yes" (no timing, core or load
+# in what they assert, no kernel build, nothing shared with another
+# test): those run two at a time after the others, since a guest's boot
+# and the analysis after it leave a core idle much of the time.  The
+# timed unit tests ("unit-timed") are among them, at the normal priority:
+# beside one other test, their hang guards' bounds hold.
+run_phase() {
+	local beside=() t
+	for t in "$@"; do
+		if [ "$t" = unit-timed ] || grep -qx '# Beside: yes' "tests/$t"; then
+			beside+=("$t")
+		else
+			run_test "${t%.sh}" "tests/$t"
+		fi
+	done
+	for t in "${beside[@]}"; do
+		while [ "$(jobs -rp | grep -cvx "${latepid:-none}")" -ge 2 ]; do
+			wait -n
+		done
+		if [ "$t" = unit-timed ]; then
+			run_test unit-timed unit_tests timed &
+		else
+			run_test "${t%.sh}" "tests/$t" &
+		fi
+	done
+	while [ "$(jobs -rp | grep -cvx "${latepid:-none}")" -gt 0 ]; do
 		wait -n
 	done
-	if [ "$t" = unit-timed ]; then
-		run_test unit-timed unit_tests timed &
+}
+# The booting tests by the group they wait for; the quiet ones last,
+# when every build is over.
+declare -A phase
+quiet=()
+[ ${#build[@]} -eq 0 ] || { [ $# -gt 0 ] && [ $fast = 0 ]; } || phase[0]=unit-timed
+for t in "${tests[@]}"; do
+	[[ " ${kernelless[*]} " != *" $t "* ]] || continue
+	if [ -n "$latepid" ] && grep -q '^# Quiet: yes' "tests/$t"; then
+		quiet+=("$t")
 	else
-		run_test "${t%.sh}" "tests/$t" &
+		g=$(group_of "$t")
+		phase[$g]="${phase[$g]:-} $t"
 	fi
 done
-wait
+for ((g = 0; g < ngroups; g++)); do
+	while [ $g -gt 0 ] && [ ! -e "$LB_TEST_OUT/build-$g.rc" ] && kill -0 "$latepid" 2>/dev/null; do
+		sleep 2
+	done
+	# shellcheck disable=SC2086 # test names have no blanks
+	run_phase ${phase[$g]:-}
+done
+[ -z "$latepid" ] || wait "$latepid"
+run_phase "${quiet[@]}"
 
 passed=0
 failures=()

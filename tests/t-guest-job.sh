@@ -16,6 +16,7 @@
 # and the check that the report names mboxes_lock failed).
 #
 # Usage: tests/t-guest-job.sh
+# Quiet: yes (perf lock record loses events on a shared host)
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

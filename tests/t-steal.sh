@@ -20,6 +20,7 @@
 # and analysis/host_steal.py turns the files into steal_pct and steal_max_pct.
 #
 # Usage: tests/t-steal.sh
+# Quiet: yes (an undisturbed point must read under the steal flag)
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

@@ -17,6 +17,7 @@
 # job check (exit 2, one line, no run directory) before any boot.
 #
 # Usage: tests/t-think.sh
+# Quiet: yes (its op-rate bounds assume a vCPU with its core)
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"

@@ -23,6 +23,7 @@
 #
 # Usage: tests/t-verdicts.sh
 # Needs: before slow
+# Quiet: yes (a 12 s silence limit; its controls at 1 vCPU side by side)
 
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
