@@ -43,6 +43,29 @@ class Targets(unittest.TestCase):
                             ("rcu", "before")):
             self.assertLess(got.index(early), got.index(late), got)
 
+    def test_build_groups(self):
+        """variant.py order --groups (tests/run-all.sh: which kernels build
+        first): one group per arch and config fragments, numbered in build
+        order, so before's group is 0 when before is named first; every
+        name given gets its own line, in the order given."""
+        import contextlib
+        import io
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = variant.main(["order", "--groups", "before", "after@arm64", "before-plain",
+                               "rcu", "after", "before@arm64", "after-plain", "after"])
+        self.assertEqual(rc, 0)
+        got = [line.split() for line in out.getvalue().splitlines()]
+        names = [n for _, n in got]
+        self.assertEqual(names, ["before", "after@arm64", "before-plain", "rcu", "after",
+                                 "before@arm64", "after-plain"])
+        g = {n: int(k) for k, n in got}
+        self.assertEqual(g["before"], 0)
+        self.assertEqual({g["after"], g["rcu"]}, {0})
+        self.assertEqual(g["after@arm64"], g["before@arm64"])
+        self.assertEqual(g["after-plain"], g["before-plain"])
+        self.assertEqual(len({g["before"], g["before@arm64"], g["before-plain"]}), 3)
+
     def test_label_and_dirs(self):
         self.assertEqual(variant.label("before", "arm"), "before")
         self.assertEqual(variant.label("before", "arm64"), "before@arm64")
