@@ -48,6 +48,14 @@
 
 #include "lat_hist.h"
 
+/* What results_out.h takes from the kernel. */
+#define BENCH_NOW()		local_clock()
+#define BENCH_RESCHED()		cond_resched()
+#define BENCH_DIV64(a, b)	div64_u64(a, b)
+#define BENCH_OUT		struct seq_file
+#define bench_out(o, ...)	seq_printf(o, __VA_ARGS__)
+#include "results_out.h"
+
 /*
  * Timing every op cost about 8% of an uncontended lookup under TCG (two
  * local_clock() reads and a histogram update against a ~4 us op); timing
@@ -56,19 +64,6 @@
  */
 #define BENCH_TIMING_DEFAULT	8
 #define BENCH_MAX_TIMING	1024
-
-/*
- * The host under TCG does not run at one speed: a host core's throughput
- * was seen to halve and recover within seconds (other tenants on the
- * physical machine), and a guest's ops/s with it.  So each thread also
- * times a fixed reference computation, lock-free and the same in every
- * kernel, once every BENCH_REF_EVERY ops, all through the run: the host
- * speed each thread saw, measured while it ran, against which the
- * analysis can normalise (FORMAT.md, "ref").
- */
-#define BENCH_REF_EVERY		64
-#define BENCH_REF_WORDS		64
-#define BENCH_REF_PASSES	4
 
 /*
  * Parameters.  Writable so that they can change between runs; each run
@@ -110,8 +105,6 @@ MODULE_PARM_DESC(think_ns, "Busy time per thread between two ops, outside any lo
 #define BENCH_MAX_DURATION_MS	600000
 #define BENCH_MAX_THINK_NS	1000000
 #define BENCH_ERR_SLOTS		8
-#define BENCH_CAL_READS		10000
-#define BENCH_CAL_ROUNDS	3
 #define BENCH_NAME_LEN		16
 
 /* Error code of a registry call that returned the wrong mailbox. */
@@ -175,10 +168,7 @@ struct bench_thread {
 	u64 lockops_write;
 	int untimed;		/* ops left before the next timed one */
 	int unref;		/* ops left before the next reference probe */
-	u64 ref_loops;
-	u64 ref_ns;
-	u32 ref_buf[BENCH_REF_WORDS];
-	u64 ref_hist[BENCH_FINE_BUCKETS];
+	struct bench_ref ref;
 	struct bench_err err[BENCH_ERR_SLOTS];
 	struct bench_lat lat[BENCH_NR_OPS];
 } ____cacheline_aligned;
@@ -202,9 +192,7 @@ struct bench_total {
 	u64 errors;
 	u64 min_ops;
 	u64 max_ops;
-	u64 ref_loops;
-	u64 ref_ns;
-	u64 ref_hist[BENCH_FINE_BUCKETS];
+	struct bench_ref ref;	/* its buf unused */
 	struct bench_lat lat[BENCH_NR_OPS];
 };
 
@@ -422,28 +410,6 @@ static void bench_one_op(struct bench_thread *t)
 }
 
 /*
- * The reference computation: loads, stores and arithmetic on a
- * thread-private buffer, a few microseconds under TCG.  It takes no lock
- * and touches nothing shared, so its time depends on the host alone.
- */
-static noinline void bench_ref_probe(struct bench_thread *t)
-{
-	u32 x = t->ref_buf[BENCH_REF_WORDS - 1];
-	u64 t0 = local_clock();
-	int pass, i;
-
-	for (pass = 0; pass < BENCH_REF_PASSES; pass++)
-		for (i = 0; i < BENCH_REF_WORDS; i++) {
-			x = x * 1664525 + 1013904223 + t->ref_buf[i];
-			WRITE_ONCE(t->ref_buf[i], x);
-		}
-	t0 = local_clock() - t0;
-	t->ref_ns += t0;
-	t->ref_loops++;
-	t->ref_hist[bench_fine_bucket(t0)]++;
-}
-
-/*
  * Think time: what a driver does between two opens of a mailbox, so that
  * the registry is taken at a realistic rate and not back to back.  Spent
  * after an op has been counted (and after its reference probe), outside
@@ -483,7 +449,7 @@ static int bench_thread_fn(void *arg)
 		bench_one_op(t);
 		if (--t->unref <= 0) {
 			t->unref = BENCH_REF_EVERY;
-			bench_ref_probe(t);
+			bench_ref_probe(&t->ref);
 		}
 		if (ctx->p->think_ns)
 			bench_think(ctx, ctx->p->think_ns);
@@ -498,23 +464,6 @@ static int bench_thread_fn(void *arg)
 	}
 	__set_current_state(TASK_RUNNING);
 	return 0;
-}
-
-/* Cost of one local_clock() read: best of a few back-to-back loops. */
-static u64 bench_clock_read_ns(void)
-{
-	u64 best = U64_MAX;
-	int round, i;
-
-	for (round = 0; round < BENCH_CAL_ROUNDS; round++) {
-		u64 t0 = local_clock();
-
-		for (i = 0; i < BENCH_CAL_READS; i++)
-			local_clock();
-		best = min(best, local_clock() - t0);
-		cond_resched();
-	}
-	return div_u64(best + BENCH_CAL_READS / 2, BENCH_CAL_READS);
 }
 
 /* Register the preloaded mailboxes; on failure leave none registered. */
@@ -687,9 +636,7 @@ static void bench_sum(struct bench_result *res)
 		tot->errors += t->errors;
 		tot->min_ops = min(tot->min_ops, t->ops);
 		tot->max_ops = max(tot->max_ops, t->ops);
-		tot->ref_loops += t->ref_loops;
-		tot->ref_ns += t->ref_ns;
-		bench_fine_merge(tot->ref_hist, t->ref_hist);
+		bench_ref_merge(&tot->ref, &t->ref);
 		res->lockops_read += t->lockops_read;
 		res->lockops_write += t->lockops_write;
 		for (op = 0; op < BENCH_NR_OPS; op++)
@@ -834,7 +781,7 @@ static void bench_show_thread(struct seq_file *m, const struct bench_thread *t)
 
 	seq_printf(m, "thread cpu=%u ops=%llu lookups=%llu hits=%llu misses=%llu writes=%llu errors=%llu ref_loops=%llu ref_ns=%llu",
 		   t->cpu, t->ops, t->lookups, t->hits, t->misses, t->writes,
-		   t->errors, t->ref_loops, t->ref_ns);
+		   t->errors, t->ref.loops, t->ref.ns);
 	for (i = 0; i < BENCH_ERR_SLOTS && t->err[i].code; i++) {
 		const char *name = bench_errname(t->err[i].code);
 
@@ -848,50 +795,6 @@ static void bench_show_thread(struct seq_file *m, const struct bench_thread *t)
 	if (t->errors > listed)
 		seq_printf(m, " err_other=%llu", t->errors - listed);
 	seq_putc(m, '\n');
-}
-
-static void bench_show_fine(struct seq_file *m, const char *of,
-			    const u64 *hist)
-{
-	char line[BENCH_FINE_LINE];
-	unsigned int row;
-
-	for (row = 0; row < BENCH_FINE_ROWS; row++)
-		if (bench_fine_line(line, of, row, hist))
-			seq_puts(m, line);
-}
-
-static void bench_show_lat(struct seq_file *m, enum bench_op op,
-			   const struct bench_lat *l)
-{
-	int b;
-
-	seq_printf(m, "lat op=%s count=%llu min_ns=%llu max_ns=%llu sum_ns=%llu hist=",
-		   bench_op_names[op], l->count, l->count ? l->min_ns : 0,
-		   l->max_ns, l->sum_ns);
-	for (b = 0; b < BENCH_HIST_BUCKETS; b++)
-		seq_printf(m, b ? ",%llu" : "%llu", l->hist[b]);
-	seq_putc(m, '\n');
-	bench_show_fine(m, bench_op_names[op], l->fine);
-}
-
-static void bench_show_fairness(struct seq_file *m,
-				const struct bench_total *tot)
-{
-	u64 spread;
-	u32 frac;
-
-	seq_printf(m, "fairness min_ops=%llu max_ops=%llu", tot->min_ops,
-		   tot->max_ops);
-	if (!tot->min_ops) {
-		seq_puts(m, " spread=inf flag=???\n");
-		return;
-	}
-	/* max/min with two decimals, rounded; locktorture's max/2 > min */
-	spread = div64_u64(tot->max_ops * 100 + tot->min_ops / 2, tot->min_ops);
-	spread = div_u64_rem(spread, 100, &frac);
-	seq_printf(m, " spread=%llu.%02u flag=%s\n", spread, frac,
-		   tot->max_ops / 2 > tot->min_ops ? "???" : "ok");
 }
 
 /*
@@ -928,17 +831,14 @@ static void bench_show(struct seq_file *m, const struct bench_result *res)
 		bench_show_thread(m, &res->thr[i]);
 	if (res->p.timing)
 		for (op = 0; op < BENCH_NR_OPS; op++)
-			bench_show_lat(m, op, &tot->lat[op]);
+			bench_out_lat(m, bench_op_names[op], &tot->lat[op]);
 	seq_printf(m, "total ops=%llu lookups=%llu hits=%llu misses=%llu writes=%llu errors=%llu ops_per_sec=%llu\n",
 		   tot->ops, tot->lookups, tot->hits, tot->misses, tot->writes,
 		   tot->errors, bench_ops_per_sec(res));
 	seq_printf(m, "lockops read=%llu write=%llu\n", res->lockops_read,
 		   res->lockops_write);
-	seq_printf(m, "ref loops=%llu ns=%llu every=%d words=%d passes=%d\n",
-		   tot->ref_loops, tot->ref_ns, BENCH_REF_EVERY,
-		   BENCH_REF_WORDS, BENCH_REF_PASSES);
-	bench_show_fine(m, "ref", tot->ref_hist);
-	bench_show_fairness(m, tot);
+	bench_out_ref(m, &tot->ref);
+	bench_out_fairness(m, tot->min_ops, tot->max_ops);
 	seq_printf(m, "check registry=%s preloaded=%d found=%u private_found=%u\n",
 		   res->registry_ok ? "ok" : "fail", res->p.mailboxes,
 		   res->found, res->private_found);

@@ -49,7 +49,8 @@ outdir=${outdir:-$LB_BUILD/lockload/$arch}
 src=$LB_ROOT/guest/lockload/lockload.c
 
 key=$({
-	cd "$LB_ROOT" && sha256sum guest/lockload/lockload.c bench-module/lat_hist.h guest/build-lockload.sh
+	cd "$LB_ROOT" && sha256sum guest/lockload/lockload.c bench-module/lat_hist.h \
+		bench-module/results_out.h guest/build-lockload.sh
 	echo "$arch"
 	"$cc" --version | head -n 1
 } | sha256sum | cut -d' ' -f1)
@@ -58,7 +59,8 @@ if [ -f "$outdir/lockload" ] && [ "$(cat "$outdir/inputs.sha256" 2>/dev/null)" =
 fi
 mkdir -p "$outdir"
 rm -f "$outdir/inputs.sha256"
-# The histograms are the module's own (bench-module/lat_hist.h).
+# The histograms, the host-speed probe and the lines that carry them are
+# the module's own (bench-module/lat_hist.h, results_out.h).
 if ! "$cc" -O2 -Wall -Wextra -Werror -static -pthread -I"$LB_ROOT/bench-module" \
 	-o "$outdir/lockload.tmp" "$src" \
 	>"$outdir/build.log" 2>&1; then

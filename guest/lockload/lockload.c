@@ -119,15 +119,21 @@ static inline unsigned int fls64(u64 x)
 
 #include "lat_hist.h"
 
+/* What bench-module/results_out.h takes from the kernel. */
+static u64 ll_now(void);
+#define BENCH_NOW()		ll_now()
+#define BENCH_RESCHED()		do { } while (0)
+#define BENCH_DIV64(a, b)	((a) / (b))
+#define BENCH_OUT		FILE
+#define bench_out(o, ...)	fprintf(o, __VA_ARGS__)
+#define WRITE_ONCE(x, val)	__atomic_store_n(&(x), (val), __ATOMIC_RELAXED)
+#define noinline		/* one caller here: the compiler decides */
+#include "results_out.h"
+
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define LL_MAX_CPUS		256
 #define LL_MAX_DURATION_MS	600000
 #define LL_MAX_TIMING		1024
-#define LL_REF_EVERY		64
-#define LL_REF_WORDS		64
-#define LL_REF_PASSES		4
-#define LL_CAL_READS		10000
-#define LL_CAL_ROUNDS		3
 #define LL_ERR_SLOTS		8
 #define LL_BUF			4096
 #define LL_MAX_NAMES		64
@@ -154,11 +160,9 @@ struct ll_thread {
 	int pinned;		/* 1 pinned, -errno if sched_setaffinity failed */
 	u32 rnd;
 	u64 ops, hits, errors, lockops;
-	u64 ref_loops, ref_ns;
 	struct ll_err err[LL_ERR_SLOTS];
 	struct bench_lat lat;
-	u64 ref_hist[BENCH_FINE_BUCKETS];
-	u32 ref_buf[LL_REF_WORDS];
+	struct bench_ref ref;
 	char buf[LL_BUF];
 };
 
@@ -204,24 +208,6 @@ static void ll_err_add(struct ll_thread *t, int code)
 		}
 	}
 	/* More distinct codes than slots: only in the errors total. */
-}
-
-/* The module's reference probe: the host's speed, no lock, no sharing. */
-static void ll_ref_probe(struct ll_thread *t)
-{
-	u32 x = t->ref_buf[LL_REF_WORDS - 1];
-	u64 t0 = ll_now();
-	int pass, i;
-
-	for (pass = 0; pass < LL_REF_PASSES; pass++)
-		for (i = 0; i < LL_REF_WORDS; i++) {
-			x = x * 1664525 + 1013904223 + t->ref_buf[i];
-			__atomic_store_n(&t->ref_buf[i], x, __ATOMIC_RELAXED);
-		}
-	t0 = ll_now() - t0;
-	t->ref_ns += t0;
-	t->ref_loops++;
-	t->ref_hist[bench_fine_bucket(t0)]++;
 }
 
 /* proc_filesystems: open, read to EOF, close. */
@@ -500,28 +486,11 @@ static void *ll_thread_fn(void *arg)
 			ll_err_add(t, err);
 		else
 			t->hits++;
-		if (n % LL_REF_EVERY == 0)
-			ll_ref_probe(t);
+		if (n % BENCH_REF_EVERY == 0)
+			bench_ref_probe(&t->ref);
 		n++;
 	}
 	return NULL;
-}
-
-static u64 ll_clock_read_ns(void)
-{
-	u64 best = ULLONG_MAX;
-	int round, i;
-
-	for (round = 0; round < LL_CAL_ROUNDS; round++) {
-		u64 t0 = ll_now();
-
-		for (i = 0; i < LL_CAL_READS; i++)
-			ll_now();
-		t0 = ll_now() - t0;
-		if (t0 < best)
-			best = t0;
-	}
-	return (best + LL_CAL_READS / 2) / LL_CAL_READS;
 }
 
 static void ll_usage_die(const char *what)
@@ -696,38 +665,16 @@ static int ll_writer_get(const char *dir, const char *name, u64 *v)
 	return ok ? 0 : -1;
 }
 
-static void ll_print_fine(const char *of, const u64 *hist)
-{
-	char line[BENCH_FINE_LINE];
-	unsigned int row;
-
-	for (row = 0; row < BENCH_FINE_ROWS; row++)
-		if (bench_fine_line(line, of, row, hist))
-			fputs(line, stdout);
-}
-
-static void ll_print_lat(const char *op, const struct bench_lat *l)
-{
-	unsigned int b;
-
-	printf("lat op=%s count=%llu min_ns=%llu max_ns=%llu sum_ns=%llu hist=",
-	       op, l->count, l->count ? l->min_ns : 0, l->max_ns, l->sum_ns);
-	for (b = 0; b < BENCH_HIST_BUCKETS; b++)
-		printf(b ? ",%llu" : "%llu", l->hist[b]);
-	putchar('\n');
-	ll_print_fine(op, l->fine);
-}
-
 int main(int argc, char **argv)
 {
 	static struct ll_thread th[LL_MAX_CPUS];
 	static struct bench_lat lat, none;
-	static u64 ref_hist[BENCH_FINE_BUCKETS];
+	static struct bench_ref ref;
 	unsigned long long duration_ms = 1000, seed = 1, run_id = 1, outside = 0;
 	u64 t0, elapsed, clock_ns, ops = 0, hits = 0, errors = 0;
-	u64 lockops = 0, ref_loops = 0, ref_ns = 0, min_ops = ULLONG_MAX;
+	u64 lockops = 0, min_ops = ULLONG_MAX;
 	u64 max_ops = 0;
-	u64 pairs = 0, pairs0 = 0, cost, spread;
+	u64 pairs = 0, pairs0 = 0, cost;
 	unsigned int nthreads = 0, i, without_ops = 0, unpinned = 0;
 	const char *writer = NULL;
 	char workload[LL_MAX_PATH + 128];
@@ -814,7 +761,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	clock_ns = ll_clock_read_ns();
+	clock_ns = bench_clock_read_ns();
 	while (__atomic_load_n(&ll_ready, __ATOMIC_SEQ_CST) < (int)nthreads)
 		sched_yield();
 
@@ -849,8 +796,6 @@ int main(int argc, char **argv)
 		hits += t->hits;
 		errors += t->errors;
 		lockops += t->lockops;
-		ref_loops += t->ref_loops;
-		ref_ns += t->ref_ns;
 		if (t->ops < min_ops)
 			min_ops = t->ops;
 		if (t->ops > max_ops)
@@ -858,7 +803,7 @@ int main(int argc, char **argv)
 		without_ops += !t->ops;
 		unpinned += t->pinned != 1;
 		bench_lat_merge(&lat, &t->lat);
-		bench_fine_merge(ref_hist, t->ref_hist);
+		bench_ref_merge(&ref, &t->ref);
 	}
 	lockops += ll_setup_locks;
 	/* lockload's own exec, and the others that lock_stat sees */
@@ -885,7 +830,7 @@ int main(int argc, char **argv)
 		printf("thread cpu=%d ops=%llu lookups=%llu hits=%llu misses=0",
 		       t->cpu, t->ops, t->ops, t->hits);
 		printf(" writes=0 errors=%llu ref_loops=%llu ref_ns=%llu",
-		       t->errors, t->ref_loops, t->ref_ns);
+		       t->errors, t->ref.loops, t->ref.ns);
 		for (e = 0; e < LL_ERR_SLOTS && t->err[e].code; e++) {
 			const char *name = strerrorname_np(t->err[e].code);
 
@@ -904,8 +849,8 @@ int main(int argc, char **argv)
 		printf(" pinned=%d\n", t->pinned == 1);
 	}
 	if (ll_timing) {
-		ll_print_lat("lookup", &lat);
-		ll_print_lat("write", &none);
+		bench_out_lat(stdout, "lookup", &lat);
+		bench_out_lat(stdout, "write", &none);
 	}
 	printf("total ops=%llu lookups=%llu hits=%llu misses=0", ops, ops,
 	       hits);
@@ -913,17 +858,8 @@ int main(int argc, char **argv)
 	       elapsed ? ops * 1000000000ull / elapsed : 0);
 	printf("lockops read=%llu write=%llu lock=%s\n",
 	       lockops, 2 * pairs, ll_case->lock);
-	printf("ref loops=%llu ns=%llu every=%d words=%d passes=%d\n",
-	       ref_loops, ref_ns, LL_REF_EVERY, LL_REF_WORDS, LL_REF_PASSES);
-	ll_print_fine("ref", ref_hist);
-	printf("fairness min_ops=%llu max_ops=%llu", min_ops, max_ops);
-	if (!min_ops) {
-		printf(" spread=inf flag=???\n");
-	} else {
-		spread = (max_ops * 100 + min_ops / 2) / min_ops;
-		printf(" spread=%llu.%02llu flag=%s\n", spread / 100,
-		       spread % 100, max_ops / 2 > min_ops ? "???" : "ok");
-	}
+	bench_out_ref(stdout, &ref);
+	bench_out_fairness(stdout, min_ops, max_ops);
 	printf("check progress=%s threads_without_ops=%u\n",
 	       without_ops ? "fail" : "ok", without_ops);
 	printf("check pinned=%s threads_unpinned=%u\n",
