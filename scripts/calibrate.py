@@ -30,7 +30,7 @@ import tempfile
 from analysis import bench_results, lockstat
 from analysis.common import CliError, OneLineParser, run_cli
 from guest import job as jobmod
-from scripts import target as targetmod
+from scripts import lock_target as targetmod
 
 DURATIONS_MS = (300, 900)
 PROG = "calibrate"

@@ -23,7 +23,7 @@ from analysis.common import CliError, OneLineParser
 from guest import job as jobmod
 from guest import safeio
 from scripts import campaign_estimate
-from scripts import target as targetmod
+from scripts import lock_target as targetmod
 from scripts import variant as variantmod
 
 # Matched whole (fullmatch): "$" would let a name end in a newline.

@@ -93,7 +93,7 @@ tdir=$LB_ROOT/kernel-patches/targets
 cdir=$LB_BUILD/campaigns
 [ -z "$out" ] || tdir=$out/targets cdir=$out/campaigns
 if [ -n "$workload" ]; then
-	workload=$(lb_py -m scripts.target check-workload "$workload") || exit 2
+	workload=$(lb_py -m scripts.lock_target check-workload "$workload") || exit 2
 	[ -n "$class" ] || class=$lock
 	[[ -z $k || $k =~ ^[1-9][0-9]{0,2}$|^1000$ ]] || lb_die 2 "--locks-per-op '$k': want an integer in 1..1000"
 	[ -n "$out" ] || [ ! -e "$tdir/$tname.toml" ] ||
@@ -246,7 +246,7 @@ echo "convert: $lock in $file: $changed lines (+added, removed): $patch; variant
 camp=
 if [ -n "$workload" ]; then
 	camp=$cdir/my-$name.toml
-	t=$(lb_py -m scripts.target write "$tdir" "$tname" "$file" "$lock" "$class" "$base" "$name" \
+	t=$(lb_py -m scripts.lock_target write "$tdir" "$tname" "$file" "$lock" "$class" "$base" "$name" \
 		"$workload" "$k" "$camp") || exit 2
 	echo "convert: target $tname: '$workload' takes $class $k times an op: $t; campaign $camp"
 fi

@@ -29,8 +29,8 @@ import tomllib
 
 from analysis.common import CliError
 from guest import job as jobmod
+from guest.targets import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET_DIR = os.path.join(ROOT, "kernel-patches", "targets")
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
 # A lock_stat class: "file_systems_lock", "&sb->s_type->i_lock_key".
@@ -176,7 +176,7 @@ def campaign(name, target, variants, workload):
 
 
 def main(argv):
-    """python3 -m scripts.target check-workload W | write DIR NAME FILE LOCK
+    """python3 -m scripts.lock_target check-workload W | write DIR NAME FILE LOCK
     CLASS RWLOCK_VARIANT SPIN_VARIANT WORKLOAD K [CAMPAIGN_FILE]: for
     scripts/convert.sh.  One line on stderr and exit 2 on bad input."""
     import sys
@@ -218,7 +218,7 @@ def main(argv):
                     f.write(campaign(os.path.basename(argv[10])[:-5], name, (rw, spin), workload))
             print(path)
             return 0
-        raise TargetError("usage: python3 -m scripts.target check-workload W | write DIR NAME "
+        raise TargetError("usage: python3 -m scripts.lock_target check-workload W | write DIR NAME "
                           "FILE LOCK CLASS RWLOCK_VARIANT SPIN_VARIANT WORKLOAD K [CAMPAIGN]")
     except CliError as e:
         print(f"convert: {e}", file=sys.stderr)

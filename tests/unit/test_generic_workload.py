@@ -16,7 +16,7 @@ import unittest
 from analysis import bench_results
 from guest import job
 from scripts import calibrate, campaign_file
-from scripts import target as targetmod
+from scripts import lock_target as targetmod
 from tests.unit.test_converted_lock import Folder, campaign_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -171,7 +171,7 @@ class Targets(Folder):
     def test_written_by_convert_reads_back(self):
         d = os.path.join(self.vdir, "targets")
         camp = os.path.join(self.tmp, "campaigns", "my-spin-resource-lock.toml")
-        cp = subprocess.run([PY, "-m", "scripts.target", "write", d, "resource_lock",
+        cp = subprocess.run([PY, "-m", "scripts.lock_target", "write", d, "resource_lock",
                              "kernel/resource.c", "resource_lock", "resource_lock", "before",
                              "spin-resource-lock", "read /proc/iomem", "2", camp],
                             cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT),

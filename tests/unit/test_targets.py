@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Lock targets are data (kernel-patches/targets/*.toml, scripts/target.py):
+"""Lock targets are data (kernel-patches/targets/*.toml, scripts/lock_target.py):
 each names a lock its variants really convert, workloads the guest really
 runs, and every lockload workload belongs to exactly one target; a
 campaign takes its lock class from its target and refuses points no
@@ -15,7 +15,8 @@ from unittest import mock
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 from guest import job  # noqa: E402
-from scripts import campaign_file, target, variant  # noqa: E402
+from scripts import campaign_file, variant  # noqa: E402
+from scripts import lock_target as target  # noqa: E402
 
 
 class ShippedTargets(unittest.TestCase):
