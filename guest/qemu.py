@@ -20,7 +20,7 @@ from guest.judge import RunError, split_lines
 from guest.vcpu import note_run_mark
 from guest import targets
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = targets.ROOT
 BUILD = targets.BUILD  # LOCKBENCH_BUILD or build/: one place, guest/targets.py
 INIT = os.path.join(ROOT, "guest", "init.sh")
 

@@ -58,8 +58,8 @@ import tomllib
 
 from analysis.common import CliError, OneLineParser, run_cli
 from scripts import kernel_tree
+from guest.targets import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOOD, BAD, SKIP = "good", "bad", "skip"
 STATE = "bisect.json"
 

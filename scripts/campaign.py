@@ -64,7 +64,7 @@ from scripts import (campaign_cell, campaign_estimate, campaign_file, campaign_h
                      campaign_manifest, campaign_run)
 from scripts import variant as variantmod
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = targets.ROOT
 
 RESULTS = os.path.join(ROOT, "results")
 

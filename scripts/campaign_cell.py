@@ -16,8 +16,8 @@ import sys
 
 from guest import dirlock, qemu, safeio
 from scripts import campaign_file, campaign_manifest
+from guest.targets import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = "/usr/bin/python3"
 # A runner's meta.json is a few KB (its problems are capped).
 META_MAX_BYTES = campaign_file.MAX_FILE_BYTES

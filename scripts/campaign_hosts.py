@@ -35,7 +35,7 @@ from analysis.common import CliError
 from guest import dirlock, qemu, safeio, targets
 from scripts import campaign_cell, campaign_file
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = targets.ROOT
 PARALLEL = "parallel"
 
 # GNU parallel's default (-rlDzR) keeps symlinks, devices and FIFOs: a

@@ -24,8 +24,8 @@ from analysis import primary as primarymod
 from analysis.common import CliError
 from guest import vcpu
 from scripts import campaign_cell, campaign_hosts, campaign_manifest
+from guest.targets import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class CellRefused(CliError):

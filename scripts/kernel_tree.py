@@ -45,7 +45,7 @@ import sys
 from analysis.common import CliError, OneLineParser, run_cli
 from guest import targets
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = targets.ROOT
 # The kernel versions the module, lockload, the fragments and the lock_stat
 # parser are tested against (docs/trees.md).
 SUPPORTED = {(6, 1)}

@@ -25,8 +25,8 @@ import tempfile
 
 from analysis import bench_results, point_metrics, stats
 from analysis.common import CliError, OneLineParser, ParseError
+from guest.targets import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The runner (guest/run_guest.py), as a module of this repository.
 RUNNER = [sys.executable, "-m", "guest.run_guest"]
 RUNNER_ENV = dict(os.environ, PYTHONPATH=ROOT)

@@ -47,9 +47,8 @@ import tomllib
 from analysis.common import CliError, OneLineParser
 # A target's name and its arch, which the runner needs too: guest/targets.py.
 from guest.targets import (ADD_FOLDER, ARCHES, VARIANT_DIRS, VariantError, boot_spec,
-                           find_file, label, parse_target, variant_names)
+                           find_file, label, parse_target, variant_names, ROOT)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATCH_DIR = os.path.join(ROOT, "kernel-patches")
 CONFIG_DIR = os.path.join(PATCH_DIR, "configs")
 KEYS = {"description": str, "patches": list, "configs": list}
