@@ -19,7 +19,7 @@ import tomllib
 from typing import NamedTuple
 
 from analysis import primary as primarymod
-from analysis.common import CliError, OneLineParser
+from analysis.common import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from guest import safeio
 from scripts import campaign_estimate
@@ -731,20 +731,18 @@ def main(argv):
     p.add_argument("file", nargs="?", help="a campaign file to check")
     p.add_argument("--reference", action="store_true",
                    help=f"print the reference of every key ({DOC})")
-    try:
-        args = p.parse_args(argv)
+
+    def body(args):
         if args.reference == bool(args.file):
             raise CampaignError("give a campaign FILE or --reference (one of them)")
         if args.reference:
             sys.stdout.write(reference())
             return 0
         c = load(args.file)
-    except CliError as e:
-        print(f"campaign_file: {e}", file=sys.stderr)
-        return e.exit_code
-    print(f"campaign_file: {args.file}: ok: {c['name']}, {len(c['variants'])} variants, "
-          f"{len(c['points'])} points")
-    return 0
+        print(f"campaign_file: {args.file}: ok: {c['name']}, {len(c['variants'])} variants, "
+              f"{len(c['points'])} points")
+        return 0
+    return run_cli("campaign_file", p, argv, body)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ import re
 import sys
 import tomllib
 
-from analysis.common import CliError, OneLineParser
+from analysis.common import OneLineParser, run_cli
 # A target's name and its arch, which the runner needs too: guest/targets.py.
 from guest.targets import (ADD_FOLDER, ARCHES, VARIANT_DIRS, VariantError, boot_spec,
                            find_file, label, parse_target, variant_names, ROOT)
@@ -233,41 +233,40 @@ def make_parser():
 
 
 def main(argv):
-    try:
-        args = make_parser().parse_args(argv)
-        if args.cmd == "list":
-            print("\n".join(variant_names()))
+    return run_cli("variant", make_parser(), argv, _body)
+
+
+def _body(args):
+    if args.cmd == "list":
+        print("\n".join(variant_names()))
+        return 0
+    if args.cmd == "arch":
+        if args.arch not in ARCHES:
+            raise VariantError(f"unknown arch {args.arch!r} (known: {', '.join(ARCHES)})")
+        print("\n".join(f"{k} {v}" for k, v in ARCHES[args.arch].items()))
+        return 0
+    if args.cmd == "order":
+        # A boot variant builds the image it boots.
+        targets = list(dict.fromkeys(load(t).get("boots", t) for t in args.names))
+        # The tarball's first (a tree's commit may take one as its
+        # donor), each by its number of patches.
+        counts = {t: (bool(load(t)["tree"]), len(load(t)["patches"])) for t in targets}
+        ordered = sorted(targets, key=counts.get)
+        if not args.groups:
+            print("\n".join(ordered))
             return 0
-        if args.cmd == "arch":
-            if args.arch not in ARCHES:
-                raise VariantError(f"unknown arch {args.arch!r} (known: {', '.join(ARCHES)})")
-            print("\n".join(f"{k} {v}" for k, v in ARCHES[args.arch].items()))
-            return 0
-        if args.cmd == "order":
-            # A boot variant builds the image it boots.
-            targets = list(dict.fromkeys(load(t).get("boots", t) for t in args.names))
-            # The tarball's first (a tree's commit may take one as its
-            # donor), each by its number of patches.
-            counts = {t: (bool(load(t)["tree"]), len(load(t)["patches"])) for t in targets}
-            ordered = sorted(targets, key=counts.get)
-            if not args.groups:
-                print("\n".join(ordered))
-                return 0
-            keys = {}
-            for t in ordered:
-                v = load(t)
-                keys.setdefault((v["arch"], tuple(v["configs"])), len(keys))
-            for name in dict.fromkeys(args.names):
-                v = load(load(name).get("boots", name))
-                print(keys[(v["arch"], tuple(v["configs"]))], name)
-            return 0
-        v = load(args.name)
-        if v.get("boots"):
-            raise VariantError(f"{args.name} boots {v['boots']}'s image: build "
-                               f"{v['boots']} (./run.sh build {args.name} does)")
-    except CliError as e:
-        print(f"variant: {e}", file=sys.stderr)
-        return e.exit_code
+        keys = {}
+        for t in ordered:
+            v = load(t)
+            keys.setdefault((v["arch"], tuple(v["configs"])), len(keys))
+        for name in dict.fromkeys(args.names):
+            v = load(load(name).get("boots", name))
+            print(keys[(v["arch"], tuple(v["configs"]))], name)
+        return 0
+    v = load(args.name)
+    if v.get("boots"):
+        raise VariantError(f"{args.name} boots {v['boots']}'s image: build "
+                           f"{v['boots']} (./run.sh build {args.name} does)")
     if args.cmd == "show":
         print(f"arch {v['arch']}")
         print(f"variant {v['name']}")
