@@ -261,7 +261,7 @@ def render_commit_msg(comps, f, thresholds, primary, campaign_file,
                       run_dir, samples=None, lock_class="mboxes_lock",
                       rw_variants=None):
     """The block for a commit message (module docstring); f:
-    summary.setup_facts(); campaign_file: the campaign file as the run
+    summary.header_facts(); campaign_file: the campaign file as the run
     directory keeps it (what Reproduce names); samples (samples.csv),
     lock_class and rw_variants (the variants whose class has -R rows in
     lockstat.csv): the lock_stat lines, none when samples or rw_variants

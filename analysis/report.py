@@ -200,7 +200,7 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
         overrides["margin"] = (rd.margin, margin)
     if baseline != rd.baseline:
         overrides["baseline"] = (rd.baseline, baseline)
-    facts = summary.setup_facts(rd, cells, samples, baseline, primary,
+    facts = summary.header_facts(rd, cells, samples, baseline, primary,
                                 unsafe, c.tally, overrides)
     md = summary.render_markdown(rd, comps, facts, problems, baseline, th,
                                  primary, notes, observer, samples)

@@ -2,14 +2,14 @@
 """The setup behind a run's analysed boots, in words: how QEMU ran them,
 on how many host cores, how many boots, which kernels.  Its own module
 because two outputs must say the same thing: summary.md's header
-(analysis.summary.setup_facts adds the sample counts) and the one setup
+(analysis.summary.header_facts adds the sample counts) and the one setup
 line of the plots' footers and report.html (setup_line).  Reads a loaded
 analysis.rundir.RunDir; no file access."""
 
 
 def setup_facts(rd, done):
     """The setup behind the analysed boots: the one computation of what
-    summary.md's header (analysis.summary.setup_facts, which adds the
+    summary.md's header (analysis.summary.header_facts, which adds the
     sample counts) and the plots' footer (setup_line) say. done: (variant, cpus, oversubscribed) of each analysed boot.
 
     A dict: accel (upper case, "TCG"), cores ("?" when not recorded),

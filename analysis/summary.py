@@ -62,8 +62,8 @@ def driver_s(points):
     return f"lockload ({', '.join(loads)})" if loads else "mbox_bench"
 
 
-def setup_facts(rundir, cells, samples, baseline, primary, unsafe,
-                tally=None, overrides=None):
+def header_facts(rundir, cells, samples, baseline, primary, unsafe,
+                 tally=None, overrides=None):
     """Facts for the headers: a dict of short strings; unsafe: the run's
     safety.lockdep_reports(). The setup itself is run_setup.setup_facts(),
     the plots' footer's too; this adds the counts of samples and cells."""
@@ -183,7 +183,7 @@ def render_observer(obs, metric, pct):
 
 def render_markdown(rundir, comps, f, problems, baseline, thresholds,
                     primary, notes=(), observer=None, samples=None):
-    """summary.md; f: setup_facts()."""
+    """summary.md; f: header_facts()."""
     pairs = comparison_pairs(comps) or f["pairs"]
     out = [f"# {rundir.name}: {pairs_title(pairs, baseline)}", ""]
     for para in answer_text(comps, f, thresholds, primary):
