@@ -33,7 +33,8 @@ NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 # the one place an arch is described.  The first is the default: its
 # targets are labelled by the bare variant name.
 ARCH_FILE = os.path.join(ROOT, "guest", "arches.toml")
-ARCH_KEYS = {"kernel_arch": str, "cross_prefix": str, "libc_package": str, "kernel": str,
+ARCH_KEYS = {"kernel_arch": str, "cross_prefix": str, "libc_package": str,
+             "qemu_package": str, "kernel": str,
              "load_address": str, "debian": str, "rootfs": str, "qemu": str, "machine": str,
              "cpu": str, "console": str, "gicv2_max_cpus": int, "own_rwlock": str,
              "own_spinlock": str}

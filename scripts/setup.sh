@@ -15,23 +15,19 @@ LB_PROG=setup
 
 # What each group is for, so that a package can be traced to its user.
 pkgs=(
-	# kernels: Debian's source, the ARM and arm64 cross compilers (readelf
-	# for the guest root fs too), kbuild's host tools
-	linux-source gcc-arm-linux-gnueabihf binutils-arm-linux-gnueabihf
-	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
+	# kernels: Debian's source, kbuild's host tools (each guest arch's
+	# cross compiler: below)
+	linux-source
 	gcc libc6-dev make bc bison flex libssl-dev cpio kmod perl git xz-utils
 	ccache
-	# the guests' static load generator (guest/build-lockload.sh)
-	libc6-dev-armhf-cross libc6-dev-arm64-cross
 	# the kernel's Image in a uImage header, for a fast guest boot
 	u-boot-tools
 	# checkpatch.pl's SPDX check
 	python3-ply python3-git
 	# ./run.sh convert: an rwlock turned into a spinlock by a semantic patch
 	coccinelle
-	# guests: QEMU (qemu-system-arm and qemu-system-aarch64 both), the
-	# Debian armhf and arm64 root file systems without emulation
-	qemu-system-arm mmdebstrap
+	# guests: their Debian root file systems without emulation
+	mmdebstrap
 	# analysis and plots
 	python3 python3-pandas python3-scipy gnuplot-nox
 	# campaigns over several hosts (no ssh server: tests/t-hosts.sh runs
@@ -42,6 +38,14 @@ pkgs=(
 	# the test suite's shell lint
 	shellcheck
 )
+# Each guest arch's cross compiler (readelf for the root fs too), the
+# static libc of its load generator (guest/build-lockload.sh) and its
+# QEMU, from guest/arches.toml, the one place an arch is described (read
+# here with awk: python3 may not be installed yet).
+mapfile -t -O "${#pkgs[@]}" pkgs < <(awk -F' *= *' '
+	{ gsub(/"/, "", $2) }
+	$1 == "cross_prefix" { sub(/-$/, "", $2); print "gcc-" $2; print "binutils-" $2 }
+	$1 == "libc_package" || $1 == "qemu_package" { print $2 }' "$LB_ROOT/guest/arches.toml" | sort -u)
 
 check=0
 case ${1:-} in
