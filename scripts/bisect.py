@@ -24,7 +24,11 @@ The campaign's own looks are the "more boots" an undecided commit gets
 (repetitions = { min, max, looks }): it stops at the first look where
 every primary cell is decided, else runs to max.  The first step judges
 BAD itself (nothing to bisect unless it is bad); the last is a
-confirmation run, the first bad commit against its parent.
+confirmation run, the first bad commit against its parent.  Under
+icount (clock = "icount": instruction counts, the same whatever the host
+did meanwhile) a cell an earlier step ran is taken, not booted again
+(./run.sh campaign --reuse): GOOD and its control boot once a bisection,
+and the confirmation boots only the parent's control.
 
 Everything is in the results directory: bisect.json (the state: the
 commit list, each step with its class), log.txt (a line a step), steps/
@@ -309,7 +313,16 @@ class Bisect:
             with open(cfile, "w") as f:
                 f.write(dump_toml(step_campaign(base, f"bisect-{os.path.basename(run)}"[:40],
                                                 good, other)))
-            cmd = [sh, "campaign", cfile, "--out", run, "--variants", vdir, "--no-report"]
+            # The cells earlier steps ran (GOOD's and its control's, a
+            # commit judged again against its parent): taken, not booted
+            # again, where they are icount cells (scripts/campaign_manifest.py
+            # reuse).
+            reuse = []
+            for x in self.s["steps"]:
+                r = os.path.join(self.d, x.get("run", ""))
+                if x.get("run") and r != run and os.path.isfile(os.path.join(r, "manifest.json")):
+                    reuse += ["--reuse", r]
+            cmd = [sh, "campaign", cfile, "--out", run, "--variants", vdir, "--no-report"] + reuse
         rc = call(cmd, run + ".campaign.log")
         if rc not in (0, 1):
             return SKIP, f"the campaign failed, exit {rc}: {run}.campaign.log", []

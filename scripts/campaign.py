@@ -5,7 +5,7 @@ With arches = [...] in the campaign file a variant is one per arch: its
 build target "before" (arm) or "before@arm64" names it in the cells, the
 manifest and the analysis (scripts/campaign_file.py).
 
-Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--variants DIR] [--dry-run]
+Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--variants DIR] [--reuse DIR] [--dry-run]
        ./run.sh campaign --resume DIR [--jobs N | --hosts FILE] [--variants DIR]
 
 --variants DIR (again for more): a folder of variant files, such as
@@ -86,6 +86,10 @@ def make_parser():
     p.add_argument("--dry-run", action="store_true",
                    help="print the planned cells, what they can decide and about how long "
                    "they take, and exit")
+    p.add_argument("--reuse", metavar="DIR", action="append", default=[],
+                   help="take the finished icount cells of the earlier run DIR (again for "
+                        "more) that this campaign plans, from the same kernels, root fs and "
+                        "job, instead of booting them (./run.sh bisect does)")
     p.add_argument("--no-report", action="store_true", help="do not run the report at the end")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="end with the whole summary.md, not only the commit block")
@@ -208,6 +212,11 @@ def create(args):
     data["cells"] = cells
     man = campaign_manifest.Manifest(os.path.join(d, "manifest.json"), data)
     man.save()
+    if getattr(args, "reuse", None):
+        n = campaign_manifest.reuse(d, man, args.reuse)
+        src = args.reuse[0] if len(args.reuse) == 1 else f"{len(args.reuse)} earlier runs"
+        print(f"campaign: {n} of {len(cells)} cells taken from {src} "
+              "(the same icount cells: nothing to boot again)")
     return d, man
 
 

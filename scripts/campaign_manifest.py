@@ -13,6 +13,7 @@ import json
 import os
 import random
 import re
+import shutil
 import stat
 
 from guest import judge, qemu, safeio, targets
@@ -153,6 +154,55 @@ class Manifest:
 
     def cell(self, cid):
         return next(c for c in self.data["cells"] if c["id"] == cid)
+
+
+def reuse(d, man, dirs):
+    """Take into the new campaign in D the finished cells of the earlier
+    runs DIRS instead of booting them again (./run.sh bisect: the boots
+    of GOOD and of its A/A control, once a bisection).  Only a count of
+    instructions is the same in any run whatever the host did meanwhile,
+    so only an icount cell is taken, and only when an earlier run has
+    that cell (variant, vCPUs, repetition) done under icount, from the
+    same kernel (its build identity), root fs and job.  Its every try
+    comes with it (a boot lost there counts here too), and the cell says
+    where it came from (reused_from).  Returns how many were taken."""
+    data = man.data
+    with open(os.path.join(d, "job.conf"), "rb") as f:
+        job = f.read()
+    taken = 0
+    for src in dirs:
+        try:
+            old = Manifest.load(src).data
+            with open(os.path.join(src, "job.conf"), "rb") as f:
+                same_job = f.read() == job
+        except OSError as e:
+            raise campaign_file.CampaignError(f"--reuse {src}: {e.strerror or e}") from None
+        cells = old.get("cells") if isinstance(old.get("cells"), list) else []
+        by_id = {c.get("id"): c for c in cells if isinstance(c, dict)}
+        roots = old.get("rootfs_sha256_by_arch") or {}
+        builds = old.get("builds") if isinstance(old.get("builds"), dict) else {}
+        for cell in data["cells"]:
+            o = by_id.get(cell["id"])
+            v = cell["variant"]
+            arch = targets.parse_target(campaign_file.image(data["campaign"], v))[1]
+            if not (same_job and o and cell["state"] not in SETTLED and o.get("state") == "done"
+                    and cell.get("clock") == "icount" and o.get("clock") == "icount"
+                    and isinstance(builds.get(v), dict) and same_kernel(builds[v], data["builds"][v])
+                    and roots.get(arch) == data["rootfs_sha256_by_arch"].get(arch)):
+                continue
+            kept = [t["kept"] for t in o.get("tries", []) if isinstance(t, dict)
+                    and isinstance(t.get("kept"), str) and os.sep not in t["kept"]]
+            for name in [cell["id"]] + kept:
+                at = os.path.join(src, "cells", name)
+                if os.path.isdir(at) and not os.path.islink(at):
+                    shutil.copytree(at, os.path.join(d, "cells", name), symlinks=True)
+            for k, val in o.items():
+                if k not in ("id", "variant", "cpus", "rep", "pos", "oversubscribed", "clock"):
+                    cell[k] = val
+            cell["reused_from"] = os.path.abspath(src)
+            taken += 1
+    man.save()
+    return taken
 
 
 def checked_manifest(d, man):

@@ -16,8 +16,10 @@
 # with tests/campaigns/bisect.toml (1 vCPU under icount, 3 boots a side,
 # the A/A control) must name the 5th commit, in at most 4 steps (BAD's
 # check included) and one confirmation against its parent, each step's
-# class what its commit is, each in log.txt; a step's commit block must
-# name both commits.  Nothing may be written into the tree.
+# class what its commit is, each in log.txt, each cell booted once (the
+# steps take the icount cells earlier steps ran: 21 boots for 45 cells);
+# a step's commit block must name both commits.  Nothing may be written
+# into the tree.
 #
 # Usage: tests/t-tree.sh
 # Needs: before
@@ -161,6 +163,18 @@ msg = open(os.path.join(run, x["run"], "commit-msg.txt")).read()
 assert good[:12] in msg and ids[x["index"]][:12] in msg, msg
 log = open(f"{run}/log.txt").read()
 assert log.count(" -> ") == len(s["steps"]), log
-print(f"t-tree: bisect: {len(steps)} steps and a confirmation over 8 commits")
+# Under icount each cell boots once a bisection (campaign --reuse): BAD's
+# check boots GOOD, its control and BAD (9); each step its commit (3);
+# the confirmation only the parent's control (3): 21 boots of 45 cells.
+booted = reused = 0
+for x in s["steps"]:
+    with open(f"{run}/{x['run']}/manifest.json") as f:
+        cells = json.load(f)["cells"]
+    r = sum(1 for c in cells if c.get("reused_from"))
+    assert all(c["state"] == "done" for c in cells), x
+    reused, booted = reused + r, booted + len(cells) - r
+assert (booted, reused) == (21, 24), (booted, reused)
+print(f"t-tree: bisect: {len(steps)} steps and a confirmation over 8 commits, "
+      f"{booted} boots for {booted + reused} cells")
 PY
 echo "t-tree: ok (build --tree: before's kernel from two commits; bisect: ${planted:0:12}, the planted one)"

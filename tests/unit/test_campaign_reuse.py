@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-2.0
+"""./run.sh campaign --reuse (scripts/campaign_manifest.py reuse): the
+cells a new campaign takes from an earlier run instead of booting them.
+
+Only a finished icount cell of the same id, from the same kernel, root fs
+and job, is taken; it brings its tries and its folder (and a failed try's
+kept folder); a wall-clock cell, a cell of another build, job or root fs,
+an unfinished one, and a cell the new run has finished already are not.
+"""
+
+import json
+import os
+import shutil
+import tempfile
+import unittest
+
+from scripts import campaign_file
+from scripts import campaign_manifest as cm
+
+KERNEL = {"kernel_version": "6.1", "config_sha256": "c1", "module_sha256": "m1",
+          "cmdline": "", "patches": [], "tree_commit": "t1"}
+ROOTFS = {"arm": "r1"}
+
+
+def cell(cid, variant, clock="icount", state="planned", **more):
+    c = {"id": cid, "variant": variant, "cpus": 1, "rep": int(cid[1:3]), "state": state,
+         "pos": 1, "oversubscribed": False}
+    if clock != "wall":
+        c["clock"] = clock
+    c.update(more)
+    return c
+
+
+def run_dir(root, name, cells, job=b"point p0 read_pct=95\n", builds=None, rootfs=None):
+    d = os.path.join(root, name)
+    os.makedirs(os.path.join(d, "cells"))
+    with open(os.path.join(d, "job.conf"), "wb") as f:
+        f.write(job)
+    data = {"campaign": {"variants": ["good", "c1", "good~aa"], "controls": {"good~aa": "good"}},
+            "builds": builds or {"good": dict(KERNEL), "c1": dict(KERNEL, tree_commit="t2"),
+                                 "good~aa": dict(KERNEL)},
+            "rootfs_sha256_by_arch": rootfs or dict(ROOTFS), "cells": cells}
+    with open(os.path.join(d, "manifest.json"), "w") as f:
+        json.dump(data, f)
+    for c in cells:
+        if c["state"] == "done":
+            os.makedirs(os.path.join(d, "cells", c["id"]))
+            with open(os.path.join(d, "cells", c["id"], "meta.json"), "w") as f:
+                f.write('{"state": "done"}')
+    return d, data
+
+
+class Reuse(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="reuse-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def new_run(self, cells, **kw):
+        d, data = run_dir(self.tmp, "new", cells, **kw)
+        return d, cm.Manifest(os.path.join(d, "manifest.json"), data)
+
+    def test_takes_only_the_same_finished_icount_cells(self):
+        hung_try = {"state": "hung", "problems": ["hung"], "kept": "r02-good-c1.partial-1"}
+        old, _ = run_dir(self.tmp, "old", [
+            cell("r01-good-c1", "good", state="done", tries=[{"state": "done"}], wall_s=4.0),
+            cell("r02-good-c1", "good", state="done", tries=[hung_try, {"state": "done"}]),
+            cell("r01-good~aa-c1", "good~aa", state="hung", tries=[{"state": "hung"}]),
+            cell("r03-good-c1", "good", clock="wall", state="done"),
+            cell("r01-c1-c1", "c1", state="done"),
+        ])
+        os.makedirs(os.path.join(old, "cells", "r02-good-c1.partial-1"))
+        d, man = self.new_run([
+            cell("r01-good-c1", "good"), cell("r02-good-c1", "good"),
+            cell("r01-good~aa-c1", "good~aa"), cell("r03-good-c1", "good", clock="wall"),
+            cell("r01-c1-c1", "c1", state="done"), cell("r04-good-c1", "good"),
+        ])
+        self.assertEqual(cm.reuse(d, man, [old]), 2)
+        by = {c["id"]: c for c in man.data["cells"]}
+        self.assertEqual(by["r01-good-c1"]["state"], "done")
+        self.assertEqual(by["r01-good-c1"]["wall_s"], 4.0)
+        self.assertEqual(by["r01-good-c1"]["reused_from"], os.path.abspath(old))
+        self.assertEqual(by["r01-good-c1"]["clock"], "icount")
+        # the lost boot comes along, with its kept folder
+        self.assertEqual([t["state"] for t in by["r02-good-c1"]["tries"]], ["hung", "done"])
+        self.assertTrue(os.path.isdir(os.path.join(d, "cells", "r02-good-c1.partial-1")))
+        self.assertTrue(os.path.isfile(os.path.join(d, "cells", "r01-good-c1", "meta.json")))
+        for cid in ("r01-good~aa-c1", "r03-good-c1", "r04-good-c1"):
+            self.assertEqual(by[cid]["state"], "planned", cid)
+            self.assertNotIn("reused_from", by[cid])
+        self.assertNotIn("reused_from", by["r01-c1-c1"])  # finished here already
+        with open(os.path.join(d, "manifest.json")) as f:
+            saved = json.load(f)
+        self.assertEqual(saved["cells"], man.data["cells"])
+
+    def test_another_kernel_job_or_root_fs_takes_nothing(self):
+        done = [cell("r01-good-c1", "good", state="done")]
+        other = [
+            run_dir(self.tmp, "k", done, builds={"good": dict(KERNEL, config_sha256="c2"),
+                                                 "c1": dict(KERNEL), "good~aa": dict(KERNEL)})[0],
+            run_dir(self.tmp, "j", done, job=b"point p0 read_pct=50\n")[0],
+            run_dir(self.tmp, "r", done, rootfs={"arm": "r2"})[0],
+        ]
+        d, man = self.new_run([cell("r01-good-c1", "good")])
+        self.assertEqual(cm.reuse(d, man, other), 0)
+        self.assertEqual(man.data["cells"][0]["state"], "planned")
+
+    def test_a_run_that_is_not_there_is_one_line(self):
+        d, man = self.new_run([cell("r01-good-c1", "good")])
+        with self.assertRaises(campaign_file.CampaignError) as e:
+            cm.reuse(d, man, [os.path.join(self.tmp, "nowhere")])
+        self.assertIn("nowhere", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
