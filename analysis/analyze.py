@@ -20,7 +20,8 @@ from analysis import compare as compare_mod
 from analysis import medians as medians_mod
 from analysis import rundir as rundir_mod
 from analysis import stats, tidy, tidy_csv, verdicts
-from analysis.common import CliError, OneLineParser, ParseError, dir_refusal, run_cli
+from analysis.common import ParseError, dir_refusal
+from lockbench.cli import CliError, OneLineParser, run_cli
 
 PROG = "analyze"
 TIDY_DIR = "tidy"

@@ -47,8 +47,7 @@ import re
 from dataclasses import dataclass, field
 
 from analysis import fine_hist
-from analysis.common import (MAX_DIGITS, U64_MAX, ParseError, clip,
-                             parse_uint, read_text, split_lines)
+from analysis.common import MAX_DIGITS, U64_MAX, ParseError, clip, parse_uint, read_text, split_lines
 
 MAGIC = "mbox_bench-results"
 SUPPORTED_VERSIONS = ("v1", "v2")

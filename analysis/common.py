@@ -1,25 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Shared pieces: the parse error every parser raises and the CLI plumbing
-(one-line errors, exit status 2, never a traceback)."""
+"""What every parser shares: the parse error it raises, the limits on what
+it reads (file size, line length, digits) and reading a file safely.  The
+command-line plumbing is lockbench/cli.py."""
 
-import argparse
 import os
 import re
 import stat
-import sys
 
 from guest import safeio
-
-EXIT_OK = 0
-EXIT_BAD_INPUT = 2
-EXIT_INTERNAL = 1
-
-
-class CliError(Exception):
-    """An error a command reports on one line of stderr ("prog: message")
-    and exits with exit_code (run_cli, or a command's own main): the one
-    error base of every command (analysis/, plots/, scripts/, guest/)."""
-    exit_code = EXIT_BAD_INPUT
+from lockbench.cli import CliError
 
 
 class ParseError(CliError, ValueError):
@@ -37,23 +26,6 @@ class ParseError(CliError, ValueError):
     def __str__(self):
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         return f"{where}: {self.message}"
-
-
-class UsageError(CliError):
-    """Bad command-line usage; main() prints it on one line, exit 2."""
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (no usage dump):
-    a UsageError, with hint (say "./run.sh campaign --help") after it.
-    The one parser of every command."""
-
-    def __init__(self, *args, hint=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.hint = hint
-
-    def error(self, message):
-        raise UsageError(f"{message} ({self.hint})" if self.hint else message)
 
 
 #: The largest file a parser reads, in bytes.  A lock_stat dump of a
@@ -216,36 +188,3 @@ def split_lines(text, path, limit=MAX_LINE_CHARS, sep=None):
     return lines
 
 
-def run_cli(prog, parser, argv, body):
-    """Parse argv with parser and call body(args) -> int.
-
-    A CliError (ParseError, UsageError, plots' PlotsError) becomes
-    "prog: message" on stderr and its exit_code (2 for bad input); --help
-    returns 0. body may raise them freely."""
-    try:
-        args = parser.parse_args(argv)
-    except CliError as e:
-        print(f"{prog}: {e}", file=sys.stderr)
-        return e.exit_code
-    except SystemExit as e:  # --help, --version
-        return e.code if isinstance(e.code, int) else EXIT_OK
-    try:
-        return body(args)
-    except CliError as e:
-        print(f"{prog}: {e}", file=sys.stderr)
-        return e.exit_code
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # stdout closed early (| head): not an error of ours; keep the
-        # interpreter from failing again when it flushes stdout at exit
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
-    except Exception as e:  # a bug of ours: still one line, distinct status
-        if os.environ.get("ANALYSIS_DEBUG"):
-            raise
-        print(f"{prog}: internal error (set ANALYSIS_DEBUG=1 for the "
-              f"traceback): {type(e).__name__}: {e}", file=sys.stderr)
-        return EXIT_INTERNAL

@@ -9,8 +9,7 @@ one raw file that comes from the host, not the guest.
 
 import re
 
-from analysis.common import (MAX_DIGITS, ParseError, clip, parse_decimal,
-                             parse_uint, read_text, split_lines)
+from analysis.common import MAX_DIGITS, ParseError, clip, parse_decimal, parse_uint, read_text, split_lines
 from analysis.metrics import STEAL_FLAG_PCT
 
 STEAL_FILE = "host-steal.txt"

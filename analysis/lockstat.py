@@ -38,8 +38,7 @@ that backtrack.
 import re
 from dataclasses import dataclass, field
 
-from analysis.common import (MAX_DIGITS, ParseError, clip, parse_uint,
-                             read_text, split_lines)
+from analysis.common import MAX_DIGITS, ParseError, clip, parse_uint, read_text, split_lines
 
 SUPPORTED_VERSIONS = ("0.3", "0.4")
 

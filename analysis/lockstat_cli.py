@@ -15,7 +15,8 @@ import re
 import sys
 
 from analysis import lockstat
-from analysis.common import EXIT_BAD_INPUT, OneLineParser, ParseError, run_cli
+from analysis.common import ParseError
+from lockbench.cli import EXIT_BAD_INPUT, OneLineParser, run_cli
 
 PROG = "lockstat"
 CSV_COLUMNS = ("class", "kind") + lockstat.FIELDS

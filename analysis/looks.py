@@ -18,7 +18,7 @@ import json
 import sys
 
 from analysis import analyze, boots, safety, stats, verdicts
-from analysis.common import OneLineParser, run_cli
+from lockbench.cli import OneLineParser, run_cli
 
 
 def undecided(comps):

@@ -21,8 +21,7 @@ backtrack.
 
 from dataclasses import dataclass
 
-from analysis.common import (MAX_DIGITS, ParseError, clip, parse_decimal,
-                             parse_uint, read_text, split_lines)
+from analysis.common import MAX_DIGITS, ParseError, clip, parse_decimal, parse_uint, read_text, split_lines
 
 #: header text -> (field name, kind)
 KEYS = {

@@ -22,8 +22,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from analysis.common import (MAX_DIGITS, ParseError, clip, parse_uint,
-                             read_text, split_lines)
+from analysis.common import MAX_DIGITS, ParseError, clip, parse_uint, read_text, split_lines
 
 NOT_SUPPORTED = "<not supported>"
 NOT_COUNTED = "<not counted>"

@@ -28,8 +28,8 @@ from analysis import rundir as rundir_mod
 from analysis import observer as observer_mod
 from analysis import compare as compare_mod
 from analysis import commit_msg, stats, summary, tidy, tidy_csv
-from analysis.common import (OneLineParser, ParseError, UsageError,
-                             dir_refusal, read_text, run_cli)
+from analysis.common import ParseError, dir_refusal, read_text
+from lockbench.cli import OneLineParser, UsageError, run_cli
 from guest import safeio
 
 PROG = "report"

@@ -126,7 +126,7 @@ def _parse(tidy, cell, point, pdir, name, parser, optional=False):
     except Exception as e:
         # A bug of a parser on one file must not lose every other point's
         # tables: the point is recorded as unreadable, naming the bug
-        # (ANALYSIS_DEBUG=1 gives the traceback, as in common.run_cli).
+        # (ANALYSIS_DEBUG=1 gives the traceback, as in lockbench.cli.run_cli).
         if os.environ.get("ANALYSIS_DEBUG"):
             raise
         why = f"internal parser error (a bug): {type(e).__name__}: " \

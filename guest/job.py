@@ -8,7 +8,7 @@ campaign file reaches the guest's shell unchecked.
 """
 import re
 
-from analysis.common import CliError
+from lockbench.cli import CliError
 
 MAGIC = "lockbench-job v1"
 # Module parameters a point may set, with their allowed ranges (the module

@@ -8,12 +8,15 @@ then re-judges old runs without booting anything.
 Pure functions, but for recheck's reading of a run directory."""
 import re
 
-from analysis.common import CliError
+from lockbench.cli import CliError
 
 
 EXIT = {"ok": 0, "hung": 10, "panic": 11, "oops": 12, "lockdep": 13,
         "warning": 14, "incomplete": 15, "killed": 16, "nospace": 17,
         "interrupted": 130}
+# A state's spelling as a runner's meta.json or a campaign's manifest.json
+# may give it (what the campaign reads back is checked against it).
+STATE_RE = re.compile(r"[a-z][a-z_-]{0,31}")
 # Most severe first: a run's state is the worst thing that happened to it.
 SEVERITY = ["panic", "hung", "nospace", "interrupted", "oops", "lockdep", "warning",
             "killed", "incomplete", "ok"]

@@ -18,7 +18,7 @@ import os
 import stat
 import sys
 
-from analysis.common import CliError, OneLineParser
+from lockbench.cli import CliError, OneLineParser
 from guest import judge, safeio
 from guest.collect import point_needs
 

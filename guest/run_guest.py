@@ -46,7 +46,7 @@ import sys
 import tempfile
 import time
 
-from analysis.common import CliError, OneLineParser
+from lockbench.cli import CliError, OneLineParser
 from guest import dirlock, judge
 from guest import job as jobmod
 from guest.collect import NOSPACE, collect, point_needs

@@ -12,7 +12,7 @@ import os
 import re
 import tomllib
 
-from analysis.common import CliError
+from lockbench.cli import CliError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # build/trees: the variant files ./run.sh build --tree writes, one per
@@ -29,6 +29,10 @@ ADD_FOLDER = ("add a folder of variant files with --variants DIR or "
               "LOCKBENCH_VARIANT_PATH=DIR")
 
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+# A ref of a variant of the user's own git tree (HEAD~1, v6.1.5, a
+# branch, an id), as the variant file says it: git's own syntax without
+# shell or option characters (scripts/kernel_tree.py resolves it).
+REF_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./~^@{}+-]{0,199}")
 # What each architecture is built and booted with: guest/arches.toml,
 # the one place an arch is described.  The first is the default: its
 # targets are labelled by the bare variant name.

@@ -12,7 +12,7 @@ Exit status: 0 done, 2 bad input (one line on stderr), 3 gnuplot missing.
 
 import sys
 
-from analysis.common import EXIT_OK, OneLineParser, run_cli
+from lockbench.cli import EXIT_OK, OneLineParser, run_cli
 from plots.make_plots import make_plots
 from plots.report_html import write_reports
 

@@ -14,7 +14,8 @@ import os
 import re
 
 from analysis import run_setup, rundir
-from analysis.common import EXIT_BAD_INPUT, CliError, ParseError, dir_refusal
+from analysis.common import ParseError, dir_refusal
+from lockbench.cli import EXIT_BAD_INPUT, CliError
 from guest import safeio
 
 EXIT_NO_TOOL = 3

@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 from plots.boot_plots import cdf, lockstat, steal
-from analysis.common import EXIT_OK, OneLineParser, run_cli
+from lockbench.cli import EXIT_OK, OneLineParser, run_cli
 from guest import safeio
 from plots.common import MissingTool, PlotsError, Run, check_dir, gp_quote
 from plots.crossover import crossover

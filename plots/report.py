@@ -16,7 +16,7 @@ then the plots step's (2 bad input, 3 gnuplot missing).
 import sys
 
 from analysis import report as analysis_report
-from analysis.common import CliError, run_cli
+from lockbench.cli import CliError, run_cli
 from analysis.rundir import not_results_dir
 from plots.__main__ import main as plots_main
 

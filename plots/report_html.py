@@ -21,7 +21,7 @@ import html
 import os
 import sys
 
-from analysis.common import EXIT_OK, OneLineParser, run_cli
+from lockbench.cli import EXIT_OK, OneLineParser, run_cli
 from guest import safeio
 from plots.common import PlotsError, Run
 from plots.report_content import (OBS_HEAD, OBS_NOTE, Table, kernel_notes,

@@ -60,7 +60,7 @@ import sys
 import time
 import tomllib
 
-from analysis.common import CliError, OneLineParser, run_cli
+from lockbench.cli import CliError, OneLineParser, run_cli
 from scripts import kernel_tree
 from guest.targets import ROOT
 

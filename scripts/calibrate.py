@@ -28,7 +28,7 @@ import sys
 import tempfile
 
 from analysis import bench_results, lockstat
-from analysis.common import CliError, OneLineParser, run_cli
+from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from scripts import lock_target as targetmod
 

@@ -58,7 +58,7 @@ import sys
 
 from analysis import exact, stats
 from analysis import primary as primarymod
-from analysis.common import CliError, OneLineParser
+from lockbench.cli import CliError, OneLineParser
 from guest import dirlock, judge, qemu, safeio, targets
 from scripts import (campaign_cell, campaign_estimate, campaign_file, campaign_hosts,
                      campaign_manifest, campaign_run)

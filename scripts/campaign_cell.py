@@ -14,9 +14,9 @@ import stat
 import subprocess
 import sys
 
-from guest import dirlock, qemu, safeio
-from scripts import campaign_file, campaign_manifest
+from guest import dirlock, judge, qemu, safeio
 from guest.targets import ROOT
+from scripts import campaign_file
 
 PY = "/usr/bin/python3"
 # A runner's meta.json is a few KB (its problems are capped).
@@ -179,7 +179,7 @@ def finish_cell(d, man, cell, tmp, interrupted, refused=None):
     if is_dir(tmp):
         move_log(tmp + ".log", os.path.join(tmp, "runner.log"))
     state = meta.get("state") if meta else "error"
-    if not isinstance(state, str) or not campaign_manifest.STATE_RE.fullmatch(state):
+    if not isinstance(state, str) or not judge.STATE_RE.fullmatch(state):
         state = "error"
     if interrupted and state != "ok":
         state = "interrupted"

@@ -19,7 +19,7 @@ import tomllib
 from typing import NamedTuple
 
 from analysis import primary as primarymod
-from analysis.common import CliError, OneLineParser, run_cli
+from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from guest import safeio
 from scripts import campaign_estimate

@@ -31,7 +31,7 @@ import subprocess
 import tarfile
 import time
 
-from analysis.common import CliError
+from lockbench.cli import CliError
 from guest import dirlock, qemu, safeio, targets
 from scripts import campaign_cell, campaign_file
 
@@ -108,13 +108,13 @@ def is_remote(d, name):
 
 # The runner and what it imports or reads, as paths in the repository:
 # all a host needs of the harness (the runner names targets and reads the
-# arch table with guest/targets.py; its errors are analysis/common.py's,
+# arch table with guest/targets.py; its errors are lockbench/cli.py's,
 # as every command's).  The host runs python3 -m
 # guest.run_guest with payload/ as the root.
 RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "guest/collect.py",
                 "guest/vcpu.py", "guest/dirlock.py", "guest/job.py", "guest/qemu.py",
                 "guest/targets.py", "guest/safeio.py", "guest/init.sh", "guest/arches.toml",
-                "analysis/__init__.py", "analysis/common.py")
+                "lockbench/__init__.py", "lockbench/cli.py")
 
 
 def make_payload(path, build, variants, job):

@@ -12,7 +12,6 @@ import hashlib
 import json
 import os
 import random
-import re
 import shutil
 import stat
 
@@ -23,8 +22,7 @@ from scripts import variant as variantmod
 # A manifest of the biggest campaign (16 vCPU counts x 100 repetitions x
 # a few variants) is a few MB.
 MANIFEST_MAX_BYTES = 64 << 20
-# A cell's state as the runner or a guest's meta.json names it.
-STATE_RE = re.compile(r"[a-z][a-z_-]{0,31}")
+STATE_RE = judge.STATE_RE
 UNNEEDED = "unneeded"  # a cell past the look where the campaign stopped
 SETTLED = ("done", UNNEEDED)
 # Build-meta fields that identify a kernel; the others (build time, harness

@@ -21,7 +21,7 @@ import sys
 import time
 
 from analysis import primary as primarymod
-from analysis.common import CliError
+from lockbench.cli import CliError
 from guest import vcpu
 from scripts import campaign_cell, campaign_hosts, campaign_manifest
 from guest.targets import ROOT

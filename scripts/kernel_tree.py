@@ -42,7 +42,7 @@ import re
 import subprocess
 import sys
 
-from analysis.common import CliError, OneLineParser, run_cli
+from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import targets
 
 ROOT = targets.ROOT
@@ -54,9 +54,7 @@ SUPPORTED_S = "6.1"
 # first when its variant merges mbox-registry.config.
 REGISTRY_FILE = "drivers/mailbox/omap-mbox-registry.c"
 REGISTRY_PATCH = "0001-mailbox-add-the-2.6.34-OMAP-mailbox-name-registry-fo.patch"
-# A ref as the user writes it (HEAD~1, v6.1.5, a branch, an id): git's
-# own syntax without shell or option characters.
-REF_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./~^@{}+-]{0,199}")
+REF_RE = targets.REF_RE  # a ref as the user writes it
 ID_RE = re.compile(r"[0-9a-f]{40}")
 
 

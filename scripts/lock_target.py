@@ -27,7 +27,7 @@ import os
 import re
 import tomllib
 
-from analysis.common import CliError
+from lockbench.cli import CliError
 from guest import job as jobmod
 from guest.targets import ROOT
 

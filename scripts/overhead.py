@@ -24,7 +24,8 @@ import sys
 import tempfile
 
 from analysis import bench_results, point_metrics, stats
-from analysis.common import CliError, OneLineParser, ParseError
+from analysis.common import ParseError
+from lockbench.cli import CliError, OneLineParser
 from guest.targets import ROOT
 
 # The runner (guest/run_guest.py), as a module of this repository.

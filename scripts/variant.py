@@ -44,10 +44,10 @@ import re
 import sys
 import tomllib
 
-from analysis.common import OneLineParser, run_cli
+from lockbench.cli import OneLineParser, run_cli
 # A target's name and its arch, which the runner needs too: guest/targets.py.
 from guest.targets import (ADD_FOLDER, ARCHES, VARIANT_DIRS, VariantError, boot_spec,
-                           find_file, label, parse_target, variant_names, ROOT)
+                           find_file, label, parse_target, variant_names, REF_RE, ROOT)
 
 PATCH_DIR = os.path.join(ROOT, "kernel-patches")
 CONFIG_DIR = os.path.join(PATCH_DIR, "configs")
@@ -102,7 +102,6 @@ def load(target):
         # A commit of the user's own git tree (scripts/kernel_tree.py):
         # its own series is optional, patches on top of that commit.
         data.setdefault("patches", [])
-        from scripts.kernel_tree import REF_RE
         tree, ref = data.get("tree"), data.get("ref")
         if not isinstance(tree, str) or not tree.startswith("/") or "\n" in tree:
             raise VariantError(f"{path}: tree must be the absolute path of a git tree "

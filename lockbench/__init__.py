@@ -1,0 +1,3 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The core the rest of the house stands on (lockbench/cli.py: every
+command's errors and parser)."""
