@@ -167,8 +167,10 @@ done
 # build) are built after, one group after the other, at nice 19, while
 # the booting tests that need none of them run: those tests leave about a
 # third of the two cores idle (a 1-vCPU guest and its analysis), which
-# the build takes (docs/measurements.md, 2026-12-06).  A test starts
-# once the group of every kernel it boots is built.
+# the build takes, though not for free: a test beside it took 25-45%
+# longer, and the cold suite 48 minutes where it took 54
+# (docs/measurements.md, 2026-12-06).  A test starts once the group of
+# every kernel it boots is built.
 test_variants=${LOCKBENCH_VARIANT_PATH:-$LB_ROOT/tests/variants}
 declare -A kgroup
 early=()
