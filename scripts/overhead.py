@@ -25,7 +25,7 @@ import tempfile
 
 from analysis import bench_results, point_metrics, stats
 from analysis.common import ParseError
-from lockbench.cli import CliError, OneLineParser
+from lockbench.cli import CliError, OneLineParser, run_cli
 from guest.targets import ROOT
 
 # The runner (guest/run_guest.py), as a module of this repository.
@@ -33,10 +33,12 @@ RUNNER = [sys.executable, "-m", "guest.run_guest"]
 RUNNER_ENV = dict(os.environ, PYTHONPATH=ROOT)
 
 
-def die(message, code=2):
-    """One line on stderr; exit 2 for bad input, else the given status."""
-    print(f"overhead: {message}", file=sys.stderr)
-    sys.exit(code)
+class OverheadError(CliError):
+    """One line on stderr (run_cli); exit 2 for bad input, else CODE."""
+
+    def __init__(self, message, code=2):
+        super().__init__(message)
+        self.exit_code = code
 
 
 def make_parser():
@@ -74,24 +76,24 @@ def write_csv(out, rows):
 
 
 def main(argv):
-    try:
-        a = make_parser().parse_args(argv)
-    except CliError as e:
-        die(str(e), e.exit_code)
+    return run_cli("overhead", make_parser(), argv, _body)
+
+
+def _body(a):
     for name, val, lo, hi in (("--boots", a.boots, 1, 20), ("--rounds", a.rounds, 1, 50),
                               ("--duration-ms", a.duration_ms, 100, 10000)):
         if not lo <= val <= hi:
-            die(f"{name} {val} out of range {lo}..{hi}")
+            raise OverheadError(f"{name} {val} out of range {lo}..{hi}")
     timings = a.timing or [8, 1]
     if any(not 1 <= t <= 1024 for t in timings):
-        die("--timing must be in 1..1024 (0 is always measured)")
+        raise OverheadError("--timing must be in 1..1024 (0 is always measured)")
     settings = [0] + sorted(set(timings), reverse=True)
     # The variant must exist and be built: run_guest.py says so in one line.
     check = subprocess.run(RUNNER + [a.variant, "--cpus", "1", "--dry-run"], env=RUNNER_ENV,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if check.returncode != 0:
         sys.stderr.write(check.stderr)
-        sys.exit(check.returncode)
+        return check.returncode
     out = a.out or tempfile.mkdtemp(prefix="lockbench-overhead-")
     os.makedirs(out, exist_ok=True)
     job = os.path.join(out, "overhead.job")
@@ -107,14 +109,14 @@ def main(argv):
             # run_guest.py said why in one line; keep its exit status and
             # what the earlier boots measured.
             kept = f"; boots 1..{b} kept in {write_csv(out, rows)}" if rows else ""
-            die(f"boot {b + 1} failed (run_guest.py exit {rc}; see {run}){kept}", rc)
+            raise OverheadError(f"boot {b + 1} failed (run_guest.py exit {rc}; see {run}){kept}", rc)
         for r in range(a.rounds):
             for t in settings:
                 path = os.path.join(run, "points", f"t{t}-r{r}", "results.txt")
                 try:
                     res = bench_results.parse_file(path)
                 except (OSError, ParseError) as e:
-                    die(str(e), 1)
+                    raise OverheadError(str(e), 1) from None
                 lat = res.lat.get("lookup")
                 m = point_metrics.bench_metrics(res)
                 rows.append({"boot": b + 1, "round": r, "timing": t,
