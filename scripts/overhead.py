@@ -25,20 +25,13 @@ import tempfile
 
 from analysis import bench_results, point_metrics, stats
 from analysis.common import ParseError
-from lockbench.cli import CliError, OneLineParser, run_cli
+from guest.judge import RunError
+from lockbench.cli import OneLineParser, run_cli
 from guest.targets import ROOT
 
 # The runner (guest/run_guest.py), as a module of this repository.
 RUNNER = [sys.executable, "-m", "guest.run_guest"]
 RUNNER_ENV = dict(os.environ, PYTHONPATH=ROOT)
-
-
-class OverheadError(CliError):
-    """One line on stderr (run_cli); exit 2 for bad input, else CODE."""
-
-    def __init__(self, message, code=2):
-        super().__init__(message)
-        self.exit_code = code
 
 
 def make_parser():
@@ -83,10 +76,10 @@ def _body(a):
     for name, val, lo, hi in (("--boots", a.boots, 1, 20), ("--rounds", a.rounds, 1, 50),
                               ("--duration-ms", a.duration_ms, 100, 10000)):
         if not lo <= val <= hi:
-            raise OverheadError(f"{name} {val} out of range {lo}..{hi}")
+            raise RunError(2, f"{name} {val} out of range {lo}..{hi}")
     timings = a.timing or [8, 1]
     if any(not 1 <= t <= 1024 for t in timings):
-        raise OverheadError("--timing must be in 1..1024 (0 is always measured)")
+        raise RunError(2, "--timing must be in 1..1024 (0 is always measured)")
     settings = [0] + sorted(set(timings), reverse=True)
     # The variant must exist and be built: run_guest.py says so in one line.
     check = subprocess.run(RUNNER + [a.variant, "--cpus", "1", "--dry-run"], env=RUNNER_ENV,
@@ -109,14 +102,14 @@ def _body(a):
             # run_guest.py said why in one line; keep its exit status and
             # what the earlier boots measured.
             kept = f"; boots 1..{b} kept in {write_csv(out, rows)}" if rows else ""
-            raise OverheadError(f"boot {b + 1} failed (run_guest.py exit {rc}; see {run}){kept}", rc)
+            raise RunError(rc, f"boot {b + 1} failed (run_guest.py exit {rc}; see {run}){kept}")
         for r in range(a.rounds):
             for t in settings:
                 path = os.path.join(run, "points", f"t{t}-r{r}", "results.txt")
                 try:
                     res = bench_results.parse_file(path)
                 except (OSError, ParseError) as e:
-                    raise OverheadError(str(e), 1) from None
+                    raise RunError(1, str(e)) from None
                 lat = res.lat.get("lookup")
                 m = point_metrics.bench_metrics(res)
                 rows.append({"boot": b + 1, "round": r, "timing": t,
