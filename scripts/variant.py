@@ -246,21 +246,19 @@ def _body(args):
         return 0
     if args.cmd == "order":
         # A boot variant builds the image it boots.
-        targets = list(dict.fromkeys(load(t).get("boots", t) for t in args.names))
+        image = {n: load(n).get("boots", n) for n in dict.fromkeys(args.names)}
+        built = {t: load(t) for t in dict.fromkeys(image.values())}
         # The tarball's first (a tree's commit may take one as its
         # donor), each by its number of patches.
-        counts = {t: (bool(load(t)["tree"]), len(load(t)["patches"])) for t in targets}
-        ordered = sorted(targets, key=counts.get)
+        ordered = sorted(built, key=lambda t: (bool(built[t]["tree"]), len(built[t]["patches"])))
         if not args.groups:
             print("\n".join(ordered))
             return 0
         keys = {}
         for t in ordered:
-            v = load(t)
-            keys.setdefault((v["arch"], tuple(v["configs"])), len(keys))
-        for name in dict.fromkeys(args.names):
-            v = load(load(name).get("boots", name))
-            print(keys[(v["arch"], tuple(v["configs"]))], name)
+            keys.setdefault((built[t]["arch"], tuple(built[t]["configs"])), len(keys))
+        for name, t in image.items():
+            print(keys[(built[t]["arch"], tuple(built[t]["configs"]))], name)
         return 0
     v = load(args.name)
     if v.get("boots"):
