@@ -173,16 +173,21 @@ done
 # every kernel it boots is built.
 test_variants=${LOCKBENCH_VARIANT_PATH:-$LB_ROOT/tests/variants}
 declare -A kgroup
-early=()
 ngroups=1
 if [ ${#build[@]} -gt 0 ]; then
 	groups=$(LOCKBENCH_VARIANT_PATH=$test_variants lb_py -m scripts.variant order --groups "${build[@]}") || exit 2
 	while read -r g v; do
 		kgroup[$v]=$g
-		[ "$g" != 0 ] || early+=("$v")
 		[ "$g" -lt "$ngroups" ] || ngroups=$((g + 1))
 	done <<<"$groups"
 fi
+# kernels_of G: the kernels of group G, one a line.
+kernels_of() {
+	local k
+	for k in "${build[@]}"; do
+		[ "${kgroup[$k]}" != "$1" ] || echo "$k"
+	done
+}
 # group_of T: the last group of the kernels test T boots.
 group_of() {
 	local k g=0
@@ -236,15 +241,13 @@ else
 		kernelless "$@"
 	) &
 	bg=$!
-	build_kernels build "${early[@]}"
+	mapfile -t ks < <(kernels_of 0)
+	build_kernels build "${ks[@]}"
 	if [ "$ngroups" -gt 1 ]; then
 		(
 			renice -n 19 -p "$BASHPID" >/dev/null
 			for ((g = 1; g < ngroups; g++)); do
-				ks=()
-				for k in "${build[@]}"; do
-					[ "${kgroup[$k]}" != $g ] || ks+=("$k")
-				done
+				mapfile -t ks < <(kernels_of $g)
 				build_kernels "build-$g" "${ks[@]}"
 			done
 		) &
