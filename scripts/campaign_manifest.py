@@ -172,7 +172,8 @@ def reuse(d, man, dirs):
         try:
             old = Manifest.load(src).data
             with open(os.path.join(src, "job.conf"), "rb") as f:
-                same_job = f.read() == job
+                if f.read() != job:
+                    continue
         except OSError as e:
             raise campaign_file.CampaignError(f"--reuse {src}: {e.strerror or e}") from None
         cells = old.get("cells") if isinstance(old.get("cells"), list) else []
@@ -183,7 +184,7 @@ def reuse(d, man, dirs):
             o = by_id.get(cell["id"])
             v = cell["variant"]
             arch = targets.parse_target(campaign_file.image(data["campaign"], v))[1]
-            if not (same_job and o and cell["state"] not in SETTLED and o.get("state") == "done"
+            if not (o and cell["state"] not in SETTLED and o.get("state") == "done"
                     and cell.get("clock") == "icount" and o.get("clock") == "icount"
                     and isinstance(builds.get(v), dict) and same_kernel(builds[v], data["builds"][v])
                     and roots.get(arch) == data["rootfs_sha256_by_arch"].get(arch)):
