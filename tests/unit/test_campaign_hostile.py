@@ -523,8 +523,9 @@ class Hostile(unittest.TestCase):
         self.assertEqual(os.listdir(tmp), ["meta.json"])
         self.assertFalse(os.path.lexists(tmp + ".log"), "a runner's log was started")
         self.assertEqual(self.strict_manifest()["cells"][0]["state"], "planned")
-        # Through --resume: a runner that ends 1.5 s later is waited for.
-        holder = standin.hold(tmp, 1.5)
+        # Through --resume: a runner that ends 6 s later is waited for (long
+        # enough that a loaded host still starts --resume before it ends).
+        holder = standin.hold(tmp, 6)
         try:
             rc, out, err = self.bounded("--resume", self.d, env=self.local_env())
         finally:
