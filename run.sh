@@ -157,7 +157,7 @@ analyze)
 	py -m analysis.analyze "$@"
 	;;
 report)
-	py -m plots.report "$@"
+	py -m plots.pipeline "$@"
 	;;
 lockstat)
 	py -m analysis.lockstat_cli "$@"

@@ -11,16 +11,18 @@ import sys
 
 try:
     import pandas as pd
-    import scipy  # noqa: F401  (analysis.stats needs it)
+    import scipy  # noqa: F401  (analysis.estimate.stats needs it)
 except ImportError as e:  # not a traceback: say which package is missing
     print(f"analyze: missing python3-{e.name}: run ./run.sh setup", file=sys.stderr)
     sys.exit(3)
 
-from analysis import compare as compare_mod
-from analysis import medians as medians_mod
-from analysis import rundir as rundir_mod
-from analysis import stats, tidy, tidy_csv, verdicts
-from analysis.common import ParseError, dir_refusal
+from analysis.verdict import compare as compare_mod
+from analysis.tidy import medians as medians_mod
+from analysis.parse import rundir as rundir_mod
+from analysis.estimate import stats
+from analysis.tidy import tables, tidy_csv
+from analysis.verdict import verdicts
+from analysis.parse.common import ParseError, dir_refusal
 from lockbench.cli import CliError, OneLineParser, run_cli
 
 PROG = "analyze"
@@ -70,7 +72,7 @@ def analyze(path, thresholds=None, compare=True):
     report writes it. Raises ParseError when there is nothing to analyze.
     Never prints."""
     rd = rundir_mod.load(path)
-    t = tidy.build(rd)
+    t = tables.build(rd)
     if not t.tables["samples"]:
         done = sum(1 for c in rd.cells if c.state == "done")
         why = ("no cell is in state 'done'" if not done else
@@ -89,7 +91,7 @@ def analyze(path, thresholds=None, compare=True):
     stamp = os.path.join(out, STAMP_FILE)
     if not compare and os.path.exists(stamp):
         os.remove(stamp)
-    for name, columns in tidy.COLUMNS.items():
+    for name, columns in tables.COLUMNS.items():
         if name == "perf_lock" and not t.tables[name]:
             stale = os.path.join(out, "perf_lock.csv")
             if os.path.exists(stale):

@@ -14,8 +14,8 @@ import os
 import re
 import sys
 
-from analysis import lockstat
-from analysis.common import ParseError
+from analysis.parse import lockstat
+from analysis.parse.common import ParseError
 from lockbench.cli import EXIT_BAD_INPUT, OneLineParser, run_cli
 
 PROG = "lockstat"

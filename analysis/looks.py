@@ -17,7 +17,10 @@ undecided. Bad input: one line on stderr, exit 2.
 import json
 import sys
 
-from analysis import analyze, boots, safety, stats, verdicts
+from analysis import analyze
+from analysis.tidy import boots
+from analysis.verdict import safety, verdicts
+from analysis.estimate import stats
 from lockbench.cli import OneLineParser, run_cli
 
 

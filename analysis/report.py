@@ -17,18 +17,20 @@ import sys
 
 try:
     import pandas as pd
-    import scipy  # noqa: F401  (analysis.stats needs it)
+    import scipy  # noqa: F401  (analysis.estimate.stats needs it)
 except ImportError as e:  # not a traceback: say which package is missing
     print(f"report: missing python3-{e.name}: run ./run.sh setup", file=sys.stderr)
     sys.exit(3)
 
 from analysis import analyze as analyze_mod
-from analysis import answer as answer_mod
-from analysis import rundir as rundir_mod
-from analysis import observer as observer_mod
-from analysis import compare as compare_mod
-from analysis import commit_msg, stats, summary, tidy, tidy_csv
-from analysis.common import ParseError, dir_refusal, read_text
+from analysis.render import answer as answer_mod
+from analysis.parse import rundir as rundir_mod
+from analysis.estimate import observer as observer_mod
+from analysis.verdict import compare as compare_mod
+from analysis.render import commit_msg, summary
+from analysis.estimate import stats
+from analysis.tidy import tables, tidy_csv
+from analysis.parse.common import ParseError, dir_refusal, read_text
 from lockbench.cli import OneLineParser, UsageError, run_cli
 from guest import safeio
 
@@ -70,7 +72,7 @@ def make_parser():
         "when DIR/tidy is missing or older than the raw files. Under QEMU "
         "TCG absolute times are emulation times: the ratio is the result.",
         epilog="Bad input: one line on stderr, exit status 2. ./run.sh "
-        "report DIR (python3 -m plots.report) runs this, then the plots "
+        "report DIR (python3 -m plots.pipeline) runs this, then the plots "
         "and report.html (python3 -m plots DIR) unless given --no-plots.")
     p.add_argument("dir", metavar="DIR", help="a results/<name>-<stamp> "
                    "directory")
@@ -192,7 +194,7 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
                            observer.to_dict("records"))
     elif os.path.lexists(obs_path):  # a link: the link goes, not its target
         os.remove(obs_path)
-    notes = [f"{v}: {text}" for v, text in tidy.variant_notes(rd)]
+    notes = [f"{v}: {text}" for v, text in tables.variant_notes(rd)]
     # one set of facts (and one read of any lockdep report) for every
     # output
     overrides = {}
@@ -231,7 +233,7 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
 
 
 def run(args):
-    """The analysis's part of ./run.sh report (plots/report.py runs it,
+    """The analysis's part of ./run.sh report (plots/pipeline.py runs it,
     then the plots)."""
     th = stats.Thresholds().with_(seed=args.seed, resamples=args.resamples)
     md, warnings = report(args.dir, args.baseline, args.margin, th,

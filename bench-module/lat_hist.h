@@ -10,7 +10,7 @@
  * ns, for what needs a precise median: the op latencies, and the probe
  * times (an interrupt inside one probe must not move the host speed a run
  * reports).  They only count; every quantile is taken on the host
- * (analysis/fine_hist.py).  The counts are u64 like the ops they count: a
+ * (analysis/parse/fine_hist.py).  The counts are u64 like the ops they count: a
  * 600 s run of ~100 ns ops gives one thread 6e9 ops, and the sum over 16
  * threads overflows u32 sooner.
  */

@@ -14,7 +14,7 @@ import sys
 
 from lockbench.cli import EXIT_OK, OneLineParser, run_cli
 from plots.make_plots import make_plots
-from plots.report_html import write_reports
+from plots.pages import write_reports
 
 PROG = "plots"
 

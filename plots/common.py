@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """What the plot builders and the report share: one run directory (its
-manifest as analysis.rundir reads it, tidy/*.csv, see analysis/TIDY.md)
+manifest as analysis.parse.rundir reads it, tidy/*.csv, see analysis/TIDY.md)
 and one-line errors.  Only the standard library (and
 analysis modules that use nothing else): selecting rows needs no pandas.
 Every file of the run directory is read through guest/safeio.py
@@ -13,8 +13,9 @@ import io
 import os
 import re
 
-from analysis import run_setup, rundir
-from analysis.common import ParseError, dir_refusal
+from analysis.render import run_setup
+from analysis.parse import rundir
+from analysis.parse.common import ParseError, dir_refusal
 from lockbench.cli import EXIT_BAD_INPUT, CliError
 from guest import safeio
 
@@ -26,7 +27,7 @@ TOKEN = re.compile(r"^[A-Za-z0-9_.+:@~-]+$")
 
 
 class PlotsError(CliError):
-    """Bad input: run_cli (analysis.common) prints it on one line and
+    """Bad input: run_cli (analysis.parse.common) prints it on one line and
     exits with exit_code."""
     exit_code = EXIT_BAD_INPUT
 
@@ -82,7 +83,7 @@ def read_csv(root, rel, required=()):
 
 
 def check_dir(path, what):
-    """path is a directory and no link (analysis.common.dir_refusal);
+    """path is a directory and no link (analysis.parse.common.dir_refusal);
     PlotsError naming what it is for otherwise."""
     why = dir_refusal(path)
     if why:
@@ -110,7 +111,7 @@ def point_dict(point):
 
 class Run:
     """One results directory as the plots and report.html see it: `rd`,
-    its analysis.rundir.RunDir (the one reader of manifest.json: the
+    its analysis.parse.rundir.RunDir (the one reader of manifest.json: the
     campaign, its defaults and checks, the point labels, the setup line),
     and only what drawing adds to it: the tidy files (read with one-line
     errors, cached), the variants baseline first (the order of colours),

@@ -10,7 +10,7 @@ DIR/plots/data/NAME*.csv, the rows of one line next to each other as
 gnuplot wants them (select.py), and this runs plots/NAME.gp on it.  Nothing is computed
 here: every number drawn is in a tidy file.  The setup footer comes from
 DIR/manifest.json.  Also writes DIR/plots/plots.json (titles and captions,
-for report_html.py) and DIR/plots/gnuplot-commands.txt (to redraw by hand).
+for pages.py) and DIR/plots/gnuplot-commands.txt (to redraw by hand).
 
 Exit status: 0 done, 2 bad input (one line on stderr), 3 gnuplot missing.
 """

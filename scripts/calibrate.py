@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 
-from analysis import bench_results, lockstat
+from analysis.parse import bench_results, lockstat
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from scripts import lock_target as targetmod

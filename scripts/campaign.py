@@ -56,7 +56,7 @@ import shutil
 import subprocess
 import sys
 
-from analysis import exact, stats
+from analysis.estimate import exact, stats
 from analysis import primary as primarymod
 from lockbench.cli import CliError, OneLineParser
 from guest import dirlock, judge, qemu, safeio, targets

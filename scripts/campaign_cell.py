@@ -157,7 +157,7 @@ def seconds(v):
 def ended_words(cell):
     """How a cell that did not finish ended, for the progress line: its
     state and its first problem, the state said once.  The manifest keeps
-    each problem as "STATE: LINE" (what analysis/boots.py and safety.py
+    each problem as "STATE: LINE" (what analysis/tidy/boots.py and safety.py
     read), so a problem of the cell's own state ("interrupted: harness
     got SIGINT" for an interrupted cell) is shown without its prefix:
     "interrupted: harness got SIGINT", not "interrupted: interrupted: ..."."""
@@ -213,7 +213,7 @@ def finish_cell(d, man, cell, tmp, interrupted, refused=None):
         cell["problems"] = now
     # Every try that ended stays on record, the failed ones too: a boot
     # that hung or reported lockdep is a result about its kernel even when
-    # --resume's next try of the cell succeeds (analysis/boots.py).
+    # --resume's next try of the cell succeeds (analysis/tidy/boots.py).
     cell.setdefault("tries", []).append(
         {"state": cell["state"], "problems": now, **({"kept": kept} if kept else {})})
     man.save()

@@ -23,8 +23,10 @@ import subprocess
 import sys
 import tempfile
 
-from analysis import bench_results, point_metrics, stats
-from analysis.common import ParseError
+from analysis.parse import bench_results
+from analysis.tidy import point_metrics
+from analysis.estimate import stats
+from analysis.parse.common import ParseError
 from guest.judge import RunError
 from lockbench.cli import OneLineParser, run_cli
 from guest.targets import ROOT

@@ -25,7 +25,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import bench_results, lockstat, perf_stat  # noqa: E402
+from analysis.parse import bench_results, lockstat, perf_stat  # noqa: E402
 
 META_KEYS = ("variant", "build", "cpus", "mem_mb", "host", "start", "end",
              "boot_to_init_s", "boot_to_workload_s", "state", "exit_code")

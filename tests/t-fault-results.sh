@@ -87,8 +87,8 @@ for f in cut midline garbled; do
 	rc=0
 	PYTHONPATH=$LB_ROOT "$LB_PY" - "$bad/results-$f.txt" 2>"$bad/r-$f.err" <<'PY' || rc=$?
 import sys
-from analysis import bench_results
-from analysis.common import ParseError
+from analysis.parse import bench_results
+from analysis.parse.common import ParseError
 try:
     bench_results.parse_file(sys.argv[1])
 except ParseError as e:

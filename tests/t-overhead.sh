@@ -25,7 +25,7 @@ grep -Eq '^ +0 +[0-9]+ +1\.000 ' "$out.txt"
 grep -Eq '^ +8 +[0-9]+ +[0-9.]+ +[0-9.]+-[0-9.]+ +-?[0-9.]+%' "$out.txt"
 PYTHONPATH=$LB_ROOT "$LB_PY" - "$out" <<'PY'
 import csv, sys
-from analysis import bench_results
+from analysis.parse import bench_results
 out = sys.argv[1]
 rows = list(csv.DictReader(open(f"{out}/overhead.csv")))
 assert len(rows) == 4, f"{len(rows)} rows, want 4"

@@ -72,7 +72,8 @@ echo "ok: rcu: 2 churn boots, self-checks ok, no lockdep/RCU splat or stall, loc
 # 3. analyze's cross-check reads lookup_lock from build-meta.json.
 PYTHONPATH=$LB_ROOT "$LB_PY" - "$out/boot1" "$d/build-meta.json" <<'PY'
 import json, os, sys
-from analysis import lockstat, bench_results, crosscheck
+from analysis.parse import lockstat, bench_results
+from analysis.tidy import crosscheck
 run, meta = sys.argv[1], json.load(open(sys.argv[2]))
 for pid in sorted(os.listdir(run + "/points")):
     pd = f"{run}/points/{pid}"

@@ -17,7 +17,7 @@
 # names the other work the host did during p1, over 0.1 of a core; on a
 # quiet host an undisturbed point once read 14.1%, QEMU's own threads
 # taking their turn, hence two of them);
-# and analysis/host_steal.py turns the files into steal_pct and steal_max_pct.
+# and analysis/parse/host_steal.py turns the files into steal_pct and steal_max_pct.
 #
 # Usage: tests/t-steal.sh
 # Quiet: yes (an undisturbed point must read under the steal flag)
@@ -103,7 +103,9 @@ sed 's/^/    | /' "$out/run.stderr" "$out/run.stdout"
 # directory around the run.
 PYTHONPATH=$LB_ROOT "$LB_PY" - "$out" "$other" <<'PY'
 import json, os, shutil, sys
-from analysis import host_steal, metrics, rundir, tidy
+from analysis import metrics
+from analysis.parse import host_steal, rundir
+from analysis.tidy import tables
 
 out, other = sys.argv[1], float(sys.argv[2])
 TH = metrics.STEAL_FLAG_PCT
@@ -183,7 +185,7 @@ with open(os.path.join(camp, "manifest.json"), "w") as f:
                "host": meta["host"], "builds": {"before": meta["build"]},
                "cells": [{"id": "r01-before-c2", "variant": "before", "cpus": 2,
                           "rep": 1, "state": "done"}]}, f)
-t = tidy.build(rundir.load(camp))
+t = tables.build(rundir.load(camp))
 got = {(r["point"], r["metric"]): r["value"] for r in t.tables["samples"]
        if r["metric"].startswith("steal")}
 if abs(got[("p2", "steal_max_pct")] - m2["steal_max_pct"]) > 1e-9 or \

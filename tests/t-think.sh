@@ -52,7 +52,7 @@ ok "module: think_ns=1000001 refused at load and at run start, with the pr_err l
 
 PYTHONPATH=$LB_ROOT "$LB_PY" - "$out/run" <<'PY'
 import sys
-from analysis import bench_results
+from analysis.parse import bench_results
 
 d = sys.argv[1]
 res = {p: bench_results.parse_file(f"{d}/points/{p}/results.txt") for p in ("t0", "t20k")}

@@ -57,7 +57,7 @@ PY
 PYTHONPATH=$LB_ROOT "$LB_PY" - "$out" <<'PY'
 import csv, glob, os, sys
 import pandas as pd
-from analysis import stats
+from analysis.estimate import stats
 
 out = sys.argv[1]
 

@@ -19,7 +19,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from analysis import bench_results, lockstat  # noqa: E402
+from analysis.parse import bench_results, lockstat  # noqa: E402
 
 
 def fail(msg):

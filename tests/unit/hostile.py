@@ -31,11 +31,11 @@ import tempfile
 
 SIZE = 1 << 20
 PARSERS = {
-    "lockstat": ("analysis.lockstat", "parse_file"),
-    "perf_stat": ("analysis.perf_stat", "parse_file"),
-    "perf_lock": ("analysis.perf_lock", "parse_file"),
-    "bench_results": ("analysis.bench_results", "parse_file"),
-    "host_steal": ("analysis.host_steal", "parse_host_steal"),
+    "lockstat": ("analysis.parse.lockstat", "parse_file"),
+    "perf_stat": ("analysis.parse.perf_stat", "parse_file"),
+    "perf_lock": ("analysis.parse.perf_lock", "parse_file"),
+    "bench_results": ("analysis.parse.bench_results", "parse_file"),
+    "host_steal": ("analysis.parse.host_steal", "parse_host_steal"),
 }
 
 LOCKSTAT_HEAD = ("lock_stat version 0.4\n" + "-" * 40 + "\n"

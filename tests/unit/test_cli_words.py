@@ -64,7 +64,7 @@ class InterruptedOnce(unittest.TestCase):
                          "lockdep")
 
     def test_manifest_keeps_state_and_line(self):
-        """The manifest's problems stay "STATE: LINE" (analysis/boots.py
+        """The manifest's problems stay "STATE: LINE" (analysis/tidy/boots.py
         and safety.py read them so); only the progress line drops the
         repeated state."""
         with tempfile.TemporaryDirectory() as d:
@@ -91,7 +91,7 @@ class NotAResultsDir(unittest.TestCase):
 
     def test_report_says_what_is_wrong(self):
         with tempfile.TemporaryDirectory() as d:
-            rc, out, err = run("plots.report", d)
+            rc, out, err = run("plots.pipeline", d)
             self.assertEqual(rc, 2, err)
             self.assertEqual(out, "")
             self.assertEqual(err, f"report: {d} is not a results directory "
@@ -101,7 +101,7 @@ class NotAResultsDir(unittest.TestCase):
     def test_one_boot_folder_gets_recheck_hint(self):
         with tempfile.TemporaryDirectory() as d:
             open(os.path.join(d, "meta.json"), "w").close()
-            rc, _, err = run("plots.report", d, "--no-plots")
+            rc, _, err = run("plots.pipeline", d, "--no-plots")
             self.assertEqual(rc, 2, err)
             self.assertEqual(len(err.splitlines()), 1, err)
             self.assertIn("is not a results directory", err)
@@ -115,7 +115,7 @@ class NotAResultsDir(unittest.TestCase):
                 m = os.path.join(d, name, "manifest.json")
                 open(m, "w").close()
                 os.utime(m, (t, t))
-            rc, _, err = run("plots.report", d)
+            rc, _, err = run("plots.pipeline", d)
             self.assertEqual(rc, 2, err)
             self.assertEqual(len(err.splitlines()), 1, err)
             self.assertIn(f"is not a results directory (no manifest.json; ./run.sh campaign "
@@ -125,7 +125,7 @@ class NotAResultsDir(unittest.TestCase):
     def test_missing_folder_still_said_so(self):
         with tempfile.TemporaryDirectory() as d:
             missing = os.path.join(d, "nope")
-            rc, _, err = run("plots.report", missing)
+            rc, _, err = run("plots.pipeline", missing)
             self.assertEqual((rc, err), (2, f"report: {missing}: no such directory\n"))
 
 

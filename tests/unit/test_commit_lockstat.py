@@ -16,7 +16,8 @@ import unittest
 
 import pandas as pd
 
-from analysis import analyze, commit_msg, report
+from analysis import analyze, report
+from analysis.render import commit_msg
 from tests.unit import synth
 from tests.unit.helpers import read_csv, run_main
 
@@ -403,7 +404,8 @@ class DriverAndReproduce(unittest.TestCase):
     folders reproduces with them."""
 
     def test_driver(self):
-        from analysis import rundir, summary
+        from analysis.parse import rundir
+        from analysis.render import summary
 
         def pt(w):
             return rundir.Point(id="p", read_pct=None, mailboxes=None, miss_pct=None,
@@ -451,12 +453,12 @@ class BootsRange(unittest.TestCase):
                                            "metric", "value"])
 
     def test_each_regime_counts_its_boots(self):
-        from analysis import summary
+        from analysis.render import summary
         self.assertEqual(summary.boots_range(self.frame(), "insn_per_op"), (3, 6))
         self.assertEqual(summary.boots_range(self.frame(), "throughput_run"), (3, 6))
 
     def test_the_primary_counts_where_it_has_samples(self):
-        from analysis import summary
+        from analysis.render import summary
         f = self.frame()
         # one 2-vCPU boot lost its primary: 5 there, though 6 boots ran
         f = f[~((f["cell"] == "r6-after-c2") & (f["metric"] == "throughput_run"))]

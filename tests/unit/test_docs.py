@@ -8,7 +8,10 @@ import os
 import re
 import unittest
 
-from analysis import medians, metrics, observer, tidy, verdicts
+from analysis.tidy import medians, tables
+from analysis import metrics
+from analysis.estimate import observer
+from analysis.verdict import verdicts
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -29,7 +32,7 @@ class TidyDoc(unittest.TestCase):
 
     def test_every_file_and_column_line(self):
         documented = set(re.findall(r"^`([a-z_0-9,]+)`$", self.text, re.M))
-        files = dict(tidy.COLUMNS, medians=medians.MEDIANS_COLUMNS,
+        files = dict(tables.COLUMNS, medians=medians.MEDIANS_COLUMNS,
                      comparisons=verdicts.COMPARISONS_COLUMNS,
                      observer=observer.OBSERVER_COLUMNS)
         for name, cols in files.items():

@@ -11,9 +11,10 @@ import tempfile
 import time
 import unittest
 
-from analysis import (analyze, bench_results, metrics, point_metrics, report,
-                      tidy)
-from analysis.tidy import COLUMNS
+from analysis import analyze, metrics, report
+from analysis.parse import bench_results
+from analysis.tidy import point_metrics, tables
+from analysis.tidy.tables import COLUMNS
 from tests.unit import kernelfmt, synth
 from tests.unit.helpers import read_csv, run_main
 
@@ -452,7 +453,7 @@ class Outcomes(unittest.TestCase):
             })
             one = next(r for r in rows if r["cell"] == "r01-after-c2"
                        and r["point"] == "p1")
-            self.assertEqual({k: one[k] for k in tidy.POINT_PARAMS},
+            self.assertEqual({k: one[k] for k in tables.POINT_PARAMS},
                              {"read_pct": "90", "mailboxes": "16",
                               "miss_pct": "0", "duration_ms": "1000"})
             # the problems stay; a starved point gives no samples, and no

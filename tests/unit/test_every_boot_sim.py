@@ -57,7 +57,7 @@ import unittest
 
 import numpy as np
 
-from analysis import mann_whitney, stats
+from analysis.estimate import mann_whitney, stats
 
 #: simulated campaigns a row (stats.compare is per campaign: ~1 ms each),
 #: and at q = 0, where the false claims and the power are asserted

@@ -39,7 +39,7 @@ import unittest
 
 import numpy as np
 
-from analysis import exact, stats
+from analysis.estimate import exact, stats
 
 # simulated cells a row (exact.compare: ~0.4 ms each); the suite runs
 # 500, LOCKBENCH_SIM_FULL=1 the 1000 of analysis/README.md's table

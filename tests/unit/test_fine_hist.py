@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""analysis.fine_hist and results v2's "fine" rows: the quantiles the host
+"""analysis.parse.fine_hist and results v2's "fine" rows: the quantiles the host
 takes of the module's fine histograms."""
 
 import random
 import statistics
 import unittest
 
-from analysis import bench_results, fine_hist
-from analysis.common import ParseError
+from analysis.parse import bench_results, fine_hist
+from analysis.parse.common import ParseError
 from tests.unit.helpers import fixture, read
 
 
@@ -127,7 +127,7 @@ class ResultsV2(unittest.TestCase):
         ref = next(kv for w, kv in r.extra if w == "ref")
         self.assertEqual(ref["outliers"], 1)
         self.assertEqual(ref["median_ns"], fine_hist.quantile_ns(hist_of(PROBES), 500))
-        from analysis import point_metrics
+        from analysis.tidy import point_metrics
         m = point_metrics.bench_metrics(r)
         self.assertEqual(m["ref_probe_ns"], ref["trim_mean_ns"])
 

@@ -13,7 +13,7 @@ import os
 import subprocess
 import unittest
 
-from analysis import bench_results
+from analysis.parse import bench_results
 from guest import job
 from scripts import calibrate, campaign_file
 from scripts import lock_target as targetmod

@@ -19,9 +19,12 @@ import time
 import unittest
 from unittest import mock
 
-from analysis import bench_results, common, lockstat, perf_lock, perf_stat
-from analysis import analyze, host_steal, tidy
-from analysis.common import ParseError
+from analysis.parse import (bench_results, common, lockstat, perf_lock,
+                            perf_stat)
+from analysis import analyze
+from analysis.parse import host_steal
+from analysis.tidy import tables
+from analysis.parse.common import ParseError
 from tests.unit import hostile, synth
 from tests.unit.helpers import read
 
@@ -327,7 +330,7 @@ class AnalyzeKeepsTheGoodPoints(unittest.TestCase):
             self.assertNotIn("Traceback", err)
             self.assertIn("wrote", out)
             tdir = os.path.join(d, "tidy")
-            for name in tidy.COLUMNS:
+            for name in tables.COLUMNS:
                 if name != "perf_lock":
                     self.assertTrue(os.path.exists(os.path.join(
                         tdir, name + ".csv")), name)

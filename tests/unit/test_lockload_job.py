@@ -17,7 +17,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
-from analysis import bench_results  # noqa: E402
+from analysis.parse import bench_results  # noqa: E402
 from guest import job  # noqa: E402
 
 MAGIC = "lockbench-job v1\n"

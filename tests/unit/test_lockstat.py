@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""analysis.lockstat on hand-made /proc/lock_stat dumps (0.3 and 0.4)."""
+"""analysis.parse.lockstat on hand-made /proc/lock_stat dumps (0.3 and 0.4)."""
 
 import os
 import tempfile
 import unittest
 
-from analysis import lockstat
-from analysis.common import ParseError
+from analysis.parse import lockstat
+from analysis.parse.common import ParseError
 from tests.unit.helpers import fixture, read
 
 

@@ -13,7 +13,8 @@ import unittest
 
 import numpy as np
 
-from analysis import analyze, observer, report
+from analysis import analyze, report
+from analysis.estimate import observer
 from tests.unit import synth
 from tests.unit.helpers import read_csv, run_main
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The paired ratio (analysis/paired.py): a hand-checked example, the
+"""The paired ratio (analysis/estimate/paired.py): a hand-checked example, the
 signed-rank statistic against scipy, and a simulation with known answers.
 
 Simulated repetitions run on this host's two speeds (150k or 85k ops/s,
@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from analysis import paired, stats, verdicts
+from analysis.estimate import paired, stats
+from analysis.verdict import verdicts
 
 SIMS = 600
 N = 8

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-"""analysis.bench_results, analysis.perf_stat, analysis.perf_lock."""
+"""analysis.parse.bench_results, analysis.parse.perf_stat, analysis.parse.perf_lock."""
 
 import unittest
 
-from analysis import bench_results, perf_lock, perf_stat
-from analysis.common import ParseError
+from analysis.parse import bench_results, perf_lock, perf_stat
+from analysis.parse.common import ParseError
 from tests.unit.helpers import fixture, read
 
 
@@ -183,7 +183,7 @@ class BenchResultsFinePercentilesAndProbe(unittest.TestCase):
                                                      lat.max_ns))
 
     def test_ref_metrics(self):
-        from analysis import point_metrics
+        from analysis.tidy import point_metrics
         m = point_metrics.bench_metrics(self.r)
         self.assertEqual(m["ref_probe_ns"], 2029.0)
         self.assertAlmostEqual(m["throughput_ref"], self.r.total["ops_per_sec"] * 2029 / 1e6)
@@ -191,7 +191,7 @@ class BenchResultsFinePercentilesAndProbe(unittest.TestCase):
         self.assertAlmostEqual(m["write_lat_median_ref"], 17100 / 2197)
 
     def test_no_ref_record_no_ref_metrics(self):
-        from analysis import point_metrics
+        from analysis.tidy import point_metrics
         m = point_metrics.bench_metrics(bench_results.parse_file(fixture("results-v1.txt")))
         self.assertNotIn("throughput_ref", m)
         self.assertNotIn("lookup_lat_median_ref", m)
@@ -210,14 +210,14 @@ class BenchResultsFinePercentilesAndProbe(unittest.TestCase):
 
 
 class Outcome(unittest.TestCase):
-    """tidy.outcome: how a point ended, from its parsed results.txt."""
+    """tables.outcome: how a point ended, from its parsed results.txt."""
 
     def outcome(self, text):
-        from analysis import tidy
-        return tidy.outcome(bench_results.parse_text(text), None)
+        from analysis.tidy import tables
+        return tables.outcome(bench_results.parse_text(text), None)
 
     def test_ok_failed_starved_missing(self):
-        from analysis import tidy
+        from analysis.tidy import tables
         self.assertEqual(self.outcome(read("results-v1.txt")), ("ok", ""))
         failure = read("results-failure.txt")
         registry = "registry=FAIL preloaded=16 found=16 private_found=0"
@@ -226,7 +226,7 @@ class Outcome(unittest.TestCase):
                                   "progress=FAIL threads_without_ops=2")
         self.assertEqual(self.outcome(starved),
                          ("starved", "threads_without_ops=2; " + registry))
-        self.assertEqual(tidy.outcome(None, "results.txt missing"),
+        self.assertEqual(tables.outcome(None, "results.txt missing"),
                          ("missing", "results.txt missing"))
 
     def test_failure_without_a_failed_check(self):

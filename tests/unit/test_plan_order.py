@@ -6,7 +6,7 @@ icount_repetitions.
 
 "balanced" exists because "alternate" is not: with 3 variants the list
 reversed on even repetitions keeps the middle variant in the middle, so
-a position effect (analysis/position.py) lands on one variant only.
+a position effect (analysis/estimate/position.py) lands on one variant only.
 """
 
 import itertools

@@ -42,7 +42,7 @@ from unittest import mock
 from analysis.metrics import STEAL_FLAG_PCT
 from plots import make_plots as mp
 from plots import select
-from plots import report_html as rh
+from plots import pages as rh
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "fixtures", "plots", "run")

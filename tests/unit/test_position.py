@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The position effect (analysis/position.py): synthetic boots whose place
+"""The position effect (analysis/estimate/position.py): synthetic boots whose place
 in the repetition's order does (or does not) move their numbers.
 
 8 repetitions x 3 variants (24 boots) per vCPU count, the variants in a
@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis import position
+from analysis.estimate import position
+from analysis.render import position_section
 
 VARIANTS = ("before", "after", "before~aa")
 SCALE = {"before": 100e3, "after": 90e3, "before~aa": 100e3}
@@ -122,7 +123,7 @@ class Table(unittest.TestCase):
         t = position.position_table(samples, cells, metric_for)
         self.assertTrue(t.empty)
         self.assertEqual(list(t.columns), list(position.COLUMNS))
-        self.assertEqual(position.position_lines(t, lambda _c: METRIC), [])
+        self.assertEqual(position_section.position_lines(t, lambda _c: METRIC), [])
 
     def test_cells_without_samples_and_empty(self):
         samples, cells = make((1.0, 1.0, 1.0), seed=3)
@@ -142,7 +143,7 @@ class Table(unittest.TestCase):
         t = position.position_table(flat, cells, metric_for)
         self.assertEqual(len(t), 3)
         self.assertTrue(t["p_kruskal"].isna().all())
-        lines = position.position_lines(t, lambda _c: METRIC)
+        lines = position_section.position_lines(t, lambda _c: METRIC)
         self.assertTrue(any("too few positions" in x for x in lines))
 
 
@@ -150,7 +151,7 @@ class Lines(unittest.TestCase):
     def test_mentions_each_vcpu_count(self):
         samples, cells = make((0.9, 1.0, 1.0), seed=1, cpus=(1, 2, 4))
         t = position.position_table(samples, cells, metric_for)
-        lines = position.position_lines(t, lambda c: f"m{c}")
+        lines = position_section.position_lines(t, lambda c: f"m{c}")
         self.assertEqual(lines[0], "## Position in the repetition")
         text = "\n".join(lines)
         for cp, word in ((1, "1 vCPU:"), (2, "2 vCPUs:"), (4, "4 vCPUs:")):
@@ -164,7 +165,7 @@ class Lines(unittest.TestCase):
     def test_no_effect_sentence(self):
         samples, cells = make((1.0, 1.0, 1.0), seed=3, cv=0.03)
         t = position.position_table(samples, cells, metric_for)
-        text = "\n".join(position.position_lines(t, lambda _c: METRIC))
+        text = "\n".join(position_section.position_lines(t, lambda _c: METRIC))
         self.assertNotIn("compare only counterbalanced", text)
         self.assertEqual(text.count("no sign that the position moved"), 2)
 

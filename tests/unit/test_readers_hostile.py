@@ -193,20 +193,20 @@ class Readers(unittest.TestCase):
     def test_fifo_answer_txt(self):
         d = self.copy("answer")
         self.plant(os.path.join(d, "answer.txt"), "fifo")
-        self.check(d, [PY, "-m", "plots.report_html", d], prog="report_html",
+        self.check(d, [PY, "-m", "plots.pages", d], prog="pages",
                    words=("answer.txt", "a FIFO"))
 
     def test_legend_txt_to_dev_zero(self):
         d = self.copy("legend")
         self.plant(os.path.join(d, "legend.txt"), "link", "/dev/zero")
-        self.check(d, [PY, "-m", "plots.report_html", d], prog="report_html",
+        self.check(d, [PY, "-m", "plots.pages", d], prog="pages",
                    words=("legend.txt", "a symbolic link"))
 
     def test_plots_json_nested_deep(self):
         d = self.copy("plotsjson")
         self.plant(os.path.join(d, "plots", "plots.json"),
                    "[" * 100_000 + "]" * 100_000)
-        self.check(d, [PY, "-m", "plots.report_html", d], prog="report_html",
+        self.check(d, [PY, "-m", "plots.pages", d], prog="pages",
                    words=("plots.json", "nested deeper"))
 
     def recheck_run(self, d):

@@ -9,7 +9,8 @@ import os
 import unittest
 from contextlib import redirect_stdout
 
-from analysis import bench_results, lockstat, lockstat_cli, perf_lock, perf_stat
+from analysis.parse import bench_results, lockstat, perf_lock, perf_stat
+from analysis import lockstat_cli
 
 REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "real")
 
@@ -90,7 +91,7 @@ class RealRates(unittest.TestCase):
     acquisition.  The total would call it better; the rate does not."""
 
     def metrics(self, n):
-        from analysis import point_metrics
+        from analysis.tidy import point_metrics
         ls = lockstat.parse_file(path(f"lock_stat-{n}.txt"))
         res = bench_results.parse_file(path(f"results-{n}.txt"))
         m = point_metrics.lock_metrics(ls.select(exact="mboxes_lock"))

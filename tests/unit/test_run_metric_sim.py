@@ -27,7 +27,8 @@ import unittest
 
 import numpy as np
 
-from analysis import guards, mann_whitney, stats
+from analysis.verdict import guards
+from analysis.estimate import mann_whitney, stats
 
 SIMS = 2000
 MARGIN = 0.05
@@ -148,7 +149,7 @@ class Simulation(unittest.TestCase):
 
     def test_steal_the_guard_cannot_see(self):
         # The conflict with raw throughput is judged on raw's own verdict
-        # before Holm (analysis/guards.py): a favourable run verdict where
+        # before Holm (analysis/verdict/guards.py): a favourable run verdict where
         # raw is worse or harm is `conflict`.  Judged against a raw verdict
         # Holm had made inconclusive, run kept no harm in 26% of such
         # campaigns (issue 25); here it must be within the CI's error.

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """A lockdep report in any boot of a variant makes every comparison it
 takes part in `unsafe`, in the tables, the answer and the looks, with the
-splat in summary.md before any number (analysis/safety.py).  The console
+splat in summary.md before any number (analysis/verdict/safety.py).  The console
 is a real guest's (tests/t-fault-lockdep.sh's inject lockdep); the
 campaign around it is synthetic (tests/unit/synth.py)."""
 
@@ -13,7 +13,9 @@ import unittest
 
 import pandas as pd
 
-from analysis import analyze, looks, report, rundir, safety
+from analysis import analyze, looks, report
+from analysis.parse import rundir
+from analysis.verdict import safety
 from tests.unit import synth
 from tests.unit.helpers import read_csv, run_main
 

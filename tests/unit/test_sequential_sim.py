@@ -20,7 +20,7 @@ import unittest
 
 import numpy as np
 
-from analysis import mann_whitney, stats
+from analysis.estimate import mann_whitney, stats
 from scripts import campaign_file
 from tests.unit.test_verdict_sim import draw, mc_bound
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""analysis.run_setup.setup_line: the one setup line of the plots' footers
+"""analysis.render.run_setup.setup_line: the one setup line of the plots' footers
 and report.html (plots.common.Run only passes its boots and order)."""
 
 import os
@@ -7,7 +7,8 @@ import shutil
 import tempfile
 import unittest
 
-from analysis import run_setup, rundir
+from analysis.render import run_setup
+from analysis.parse import rundir
 from tests.unit import synth
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""analysis.stats on synthetic data with known answers."""
+"""analysis.estimate.stats on synthetic data with known answers."""
 
 import math
 import unittest
@@ -9,7 +9,9 @@ import pandas as pd
 
 from scipy import stats as sps
 
-from analysis import mann_whitney, medians, stats, verdicts
+from analysis.estimate import mann_whitney, stats
+from analysis.tidy import medians
+from analysis.verdict import verdicts
 
 FAST = stats.Thresholds(resamples=2000)
 

@@ -14,8 +14,11 @@ import threading
 import time
 import unittest
 
-from analysis import host_steal, metrics, rundir, tidy
-from analysis.common import ParseError
+from analysis.parse import host_steal
+from analysis import metrics
+from analysis.parse import rundir
+from analysis.tidy import tables
+from analysis.parse.common import ParseError
 from guest import collect, qemu, vcpu
 from tests.unit import helpers, synth
 
@@ -275,7 +278,7 @@ class StealMetrics(unittest.TestCase):
             f.write("lockbench-host-steal v1\nnonsense\n")
         synth.fail_point(cls.dir, "r02-after-c2", "p1", "registry")
         write_steal_file(cls.pdir("r02-after-c2", "p1"), 800, 800)
-        cls.t = tidy.build(rundir.load(cls.dir))
+        cls.t = tables.build(rundir.load(cls.dir))
 
     @classmethod
     def tearDownClass(cls):

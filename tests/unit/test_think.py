@@ -3,7 +3,7 @@
 (guest/job.py) and a campaign point (scripts/campaign_file.py) may set it
 within 0..1000000; a campaign point that does not set it gets think_ns=0,
 so that it never inherits the think time of the point before it in the
-guest; the results' param line carries it (analysis/bench_results.py)."""
+guest; the results' param line carries it (analysis/parse/bench_results.py)."""
 
 import os
 import sys
@@ -12,7 +12,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
-from analysis import bench_results  # noqa: E402
+from analysis.parse import bench_results  # noqa: E402
 from guest import job  # noqa: E402
 from scripts import campaign_file  # noqa: E402
 

@@ -20,7 +20,7 @@ import unittest
 
 import numpy as np
 
-from analysis import mann_whitney, stats
+from analysis.estimate import mann_whitney, stats
 
 SIMS = 4000
 NS = (6, 8, 12)

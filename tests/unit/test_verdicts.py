@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""analysis.verdicts: the rules that keep a table of verdicts honest, on
+"""analysis.verdict.verdicts: the rules that keep a table of verdicts honest, on
 synthetic samples with known answers."""
 
 import math
@@ -8,7 +8,8 @@ import unittest
 import numpy as np
 import pandas as pd
 
-from analysis import holm, mann_whitney, stats, verdicts
+from analysis.estimate import holm, mann_whitney, stats
+from analysis.verdict import verdicts
 
 TH = stats.Thresholds()
 
@@ -317,7 +318,7 @@ if __name__ == "__main__":
 
 
 class LostBoots(unittest.TestCase):
-    """Every boot counts (analysis/guards.failures, analysis/boots.py): a
+    """Every boot counts (analysis/guards.failures, analysis/tidy/boots.py): a
     side that lost boots is judged on them."""
 
     def tally(self, lost_var, boots_var=8, lost_base=0, boots_base=8):

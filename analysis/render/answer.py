@@ -1,0 +1,276 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The bottom line of a run in words (answer.txt, and the first
+paragraphs of summary.md and commit-msg.txt): per compared pair the boots
+each side lost, then per vCPU count what the primary verdicts say (each
+with its metric and its clock), the A/A control, the regime the points
+load the lock with, and the setup.  Generated from the comparisons
+table's primary rows, never written by hand."""
+
+import math
+
+from analysis.tidy import boots
+from analysis.estimate import exact, stats
+from analysis.verdict import guards, safety
+from analysis import metrics
+from analysis.render.formatting import (looks_s, missing, pct_s, row_point_label,
+                                 row_ratio, verdict_s, vcpus_s)
+
+
+def comparison_pairs(comps):
+    """[(baseline, variant), ...] in the order of the comparisons table."""
+    if not len(comps):
+        return []
+    return list(dict.fromkeys(zip(comps["baseline"], comps["variant"])))
+
+
+def _label(v):
+    return v.split(" (")[0] if v.startswith(("inconclusive (n≈",)) \
+        else v
+
+
+def exact_difference(r):
+    """'+8.1 insn (+0.37%)': an icount row's difference of the means in
+    its unit, or ''."""
+    if r.get("clock") != "icount" or missing(r.get("mean_base")) \
+            or missing(r.get("mean_var")):
+        return ""
+    unit = str(r.get("unit") or "")
+    per = " per op" if r["metric"] == "insn_per_op" else (
+        " per lookup" if r["metric"].startswith("lookup_") else
+        " per write" if r["metric"].startswith("write_") else "")
+    return exact.difference_s(float(r["mean_base"]), float(r["mean_var"]),
+                              unit.split("/")[0] + per)
+
+
+def _point_s(r, with_metric):
+    d = exact_difference(r)
+    return (f"{verdict_s(r)} at {r['point']} ("
+            + (f"{r['metric']} " if with_metric else "")
+            + row_ratio(r) + (f"; {d}" if d else "") + ")")
+
+
+def _cpus_clause(cpus, block, over):
+    """'1 vCPU (icount): no harm at all 3 points (p1 0.990 [...]; ...)', or
+    each point's verdict with its ratio."""
+    clock = str(block["clock"].iloc[0]) if "clock" in block else "wall"
+    head = f"{cpus} vCPU{'s' if cpus > 1 else ''}" + (
+        " (icount: instructions)" if clock == "icount" else "") + (
+        " (oversubscribed)" if cpus in over else "")
+    labels = [verdict_s(r) for _, r in block.iterrows()]
+    many = block["metric"].nunique() > 1
+    fails = [f"{r['point']}: {int(r['failed_var'])} failed point(s) in "
+             f"{r['variant']} ({int(r['starved_var'])} starved), "
+             f"{int(r['failed_base'])} in {r['baseline']}"
+             for _, r in block.iterrows()
+             if r["failed_var"] or r["failed_base"]]
+    if len(set(map(_label, labels))) == 1 and len(block) > 1 and not many \
+            and clock != "icount":
+        cis = [row_ratio(r) for _, r in block.iterrows()]
+        text = (f"{head}: {_label(labels[0])} at all {len(block)} points "
+                f"({'; '.join(f'{r.point} {c}' for (_, r), c in zip(block.iterrows(), cis))})")
+    else:
+        text = f"{head}: " + ", ".join(_point_s(r, many)
+                                       for _, r in block.iterrows())
+    stolen = [r["point"] for _, r in block.iterrows()
+              if "host steal above" in str(r["warnings"])]
+    if stolen:
+        fails.append(f"host steal above {metrics.STEAL_FLAG_PCT:g}% in some "
+                     f"boots at {', '.join(stolen)}")
+    if fails:
+        text += " [" + "; ".join(fails) + "]"
+    return text
+
+
+def regime(labels, think):
+    """What the points load the lock with: each point's parameters, and
+    whether its threads loop on the lock or pause between operations."""
+    tight = [p for p in labels if not think.get(p)]
+    out = []
+    for p, label in labels.items():
+        t = think.get(p)
+        out.append(label if not t else
+                   f"{label}, a {t / 1000:g} us pause between operations")
+    text = "; ".join(out)
+    if tight:
+        text += (f"; {'every' if len(tight) == len(labels) else 'at ' + ', '.join(tight) + ' every'}"
+                 f" thread loops on the lock with no pause (a tight loop)")
+    return text
+
+
+def metric_words(metric):
+    """A metric's name and the separator before the ratio, with what it
+    is in words where the name does not say it (metrics.PLAIN)."""
+    plain = metrics.PLAIN.get(metric)
+    return f"{metric} = {plain}; " if plain and metric != "throughput_ops_s" \
+        else f"{metric}, "
+
+
+def lost_lines(b, v, tally, cpus_list):
+    """One sentence per vCPU count where either side lost boots:
+    'after: 2 of 16 boots lost at 2 vCPUs (2 hung), before: 0 of 16'."""
+    out = []
+    empty = {"boots": 0, "lost": 0, "states": {}}
+    for c in cpus_list:
+        tb, tv = tally.get((b, c), empty), tally.get((v, c), empty)
+        if tb["lost"] or tv["lost"]:
+            out.append(boots.lost_sentence(v, b, c, tv, tb))
+    return out
+
+
+def clock_sentence(f):
+    """The one sentence on what an icount number is, or ''."""
+    ic = [c for c, k in (f.get("clock") or {}).items() if k == "icount"]
+    if not ic:
+        return ""
+    return (f"At {vcpus_s(sorted(ic))} the guest's clock counted "
+            f"{metrics.ICOUNT_MEANS}.")
+
+
+def overrides_s(f):
+    """What report's options changed from the campaign, or ''."""
+    o = f.get("overrides") or {}
+    bits = []
+    if "margin" in o:
+        bits.append(f"margin {100 * o['margin'][1]:g}% set by report "
+                    f"--margin (the campaign named {100 * o['margin'][0]:g}%)")
+    if "baseline" in o:
+        bits.append(f"baseline {o['baseline'][1]} set by report --baseline "
+                    f"(the campaign's: {o['baseline'][0]})")
+    return "; ".join(bits)
+
+
+def metrics_s(rows, f):
+    """The primary metrics of a pair's rows, and whether the campaign
+    named them or they are the default of their regime."""
+    ms = list(dict.fromkeys(rows["metric"]))
+    text = ", ".join(ms)
+    if f.get("primary_default"):
+        text += (" (the default of each regime: the campaign named no "
+                 "primary metric; analysis/primary.py)")
+    elif len(ms) == 1:
+        text = metric_words(ms[0]).rstrip(", ").rstrip("; ")
+    return text
+
+
+def answer_text(comps, f, th, primary):
+    """The bottom line, generated from the primary rows: per compared pair,
+    the boots it lost, per vCPU count what the verdicts say, the regime
+    (the points), and the setup.  One paragraph per pair, ready to
+    paste."""
+    prim = comps[comps["role"] == "primary"] if len(comps) else comps
+    paras = []
+    tally = f.get("tally") or {}
+    # Unsafe first, whether or not the unsafe side has any samples (a
+    # kernel that deadlocked in every boot has none).
+    rowpairs = comparison_pairs(prim) if len(prim) else []
+    for b, v in dict.fromkeys(list(f["pairs"]) + rowpairs):
+        bad = [x for x in (v, b) if x in f["unsafe"]]
+        if bad:
+            rep = f["unsafe"][bad[0]]
+            paras.append(
+                f"Answer for {v} against {b}: {safety.UNSAFE}. {bad[0]} "
+                f"had a lockdep report (\"{rep['line'][:120]}\") in "
+                f"{rep['boots']} boot{'s' if rep['boots'] > 1 else ''}, "
+                f"first in {rep['cell']}: that kernel can deadlock, so no "
+                f"performance verdict is given.")
+    control_only = False
+    if prim.empty and not paras and len(comps):
+        # A campaign of the baseline and its A/A control alone (a
+        # calibration run): the control's primary rows are its answer.
+        prim = comps[(comps["role"] == "control")
+                     & (comps["metric"] == primary)]
+        control_only = not prim.empty
+    if prim.empty:
+        return paras or [f"No answer: no comparison of the primary metric "
+                         f"{primary} has samples on both sides."]
+    over = set(f["over_cpus"])
+    groups = [((b, v), rows, lost_lines(b, v, tally,
+                                        sorted({int(c) for c in rows["cpus"]})))
+              for (b, v), rows in prim.groupby(["baseline", "variant"],
+                                               sort=False)]
+    clock = clock_sentence(f)
+    # The pairs whose boots were lost first: the answer opens with them.
+    for (b, v), rows, lost in sorted(groups, key=lambda g: not g[2]):
+        if b in f["unsafe"] or v in f["unsafe"]:
+            continue
+        ns = sorted(set(rows["n_base"]) | set(rows["n_var"]))
+        n = f"{ns[0]}" if len(ns) == 1 else f"{ns[0]}-{ns[-1]}"
+        clauses = [_cpus_clause(int(c), blk, over) for c, blk in
+                   rows.groupby("cpus", sort=True)]
+        pts = {r["point"]: row_point_label(r) for _, r in rows.iterrows()}
+        cal = rows[rows["calibration"].fillna("") != ""]
+        if len(cal):
+            claims = {f"A/A {x}" for x in (stats.BETTER, stats.WORSE,
+                                           stats.HARM, guards.CONFLICT)}
+            verd = cal["calibration"].str.split(",").str[0]
+            bad = int(verd.isin(claims).sum())
+            nh = int((verd == "A/A no harm").sum())
+            clauses.append(f"the A/A control ({b} booted twice) is no harm "
+                           f"in {nh} of {len(cal)} cells and claims a "
+                           f"difference in {bad}"
+                           + (" (the comparison's CI widened by it there)"
+                              if bad else ""))
+        head = (f"A/A calibration only, {v} ({b} booted a second time) "
+                f"against {b}" if control_only else f"Answer for {v} against {b}")
+        ov = overrides_s(f)
+        paras.append(
+            (f"Lost boots: {'; '.join(lost)}. " if lost else "")
+            + f"{head} ({metrics_s(rows, f)}; ratio "
+            f"{v}/{b} [{pct_s(th.confidence)}% CI], margin "
+            f"{100 * th.margin:g}%" + (f"; {ov}" if ov else "") + "): "
+            + "; ".join(clauses) + ". "
+            f"Regime: {regime(pts, f['think_ns'])}. Setup: QEMU "
+            f"{f['accel']}, {vcpus_s(f['cpus'])} on "
+            f"{f['cores']} host cores, n = {n} boots a side, interleaved"
+            + (f"; {looks_s(f, th.confidence)}" if looks_s(f, th.confidence)
+               else "") + "." + (f" {clock}" if clock else ""))
+    return paras
+
+
+def short_answer(comps, f, th):
+    """At most two sentences per compared pair for the commit block: what
+    the primary cells say (counts of verdicts, the harmful ones named),
+    and the boots each side lost."""
+    prim = comps[comps["role"] == "primary"] if len(comps) else comps
+    out = []
+    tally = f.get("tally") or {}
+    cpus = sorted({int(c) for c in prim["cpus"]}) if len(prim) else []
+    # the pairs that lost boots first, as in the answer
+    pairs = sorted(dict.fromkeys(list(f["pairs"])),
+                   key=lambda p: not lost_lines(p[0], p[1], tally, cpus))
+    for b, v in pairs:
+        bad = [x for x in (v, b) if x in f["unsafe"]]
+        if bad:
+            out.append(f"{v} vs {b}: unsafe: {bad[0]} had a lockdep report; "
+                       f"no performance verdict.")
+            continue
+        rows = prim[(prim["baseline"] == b) & (prim["variant"] == v)] \
+            if len(prim) else prim
+        if rows.empty:
+            continue
+        # "inconclusive (n≈12)" and "harm (failures)" count as their kind
+        counts = {}
+        for x in rows["verdict"]:
+            kind = str(x).split(" (")[0]
+            counts[kind] = counts.get(kind, 0) + 1
+        order = [stats.HARM, stats.WORSE, stats.NO_HARM, stats.BETTER]
+        said = ", ".join(f"{k} in {n}" for k, n in sorted(
+            counts.items(), key=lambda x: order.index(x[0])
+            if x[0] in order else 9))
+        harm = [f"{int(r['cpus'])} vCPU{'s' if int(r['cpus']) > 1 else ''} "
+                f"{r['point']} "
+                + (f"{int(r['lost_var'])} of {int(r['boots_var'])} boots lost"
+                   if r["verdict"] == boots.FAILURES else f"{r['ratio']:.3f}")
+                for _, r in rows.iterrows()
+                if str(r["verdict"]).startswith((stats.HARM, stats.WORSE))
+                and (r["verdict"] == boots.FAILURES
+                     or not math.isnan(r["ratio"]))]
+        cells = f"{len(rows)} primary cell{'s' if len(rows) != 1 else ''}"
+        text = (f"{v} vs {b} ({cells}, "
+                f"{pct_s(th.confidence)}% CIs, margin {100 * th.margin:g}%): "
+                f"{said}" + (f" ({'; '.join(harm)})" if harm else "") + ".")
+        lost = lost_lines(b, v, tally, sorted({int(c) for c in rows["cpus"]}))
+        if lost:
+            text += " Lost boots: " + "; ".join(lost) + "."
+        out.append(text)
+    return out

@@ -1,0 +1,318 @@
+# SPDX-License-Identifier: GPL-2.0
+"""commit-msg.txt: the block a reviewer pastes into a commit message, at
+most MAX_LINES lines of at most WIDTH columns: the answer in two
+sentences, one table of the primary cells (vCPUs x point: baseline,
+variant, ratio [CI], verdict), the boots lost, the A/A control in one
+line, lock_stat's contentions and wait per acquisition of the campaign's
+lock class (at most LOCK_MAX_LINES lines: lock_lines), the setup, and how
+to reproduce the run from its own copy of the campaign file.  Every
+table of every metric stays in summary.md.  Apart from summary.md
+because its layout is a commit message's, not a report's."""
+
+import textwrap
+
+import numpy as np
+
+from analysis.estimate import stats
+from analysis.render.answer import clock_sentence, overrides_s, short_answer
+from analysis.render.formatting import pct_s, si, vcpus_s, verdict_s
+from analysis.metrics import ICOUNT_UNITS
+
+WIDTH = 72  # commit message columns
+MAX_LINES = 25  # what a commit message can carry of a benchmark
+LOCK_MAX_LINES = 3  # the lock_stat lines' share of it
+#: the samples.csv metrics a boot's lock_stat rates are computed from: the
+#: class's rows (-R, -W, plain) summed per point (point_metrics.lock_metrics)
+LOCK_TOTALS = ("lock_contentions", "lock_waittime_total_us",
+               "lock_acquisitions")
+
+
+def shell_lines(cmd, arg):
+    """A command line of the block: split as a shell continuation when it
+    would pass WIDTH columns."""
+    line = f"  {cmd} {arg}"
+    if len(line) <= WIDTH:
+        return [line]
+    return [f"  {cmd} \\", f"    {arg}"]
+
+
+def _ratio(r):
+    d = 4 if r.get("clock") == "icount" else 3
+    if r["ratio"] != r["ratio"]:  # NaN: a side without samples
+        return "-"
+    return f"{r['ratio']:.{d}f} [{r['ratio_ci_lo']:.{d}f},{r['ratio_ci_hi']:.{d}f}]"
+
+
+def _table(rows, pct, many):
+    """The primary cells as aligned lines of at most WIDTH columns: the
+    medians go first when the line would be too wide."""
+    body = []
+    for _, r in rows.iterrows():
+        cpus = f"{int(r['cpus'])}" + (" icount" if r.get("clock") == "icount"
+                                      else "")
+        who = f"{r['variant']}/{r['baseline']} " if many else ""
+        body.append([cpus, who + str(r["point"]), si(r["median_base"]),
+                     si(r["median_var"]), _ratio(r), verdict_s(r)])
+    b, v = (rows["baseline"].iloc[0], rows["variant"].iloc[0]) if not many \
+        else ("base", "variant")
+    head = ["vCPUs", "point", b[:10], v[:10], f"ratio [{pct}% CI]", "verdict"]
+
+    def lay(cols):
+        w = [max(len(x[i]) for x in [[head[j] for j in cols]] +
+                 [[row[j] for j in cols] for row in body])
+             for i in range(len(cols))]
+        return ["  ".join(x.ljust(w[i]) for i, x in enumerate(
+            [row[j] for j in cols])).rstrip() for row in [head] + body]
+    lines = lay([0, 1, 2, 3, 4, 5])
+    if max(map(len, lines)) > WIDTH:
+        lines = lay([0, 1, 4, 5])
+    if max(map(len, lines)) > WIDTH:
+        # "inconclusive (n≈12)" as "inconclusive": summary.md has the N
+        for row in body:
+            row[5] = row[5].split(" (n≈")[0]
+        lines = lay([0, 1, 4, 5])
+    return [x if len(x) <= WIDTH else x[:WIDTH - 1] + "…" for x in lines]
+
+
+# Which rows of a table too long for the block leave it first: those
+# the answer's counts already carry ("no harm in 4"), then the undecided;
+# a harm, a worse, a better, an unsafe or a lost-boots row stays longest.
+_GIVES_WAY = (stats.NO_HARM, "inconclusive")
+
+
+def _cut(table, verdicts, keep):
+    """TABLE (a header line, then a line per row of VERDICTS) cut to KEEP
+    lines, the last of them saying how many rows summary.md has beyond:
+    the rows whose verdict gives way first (_GIVES_WAY, the last such
+    row first) leave, the rest keep their order."""
+    body = list(range(len(table) - 1))
+    drop = len(table) - keep
+    order = []
+    for word in _GIVES_WAY:
+        order += [i for i in reversed(body) if str(verdicts[i]).startswith(word)
+                  and i not in order]
+    order += [i for i in reversed(body) if i not in order]
+    gone = set(order[:drop])
+    kept = [table[0]] + [table[i + 1] for i in body if i not in gone]
+    return kept + [f"(+{drop} more rows in summary.md)"]
+
+
+def lock_rates(comps, samples):
+    """lock_stat of the class per primary pair x vCPU count, from samples
+    (samples.csv as a data frame): per boot (a cell), the class's
+    contentions, wait time and acquisitions summed over the primary
+    points of that vCPU count, as contentions per 1000 acquisitions and
+    wait (ns) per acquisition; then the median over boots, per side.
+    Only the boots with lock_stat totals at every one of those points (a
+    point that failed, or a kernel without lock_stat, gives none: a
+    boot's sum is over the same points on both sides); a pair x vCPU
+    count with no such boot on a side has no row.  Returns dicts:
+    baseline, variant, cpus, clock, points (how many), n_base, n_var,
+    cont_base, cont_var, wait_base, wait_var (ns)."""
+    if samples is None or not len(comps) or not len(samples):
+        return []
+    prim = comps[comps["role"] == "primary"]
+    s = samples[samples["metric"].isin(LOCK_TOTALS)]
+    if not len(prim) or not len(s):
+        return []
+    wide = s.pivot_table(index=["variant", "cpus", "cell", "point"],
+                         columns="metric", values="value", aggfunc="first")
+    if any(m not in wide.columns for m in LOCK_TOTALS):
+        return []
+    wide = wide.dropna(subset=list(LOCK_TOTALS)).reset_index()
+    wide["point"] = wide["point"].astype(str)
+    wide["cpus"] = wide["cpus"].astype(int)
+    out = []
+    keys = []
+    for _, r in prim.iterrows():
+        k = (r["baseline"], r["variant"], int(r["cpus"]))
+        if k not in keys:
+            keys.append(k)
+    for b, v, cpus in keys:
+        rows = prim[(prim["baseline"] == b) & (prim["variant"] == v)
+                    & (prim["cpus"].astype(int) == cpus)]
+        points = set(rows["point"].astype(str))
+        side = {}
+        for who in (b, v):
+            w = wide[(wide["variant"] == who) & (wide["cpus"] == cpus)
+                     & wide["point"].isin(points)]
+            per = w.groupby("cell").agg(
+                n=("point", "nunique"),
+                **{m: (m, "sum") for m in LOCK_TOTALS})
+            per = per[(per["n"] == len(points))
+                      & (per["lock_acquisitions"] > 0)]
+            if not len(per):
+                break
+            acq = per["lock_acquisitions"]
+            side[who] = (len(per),
+                         float(np.median(1e3 * per["lock_contentions"] / acq)),
+                         float(np.median(1e3 * per["lock_waittime_total_us"]
+                                         / acq)))
+        if len(side) < 2:
+            continue
+        clock = rows["clock"].iloc[0] if "clock" in rows else "wall"
+        out.append(dict(baseline=b, variant=v, cpus=cpus, clock=clock,
+                        points=len(points),
+                        n_base=side[b][0], n_var=side[v][0],
+                        cont_base=side[b][1], cont_var=side[v][1],
+                        wait_base=side[b][2], wait_var=side[v][2]))
+    return out
+
+
+def _num(x):
+    """3 significant digits, no exponent above 1: 0.553, 3.10, 620."""
+    if x == 0:
+        return "0"
+    return f"{x:.0f}" if abs(x) >= 99.95 else f"{x:#.3g}".rstrip(".")
+
+
+def _wait_s(a, b, clock):
+    """Two waits in ns as 'a -> b UNIT', one unit for both (the larger's);
+    under icount a guest ns is an instruction."""
+    div, unit = 1, "ns"
+    for d, u in ((1e6, "ms"), (1e3, "us")):
+        if max(abs(a), abs(b)) >= d:
+            div, unit = d, u
+            break
+    if clock == "icount":
+        unit = ICOUNT_UNITS[unit]
+    return f"{_num(a / div)} -> {_num(b / div)} {unit}"
+
+
+def _fit(cands):
+    """The first of cands (texts) within WIDTH, else the last cut to it."""
+    for c in cands:
+        if len(c) <= WIDTH:
+            return c
+    return cands[-1][:WIDTH - 1] + "…"
+
+
+def lock_lines(rates, lock_class, rw_variants, max_lines=LOCK_MAX_LINES):
+    """At most max_lines lines of lock_stat for the block, from
+    lock_rates(): a line naming the class, the boots the medians are over
+    and what each boot's numbers sum (the -R and -W rows of an rwlock
+    side, the points), then a line per pair x vCPU count: contentions
+    per 1000 acquisitions and wait per acquisition, baseline -> variant.
+    A row whose medians are all 0 (1 vCPU: nothing to contend) says
+    nothing and is left out; no rows, no lines (a kernel without
+    lock_stat is not a zero)."""
+    rows = [r for r in rates if any(r[k] for k in (
+        "cont_base", "cont_var", "wait_base", "wait_var"))]
+    if not rows:
+        return []
+    ns = sorted({r[k] for r in rows for k in ("n_base", "n_var")})
+    n_s = f"median of {ns[0]}" if len(ns) == 1 else \
+        f"medians of {ns[0]}-{ns[-1]}"
+    ks = sorted({r["points"] for r in rows})
+    rw = any(r[k] in rw_variants for r in rows
+             for k in ("baseline", "variant"))
+    pts = "" if ks == [1] else (f"{ks[0]} points" if len(ks) == 1
+                                else "its points")
+    pairs = list(dict.fromkeys((r["baseline"], r["variant"]) for r in rows))
+    names = f", {pairs[0][0]} -> {pairs[0][1]}" if len(pairs) == 1 else ""
+    long = [x for x in ("rwlock -R+-W rows" if rw else "",
+                        f"{pts} summed per boot" if pts else "") if x]
+    short = [x for x in ("-R+-W" if rw else "",
+                         f"{pts} per boot" if pts else "") if x]
+    tiny = [x for x in ("-R+-W" if rw else "",
+                        f"{pts}/boot" if pts else "") if x]
+
+    def say(nm, n_text, notes):
+        return (f"lock_stat {lock_class}{nm}, {n_text} boots"
+                + (f" ({', '.join(notes)})" if notes else "") + ":")
+    cands = [say(nm, n_s, notes) for notes in (long, short, tiny)
+             for nm in (names, "")]
+    cands += [say("", "medians over", tiny)]
+    forms = []
+    for r in rows:
+        label = f"{r['cpus']} vCPU{'' if r['cpus'] == 1 else 's'}" + (
+            " icount" if r["clock"] == "icount" else "") + (
+            f" {r['baseline']} -> {r['variant']}" if len(pairs) > 1 else "")
+        c = f"{_num(r['cont_base'])} -> {_num(r['cont_var'])}"
+        w = _wait_s(r["wait_base"], r["wait_var"], r["clock"])
+        forms.append([
+            f"  {label}: contentions {c} per 1k acq, wait {w} per acq",
+            f"  {label}: contentions {c} per 1k acq, wait {w}/acq",
+            f"  {label}: {c} contentions/1k acq, wait {w}/acq",
+            f"  {label}: {c} cont/1k acq, {w}/acq"])
+    # one form for every row: the first that fits them all
+    i = next((i for i in range(len(forms[0]))
+              if all(len(f[i]) <= WIDTH for f in forms)), -1)
+    body = [_fit([f[i]]) for f in forms]
+    head = [h for h in cands if len(h) <= WIDTH][:1]
+    if head:
+        room = max_lines - 1
+        if len(body) > room:
+            cut = len(body) - (room - 1)
+            body = body[:room - 1] + [
+                f"  (+{cut} more; summary.md has lock_* per point)"]
+        return head + body
+    # a class name too long for one line: the head wrapped on two, and
+    # the rows it leaves out said in it
+    text = cands[-1]
+    if len(body) > max_lines - 2:
+        text = text[:-1] + (f"; {len(body) - 1} more rows in summary.md's "
+                            f"lock_* per point:")
+    head = textwrap.wrap(text, WIDTH, break_on_hyphens=False)
+    return (head[:max_lines - 1] + body)[:max_lines]
+
+
+def render_commit_msg(comps, f, thresholds, primary, campaign_file,
+                      run_dir, samples=None, lock_class="mboxes_lock",
+                      rw_variants=None):
+    """The block for a commit message (module docstring); f:
+    summary.header_facts(); campaign_file: the campaign file as the run
+    directory keeps it (what Reproduce names); samples (samples.csv),
+    lock_class and rw_variants (the variants whose class has -R rows in
+    lockstat.csv): the lock_stat lines, none when samples or rw_variants
+    is None."""
+    w = textwrap.TextWrapper(width=WIDTH, break_on_hyphens=False)
+    pct = pct_s(thresholds.confidence)
+    head = []
+    for text in short_answer(comps, f, thresholds):
+        head += w.wrap(text)
+    prim = comps[comps["role"] == "primary"] if len(comps) else comps
+    many = len(prim) and len(set(zip(prim["baseline"], prim["variant"]))) > 1
+    table = _table(prim, pct, many) if len(prim) else []
+    tail = []
+    if samples is not None and rw_variants is not None:
+        tail += lock_lines(lock_rates(comps, samples), lock_class,
+                           rw_variants)
+    cal = prim[prim["calibration"].fillna("") != ""] if len(prim) else prim
+    if len(cal):
+        verd = cal["calibration"].str.split(",").str[0]
+        claims = int(verd.isin([f"A/A {x}" for x in (
+            stats.BETTER, stats.WORSE, stats.HARM)]).sum())
+        tail += w.wrap(f"A/A control (the baseline booted twice): a claim "
+                       f"in {claims} of {len(cal)} cells"
+                       + (", which widened those CIs." if claims else "."))
+    ov = overrides_s(f)
+    if ov:
+        tail += w.wrap(f"Judged with {ov}.")
+    tail += w.wrap(
+        f"{f.get('driver', 'mbox_bench')} under QEMU {f['accel']} ({f['guests']}), "
+        f"{vcpus_s(f['cpus'])} on {f['cores']} host cores, Linux "
+        f"{f['kernels']}, n = {f['n']} boots a side: emulation, so the "
+        f"ratio is the result." + (f" {clock_sentence(f)}"
+                                   if clock_sentence(f) else ""))
+    commits = f.get("commits") or {}
+    if commits:
+        trees = sorted({t for _c, t in commits.values()})
+        tail += w.wrap("Commits: " + ", ".join(
+            f"{v} = {c[:12]}" for v, (c, _t) in commits.items())
+            + f" (git tree {', '.join(trees)}).")
+    repro = ["Reproduce:"] + shell_lines("./run.sh campaign", campaign_file)
+    if ov:
+        opts = []
+        o = f.get("overrides") or {}
+        if "margin" in o:
+            opts.append(f"--margin {o['margin'][1]:g}")
+        if "baseline" in o:
+            opts.append(f"--baseline {o['baseline'][1]}")
+        repro += shell_lines("./run.sh report", f"{run_dir} {' '.join(opts)}")
+    # The table gives way first: its rows are all in summary.md.
+    room = MAX_LINES - len(head) - len(tail) - len(repro) - 3
+    if len(table) > room:
+        table = _cut(table, list(prim["verdict"]), max(room - 1, 1))
+    out = head + [""] + table + [""] + tail + [""] + repro
+    return "\n".join(out[:MAX_LINES]) + "\n"

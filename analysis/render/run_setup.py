@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The setup behind a run's analysed boots, in words: how QEMU ran them,
+on how many host cores, how many boots, which kernels.  Its own module
+because two outputs must say the same thing: summary.md's header
+(analysis.render.summary.header_facts adds the sample counts) and the one setup
+line of the plots' footers and report.html (setup_line).  Reads a loaded
+analysis.parse.rundir.RunDir; no file access."""
+
+
+def setup_facts(rd, done):
+    """The setup behind the analysed boots: the one computation of what
+    summary.md's header (analysis.render.summary.header_facts, which adds the
+    sample counts) and the plots' footer (setup_line) say. done: (variant, cpus, oversubscribed) of each analysed boot.
+
+    A dict: accel (upper case, "TCG"), cores ("?" when not recorded),
+    cpu_model, qemu, cpus and over_cpus (the boots' vCPU counts, sorted),
+    boots ({(variant, cpus): number of boots}), archs (the booted
+    variants' architectures, sorted), guests ({arch: how QEMU booted it}
+    for those the campaign recorded, manifest host.qemu_guests), kernels
+    ({variant: kernel version, '' when not recorded} of every variant),
+    commits ({variant: (commit id, tree)} of the variants built from a
+    git tree, scripts/kernel_tree.py; not the A/A control's, the
+    baseline's image again)."""
+    host, done = rd.host, list(done)
+    boots = {}
+    for v, c, _o in done:
+        boots[(v, c)] = boots.get((v, c), 0) + 1
+    archs = sorted({rd.arch(v) for v, _c in boots})
+    qg = host.get("qemu_guests")
+    qg = qg if isinstance(qg, dict) else {}
+    return {
+        "accel": rd.accel.upper(),
+        "cores": "?" if rd.host_cores is None else rd.host_cores,
+        "cpu_model": host.get("cpu_model", "unknown CPU"),
+        "qemu": host.get("qemu_version", "?"),
+        "cpus": sorted({c for _v, c in boots}),
+        "over_cpus": sorted({c for _v, c, o in done if o}),
+        "boots": boots,
+        "archs": archs,
+        "guests": {a: str(qg[a]) for a in archs if a in qg},
+        "kernels": {v: str((rd.builds.get(v) or {}).get("kernel_version")
+                           or "") for v in rd.variants},
+        "commits": {v: (str(src.get("commit", "")), str(src.get("tree", "")))
+                    for v in rd.variants if "~" not in v
+                    for src in [(rd.builds.get(v) or {}).get("source")]
+                    if isinstance(src, dict) and src.get("commit")},
+    }
+
+
+def span(values):
+    """[5, 6, 6] -> '5-6', [6, 6] -> '6'."""
+    lo, hi = min(values), max(values)
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
+def kernel_versions(facts, variants):
+    """'Linux 6.1.192', or each variant's ('Linux before 6.1.192, after
+    6.6.1') when they differ, in the order of variants."""
+    vs = {v: facts["kernels"].get(v, "") for v in variants}
+    known = {x for x in vs.values() if x}
+    if not known:
+        return "Linux (version not recorded)"
+    if len(known) == 1:
+        return "Linux " + known.pop()
+    return "Linux " + ", ".join(f"{v} {x or '?'}" for v, x in vs.items())
+
+
+def guests(facts):
+    """What booted the analysed boots' arches, as the campaign recorded it
+    (manifest host.qemu_guests: 'qemu-system-aarch64 -M virt,
+    cortex-a57'), by arch; [] for an older manifest."""
+    return [facts["guests"][a] for a in facts["archs"] if a in facts["guests"]]
+
+
+def setup_line(rd, done, variants=None):
+    """The one setup line of the plots' footers and report.html: 'QEMU TCG
+    emulation, 1, 2, 4 vCPUs on 2 host cores, n=6 boots per variant, Linux
+    6.1.192' (+ oversubscribed), from setup_facts(rd, done), as summary.md's
+    setup. variants: the order of the kernel versions (default rd's)."""
+    f = setup_facts(rd, done)
+    how = ("QEMU TCG emulation" if f["accel"] == "TCG"
+           else f"QEMU {f['accel']}")
+    gs = guests(f)
+    if gs:  # the QEMU binaries: the footer has no room for more
+        how += f" ({', '.join(g.split()[0] for g in gs)})"
+    boots = f["boots"].values()
+    line = (f"{how}, {', '.join(map(str, f['cpus'])) or '?'} vCPUs on "
+            f"{f['cores']} host cores, "
+            f"n={span(boots) if boots else 0} boots per "
+            f"variant, {kernel_versions(f, variants or rd.variants)}")
+    if f["over_cpus"]:
+        line += (f", oversubscribed (*): {', '.join(map(str, f['over_cpus']))} "
+                 "vCPUs > host cores")
+    return line

@@ -1,0 +1,395 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Presentation: the comparisons table -> summary.md text (the setup
+facts of its header, the observer-effect section, one table per metric,
+the legend). Pure functions of data frames and the manifest; no
+statistics here (analysis.estimate.stats), no file access (analysis.report). The
+answer paragraphs are analysis.render.answer, the commit-message block
+analysis.render.commit_msg, the number formats analysis.render.formatting."""
+
+from analysis.verdict import guards
+from analysis import metrics
+from analysis.render import run_setup
+from analysis.estimate import position
+from analysis.render import position_section
+from analysis.render.answer import answer_text, clock_sentence, comparison_pairs
+from analysis.render.formatting import (delta_s, missing, p_s, pct_s, pm, ratio_s,
+                                 row_point_label, row_ratio, split_warnings,
+                                 verdict_s)
+from guest import job as jobmod
+
+
+def metric_order(names, primary):
+    known = [m for m in metrics.METRICS if m in names]
+    rest = sorted(m for m in names if m not in metrics.METRICS)
+    order = known + rest
+    if primary in order:
+        order.remove(primary)
+        order.insert(0, primary)
+    return order
+
+
+def pinned_s(rundir):
+    """How the done cells' vCPU threads sat on the host's cores (campaign
+    pin = true: the manifest names each cell's cores, one per vCPU)."""
+    done = [c for c in rundir.manifest.get("cells", []) if c.get("state") == "done"]
+    pinned = sum(len(c.get("pin") or ()) >= c.get("cpus", 1) for c in done)
+    if not done or not pinned:
+        return "vCPU threads not pinned"
+    return ("vCPU threads pinned, one per host core" if pinned == len(done) else
+            f"vCPU threads pinned, one per host core, in {pinned} of {len(done)} cells")
+
+
+def boots_range(samples, primary):
+    """(fewest, most) boots per variant, vCPU count and point: the
+    primary metric's samples where it has them; elsewhere (a regime
+    whose primary is another metric: insn_per_op under icount,
+    throughput_run on the wall clock) the boots with any sample there.
+    (0, 0) without samples."""
+    if not len(samples):
+        return 0, 0
+    keys = ["variant", "cpus", "point"]
+    ns = samples.groupby(keys)["cell"].nunique()
+    ns.update(samples[samples["metric"] == primary].groupby(keys)["value"].count())
+    return int(ns.min()), int(ns.max())
+
+
+def driver_s(points):
+    """What ran the points: "mbox_bench", or "lockload (W, ...)" for
+    guest/lockload points (a generic workload as a campaign spells it)."""
+    loads = []
+    for p in points:
+        w = p.workload
+        if w and w != "module":
+            w = jobmod.workload_spelled(str(w))
+            if w not in loads:
+                loads.append(w)
+    return f"lockload ({', '.join(loads)})" if loads else "mbox_bench"
+
+
+def header_facts(rundir, cells, samples, baseline, primary, unsafe,
+                 tally=None, overrides=None):
+    """Facts for the headers: a dict of short strings; unsafe: the run's
+    safety.lockdep_reports(). The setup itself is run_setup.setup_facts(),
+    the plots' footer's too; this adds the counts of samples and cells."""
+    done = cells[cells["analyzed"] == 1] if len(cells) else cells
+    over = done[done["oversubscribed"] == 1] if len(done) else done
+    setup = run_setup.setup_facts(rundir, list(zip(
+        done["variant"], (int(c) for c in done["cpus"]),
+        done["oversubscribed"] == 1)) if len(done) else [])
+    nmin, nmax = boots_range(samples, primary)
+    kernels = sorted({k for k in setup["kernels"].values() if k})
+    archs, qg = setup["archs"], setup["guests"]
+    return {
+        "accel": setup["accel"],
+        "cores": setup["cores"],
+        "cpu_model": setup["cpu_model"],
+        "qemu": setup["qemu"],
+        "cpus": setup["cpus"],
+        "n": f"{nmin}" if nmin == nmax else f"{nmin}-{nmax}",
+        "kernels": ", ".join(kernels) or "unknown",
+        "commits": setup["commits"],
+        "arch": ", ".join(archs) or "unknown",
+        # what booted each arch ("qemu-system-aarch64 -M virt, cortex-a57")
+        "guests": "; ".join(f"{a} guests: {qg[a]}" if a in qg else f"{a} guests"
+                            for a in archs) or "unknown guests",
+        "over_cpus": setup["over_cpus"],
+        "over_cells": len(over),
+        "not_done": int(((cells["analyzed"] == 0)
+                         & (cells["state"] != "unneeded")).sum())
+        if len(cells) else 0,
+        "unneeded": int((cells["state"] == "unneeded").sum())
+        if len(cells) else 0,
+        "looks": list(rundir.looks),
+        "pinned": pinned_s(rundir),
+        "stopped_at": rundir.stopped.get("stopped_at"),
+        "think_ns": {p.id: p.think_ns for p in rundir.points},
+        # What drove the lock: the module, or lockload (its workloads).
+        "driver": driver_s(rundir.points),
+        "done": len(done),
+        "unsafe": unsafe,
+        "pairs": list(rundir.comparisons),
+        "clock": {c: rundir.clock(c) for c in setup["cpus"]},
+        "tally": tally or {},
+        "overrides": overrides or {},
+        "primary_default": rundir.primary_default,
+    }
+
+
+def pairs_title(pairs, baseline):
+    """"after, rcu vs before", or "after vs before, rcu vs after"."""
+    if not pairs:
+        return f"- vs {baseline}"
+    bases = list(dict.fromkeys(b for b, _ in pairs))
+    if len(bases) == 1:
+        return f"{', '.join(v for _, v in pairs)} vs {bases[0]}"
+    return ", ".join(f"{v} vs {b}" for b, v in pairs)
+
+
+def _times(x):
+    return "-" if missing(x) else f"×{x:.2f}"
+
+
+def render_observer(obs, metric, pct):
+    """The observer-effect section: a comparison measured with and without
+    lock statistics, side by side (rows of observer.observer_table)."""
+    out = []
+    for (b1, v1, b2, v2), block in obs.groupby(
+            ["baseline", "variant", "baseline_plain", "variant_plain"],
+            sort=False):
+        out += [f"## Observer effect: {v1}/{b1} with LOCK_STAT vs "
+                f"{v2}/{b2} without ({metric})", ""]
+        out.append(f"{v1} and {b1} are built with lock statistics and "
+                   f"lockdep; {v2} and {b2} apply the same patches without "
+                   f"them (no LOCK_STAT, LOCKDEP, PROVE_LOCKING, "
+                   f"DEBUG_SPINLOCK). Ratio of ratios = ({v2}/{b2}) / "
+                   f"({v1}/{b1}) with a bootstrap {pct}% CI: 1 means "
+                   f"lockdep leaves the comparison as it is. LOCK_STAT cost "
+                   f"= median with / median without, for {b1} and {v1}.")
+        out += ["",
+                f"| vCPUs | point | {v1}/{b1} with LOCK_STAT | verdict | "
+                f"{v2}/{b2} without | verdict | ratio of ratios "
+                f"[{pct}% CI] | LOCK_STAT cost {b1}, {v1} |",
+                "|---:|---|---|---|---|---|---|---|"]
+        for _, r in block.iterrows():
+            out.append(
+                f"| {int(r['cpus'])} | {row_point_label(r)} | "
+                f"{ratio_s(r['ratio'], r['ratio_ci_lo'], r['ratio_ci_hi'])}"
+                f" | {r['verdict'] or 'n/a'} | "
+                f"{ratio_s(r['ratio_plain'], r['ratio_plain_ci_lo'], r['ratio_plain_ci_hi'])}"
+                f" | {r['verdict_plain'] or 'n/a'} | "
+                f"{ratio_s(r['ratio_of_ratios'], r['rr_ci_lo'], r['rr_ci_hi'])}"
+                f" | {_times(r['lockstat_cost_base'])}, "
+                f"{_times(r['lockstat_cost_var'])} |")
+        out.append("")
+        n = len(block)
+        differ = block[block["same_verdict"] == 0]
+        shifted = block[(block["rr_ci_lo"] > 1) | (block["rr_ci_hi"] < 1)]
+        rr = block["ratio_of_ratios"].dropna()
+        text = (f"**How far lockdep changes the conclusion:** the verdict "
+                f"differs in {len(differ)} of {n} cell(s)")
+        if len(differ):
+            text += " (" + "; ".join(
+                f"{int(r['cpus'])} vCPUs {r['point']}: {r['verdict'] or 'n/a'}"
+                f" with, {r['verdict_plain'] or 'n/a'} without"
+                for _, r in differ.iterrows()) + ")"
+        text += "; the ratio of ratios is "
+        text += (f"{rr.min():.3f}" if rr.min() == rr.max()
+                 else f"{rr.min():.3f} to {rr.max():.3f}") if len(rr) else "-"
+        text += (f", and its {pct}% CI excludes 1 in {len(shifted)} of {n}"
+                 f" cell(s)")
+        text += (": lock statistics change the ratio itself, not only the "
+                 "absolute numbers." if len(shifted) else
+                 ": no change of the ratio is measurable at this n (which "
+                 "is not the same as no change: see the CI's width).")
+        out += [text, ""]
+    return out
+
+
+def render_markdown(rundir, comps, f, problems, baseline, thresholds,
+                    primary, notes=(), observer=None, samples=None):
+    """summary.md; f: header_facts()."""
+    pairs = comparison_pairs(comps) or f["pairs"]
+    out = [f"# {rundir.name}: {pairs_title(pairs, baseline)}", ""]
+    for para in answer_text(comps, f, thresholds, primary):
+        out += [f"**{para}**", ""]
+    for v, rep in f["unsafe"].items():
+        out += [f"Lockdep's report in boot {rep['cell']} of {v} "
+                f"({rep['boots']} of its boots had one; the whole console: "
+                f"{rep['log']}):", "", "```"]
+        out += rep["splat"] or [rep["line"]]
+        out += ["```", ""]
+    vcpus = "/".join(str(c) for c in f["cpus"])
+    out.append(f"- **QEMU {f['accel']} emulation** ({f['guests']}): "
+               f"{vcpus} vCPU{'' if vcpus == '1' else 's'} on {f['cores']} host cores "
+               f"({f['cpu_model']}; {f['pinned']}), QEMU {f['qemu']}; kernel "
+               f"{f['kernels']}.")
+    lost = sum(t["lost"] for t in f["tally"].values())
+    out.append(f"- n = {f['n']} boots per variant, vCPU count and point "
+               f"({f['done']} done cells"
+               + (f", {f['not_done']} not done" if f["not_done"] else "")
+               + (f", {f['unneeded']} unneeded after the early stop"
+                  if f["unneeded"] else "") + ")"
+               + (f"; **{lost} boot{'s' if lost != 1 else ''} lost by "
+                  f"{'their kernels' if lost != 1 else 'its kernel'}, "
+                  f"counted against them** (tidy/boots.csv)" if lost else "")
+               + ".")
+    out.append("- **Absolute times are emulation times; the ratio is the "
+               "result.**")
+    cs = clock_sentence(f)
+    if cs:
+        out.append(f"- **{cs}**")
+    if f["over_cells"]:
+        out.append(f"- Oversubscribed (more vCPUs than host cores, marked "
+                   f"`*`): {f['over_cells']} cells with "
+                   f"{'/'.join(map(str, f['over_cpus']))} vCPUs; lock-holder "
+                   f"preemption dominates there.")
+    else:
+        out.append("- No cell is oversubscribed (vCPUs <= host cores).")
+    pct = pct_s(thresholds.confidence)
+    out += [f"- {line}" for line in legend(thresholds, primary, comps)]
+    xc = problems[problems["file"] == "crosscheck"] if len(problems) else \
+        problems
+    if len(xc):
+        out.append(f"- **Cross-check: {len(xc)} cell x point(s) where the "
+                   f"module's lock operations and lock_stat's acquisitions "
+                   f"disagree by more than 1%** (tidy/problems.csv).")
+    for text in notes:
+        out.append(f"- Kernel note: {text}.")
+    out.append("")
+    if observer is not None and len(observer):
+        out += render_observer(observer, primary, pct)
+    notes = {}
+
+    def note(text):
+        if text not in notes:
+            notes[text] = len(notes) + 1
+        return f"[{notes[text]}]"
+
+    over = set(f["over_cpus"])
+    for metric in metric_order(set(comps["metric"]) if len(comps) else set(),
+                               primary):
+        unit = metrics.unit(metric)
+        direction = metrics.direction(metric)
+        dtext = {"higher": "higher is better",
+                 "lower": "lower is better"}.get(direction, "no verdict")
+        for baseline, variant in pairs:
+            block = comps[(comps["metric"] == metric)
+                          & (comps["baseline"] == baseline)
+                          & (comps["variant"] == variant)]
+            if block.empty:
+                continue
+            title = f"## {metric} ({unit}, {dtext})"
+            if len(pairs) > 1:
+                title += f": {variant} vs {baseline}"
+            ref = metric in guards.REF_TWIN.values()
+            failed = bool((block["failed_base"] + block["failed_var"]).any())
+            cal = bool((block["calibration"].fillna("") != "").any())
+            # the paired ratio beside the primary metric's verdict
+            pair = metric == primary and bool(
+                (block["n_pairs"].fillna(0) >= thresholds.min_n).any())
+            extra = ((" failed (starved) |" if failed else "")
+                     + (" probe ratio |" if ref else "")
+                     + (f" paired [{pct}% CI] |" if pair else "")
+                     + (" A/A |" if cal else ""))
+            out += [title, "",
+                    f"| vCPUs | point | {baseline} | {variant} | "
+                    f"{variant}/{baseline} [{pct}% CI] | Δ | p |{extra} "
+                    f"verdict |",
+                    "|---:|---|---:|---:|---|---:|---:|"
+                    + "---|" * (failed + ref + pair + cal) + "---|"]
+            for _, row in block.iterrows():
+                cols = ""
+                if failed:
+                    cols += (f" {int(row['failed_base'])} "
+                             f"({int(row['starved_base'])}), "
+                             f"{int(row['failed_var'])} "
+                             f"({int(row['starved_var'])}) |")
+                if ref:
+                    cols += (f" {ratio_s(row['probe_ratio'], row['probe_ci_lo'], row['probe_ci_hi'])} |")
+                if pair:
+                    cols += (f" {ratio_s(row['paired_ratio'], row['paired_ci_lo'], row['paired_ci_hi'])}"
+                             f" (n={int(row['n_pairs'])}) |")
+                if cal:
+                    c = row["calibration"]
+                    cols += f" {'-' if missing(c) or not c else c} |"
+                cpus = f"{int(row['cpus'])}" + ("*" if int(row["cpus"]) in
+                                                 over else "")
+                marks = "".join(note(w) for w in
+                                split_warnings(row["warnings"]))
+                base = pm(row["median_base"], row["ci_lo_base"],
+                          row["ci_hi_base"])
+                var = pm(row["median_var"], row["ci_lo_var"],
+                         row["ci_hi_var"])
+                out.append(
+                    f"| {cpus} | {row_point_label(row)} | {base} | {var} | "
+                    f"{row_ratio(row)} | {delta_s(row)} | "
+                    f"{p_s(row['p_value'])} |{cols} "
+                    f"{verdict_s(row)}{(' ' + marks) if marks else ''} |")
+            out.append("")
+    # Whether a cell's place in its repetition moved its numbers.
+    pos = position.position_table(
+        samples, rundir.cells,
+        lambda c, p: rundir.primary_for(c, p)[0]) if samples is not None \
+        else None
+    if pos is not None and len(pos):
+        out += position_section.position_lines(
+            pos, lambda c: ", ".join(dict.fromkeys(
+                rundir.primary_for(c, p.id)[0] for p in rundir.points)))
+        out.append("")
+    if notes:
+        out.append("Notes:")
+        out.append("")
+        for text, i in notes.items():
+            out.append(f"{i}. {text}")
+        out.append("")
+    return "\n".join(out)
+
+
+def legend(th, primary, comps):
+    """What the numbers and the labels mean: lines of summary.md, also
+    shown by report.html."""
+    pct = pct_s(th.confidence)
+    m = f"{100 * th.margin:g}%"
+    k = int((comps["role"] == "exploratory").sum()) if len(comps) else 0
+    icount = bool(len(comps) and (comps["clock"] == "icount").any())
+    prim = (list(dict.fromkeys(comps.loc[comps["role"] == "primary",
+                                         "metric"]))
+            if len(comps) else []) or [primary]
+    out = [
+        f"Medians with {pct}% CIs from order statistics (`±`: the farther "
+        f"bound). Ratio = exp(Hodges-Lehmann shift of log values), variant "
+        f"over baseline, with its Mann-Whitney (Moses) {pct}% CI: the "
+        f"typical boot; p: the same test, two-sided; Δ `~` when p >= "
+        f"{th.alpha}. Every confidence level printed is the one the "
+        f"verdicts used.",
+        f"Every boot counts: a favourable verdict also needs the ratio of "
+        f"the means over all boots (Welch's {pct}% CI) to be favourable, "
+        f"else `inconclusive (tail)` (the typical boot is fine, some boots "
+        f"did worse); a boot its kernel lost (hung, panic, oops, lockdep, "
+        f"warning, incomplete) counts against that side at its vCPU count: "
+        f"`harm (failures)` where the variant lost significantly more "
+        f"boots (Fisher's exact test, one-sided at "
+        f"{100 * (1 - th.confidence) / 2:.3g}%), `inconclusive (lost B vs V "
+        f"boots)` where the sides lost different numbers.",
+        f"Verdicts at a {m} margin: `better` (CI on the good side of 1), "
+        f"`no harm` (the CI's harmful bound within {m}), `worse` (CI on the "
+        f"harmful side of 1, reaching into the margin), `harm` (the whole "
+        f"CI beyond {m}), `inconclusive (n<{th.min_n})` (too few boots for "
+        f"any verdict), `inconclusive (n≈N)` (about N boots a side would "
+        f"decide), `inconclusive (failed B vs V)` (the sides lost different "
+        f"numbers of points to failures), `withheld (probe)` (a `_ref` "
+        f"verdict whose host-speed probe moved by more than "
+        f"{100 * th.probe_tolerance:g}% between the kernels), "
+        f"`withheld (steal)` (a `throughput_run` verdict in unpinned, "
+        f"oversubscribed or --hosts cells, or a favourable one where the "
+        f"variant's own QEMU threads ran more than "
+        f"{guards.OWN_TOLERANCE_PCT:g} point of a core x (1 - steal) more "
+        f"than the baseline's, or were not measured), `conflict` "
+        f"(the raw metric and its `_ref` or `_run` twin point opposite "
+        f"ways, judged before Holm), `unsafe` (lockdep reported a locking "
+        "bug in a boot of either side: no number is judged).",
+        "The A/A control (the baseline booted twice) calibrates every row "
+        "of its baseline: where its CI lies away from 1 by d, the row's CI "
+        "is widened by d on both sides before it is judged (`CI widened "
+        "by`); where its CI holds 1, nothing changes.",
+        "`paired`: the same ratio from the boots matched by repetition "
+        "(Hodges-Lehmann of the pairs' log ratios, signed-rank CI): "
+        "narrower where the two boots of a pair shared a slow host, wider "
+        "where the host was steady; shown beside the verdict, never "
+        "instead of it (choosing the narrower CI afterwards would be "
+        "choosing the answer).",
+        f"The answer is {', '.join(f'`{x}`' for x in prim)} at the primary "
+        f"points, named before the run; the other {k} "
+        f"verdicts are exploratory, Holm-corrected across the table (CIs at "
+        f"their Holm levels, `inconclusive (Holm)` past the step-down's "
+        f"stop)."]
+    if icount:
+        out.append(
+            "Rows of icount cells (QEMU's instruction count as the guest's "
+            "clock: times are instructions) are exact data: the ratio is "
+            "of the means, its interval the ratio times exp(±w), w the "
+            "widest log range of the cell's boots (the baseline's pooled "
+            "with its A/A control's, the variant's own), so an A/A pair "
+            "can never claim a difference; no p-value, not in Holm's "
+            "table (analysis/estimate/exact.py).")
+    return out

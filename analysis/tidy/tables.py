@@ -1,0 +1,382 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Raw run directory -> tidy tables (lists of row dicts, see TIDY.md).
+
+build(rundir) reads every done cell x point, never prints, and returns a
+Tidy: one list of rows per tidy file, plus `problems` (rows for
+problems.csv), `warnings` (strings) and `notes` (strings: facts about a
+variant's kernel that change what is measured, e.g. no lock_stat; not
+problems). A missing or unreadable file is a problem and its numbers are
+absent, never zeros.
+
+What a point's files give is computed elsewhere: its metrics in
+analysis.tidy.point_metrics, host-steal.txt in analysis.parse.host_steal, the
+cross-check in analysis.tidy.crosscheck; writing the tables is
+analysis.tidy.tidy_csv.
+"""
+
+import math
+import os
+from dataclasses import dataclass, field
+
+from analysis.parse import bench_results, lockstat, perf_lock, perf_stat
+from analysis.tidy import boots
+from analysis.parse.common import ParseError, clip, dir_refusal
+from analysis.tidy.crosscheck import CROSSCHECK_TOLERANCE, crosscheck_row
+from analysis.parse.host_steal import (STEAL_FILE, parse_host_steal, run_metrics,
+                                 steal_metrics, steal_warning)
+from analysis.metrics import METRICS, STEAL_FLAG_PCT, unit_of
+from analysis.tidy.point_metrics import (PERF_EVENTS, bench_metrics, icount_metrics,
+                                    lock_metrics, rate_metrics)
+
+
+KEYS = ("campaign", "variant", "arch", "cpus", "rep", "cell", "point")
+POINT_PARAMS = ("read_pct", "mailboxes", "miss_pct", "duration_ms")
+
+COLUMNS = {
+    "cells": ("campaign", "variant", "arch", "cpus", "rep", "cell", "state",
+              "oversubscribed", "analyzed"),
+    "samples": KEYS + POINT_PARAMS + ("metric", "value", "unit"),
+    "lockstat": KEYS + ("class", "kind") + lockstat.FIELDS,
+    "hist": KEYS + ("op", "bucket", "bucket_lo_ns", "bucket_hi_ns", "count",
+                    "cum_fraction"),
+    "threads": KEYS + ("cpu", "ops", "lookups", "hits", "misses", "writes",
+                       "errors"),
+    "crosscheck": KEYS + ("lockops_read", "lockops_write", "lockstat_r_acq",
+                          "lockstat_w_acq", "lockstat_plain_acq", "relation",
+                          "expected", "observed", "rel_diff", "ok"),
+    "problems": ("cell", "point", "file", "problem"),
+    "notes": ("variant", "note"),
+    "perf_lock": KEYS + ("name",) + perf_lock.FIELDS,
+    "outcomes": KEYS + POINT_PARAMS + ("outcome", "detail"),
+    "boots": boots.BOOTS_COLUMNS,
+}
+
+
+@dataclass
+class Tidy:
+    tables: dict = field(default_factory=lambda: {k: [] for k in COLUMNS})
+    warnings: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+    def note(self, variant, text):
+        self.tables["notes"].append({"variant": variant, "note": text})
+        self.notes.append(f"{variant}: {text}")
+
+    def problem(self, cell, point, file, text):
+        self.tables["problems"].append(
+            {"cell": cell, "point": point, "file": file, "problem": text})
+        where = "/".join(x for x in (cell, point, file) if x)
+        self.warnings.append(f"{where}: {text}" if where else text)
+
+
+NO_LOCK_STAT = "no lock_stat (kernel built without CONFIG_LOCK_STAT)"
+NO_LOOKUP_LOCK = ("lookups take no lock (lookup_lock = \"none\"): lock_stat "
+                  "counts the writes only; the cross-check expects "
+                  "acquisitions == lockops write")
+
+
+def variant_notes(rundir):
+    """[(variant, note), ...]: what a variant's kernel changes in what is
+    measured (from manifest.builds): no lock_stat, lookups without a
+    lock. Notes, not problems."""
+    out = []
+    for v in rundir.variants:
+        if not rundir.has_lock_stat(v):
+            out.append((v, NO_LOCK_STAT + ": no lock_* metrics, cross-check "
+                        "skipped"))
+        elif rundir.lookup_lock(v) == "none":
+            out.append((v, NO_LOOKUP_LOCK))
+    return out
+
+
+def _folder(root, rel):
+    """None when root/rel is a folder to read a point's files from, else
+    why not ("missing", or what is there instead).  Every folder on the
+    way from root is a directory and no link (common.dir_refusal): a
+    results directory may come from anywhere, and a link in it must not
+    make the report read, and quote, files outside it.  The files
+    themselves are opened without following a link (common.read_text)."""
+    parts = rel.split(os.sep)
+    if any(p in ("", ".", "..") for p in parts):
+        return f"{rel!r}: not a name inside the run directory"
+    for i in range(1, len(parts) + 1):
+        here = os.path.join(root, *parts[:i])
+        if not os.path.lexists(here):
+            return "missing"
+        why = dir_refusal(here)
+        if why:
+            return f"{os.path.join(*parts[:i])}: {why}"
+    return None
+
+
+def _parse(tidy, cell, point, pdir, name, parser, optional=False):
+    """(the parsed file, None), or (None, why) after a problem row saying
+    why (why is None for an optional file that is absent)."""
+    path = os.path.join(pdir, name)
+    if not os.path.lexists(path):
+        if optional:
+            return None, None
+        tidy.problem(cell.id, point.id, name, "missing")
+        return None, f"{name} missing"
+    try:
+        return parser(path), None
+    except ParseError as e:
+        where = f"line {e.line}: " if e.line is not None else ""
+        tidy.problem(cell.id, point.id, name, where + e.message)
+        return None, f"{name}: {where}{e.message}"
+    except Exception as e:
+        # A bug of a parser on one file must not lose every other point's
+        # tables: the point is recorded as unreadable, naming the bug
+        # (ANALYSIS_DEBUG=1 gives the traceback, as in lockbench.cli.run_cli).
+        if os.environ.get("ANALYSIS_DEBUG"):
+            raise
+        why = f"internal parser error (a bug): {type(e).__name__}: " \
+            f"{clip(str(e), 200)}"
+        tidy.problem(cell.id, point.id, name, why)
+        return None, f"{name}: {why}"
+
+
+def failed_checks(res):
+    """The module's checks that did not pass, as (check, "k=v ...")."""
+    return [(c, " ".join(f"{k}={v}" for k, v in c.items()))
+            for c in res.checks
+            if any(v != "ok" for v in c.values() if isinstance(v, str))]
+
+
+def outcome(res, why):
+    """(outcome, detail) of a point for outcomes.csv: its parsed
+    results.txt, or None and why there is none.  A starved point (a
+    thread that made no op) is its own outcome: it is the worst a lock
+    can do, and counting it is the only way it shows (it has no samples)."""
+    if res is None:
+        return "missing", why
+    if res.ok:
+        return "ok", ""
+    failed = failed_checks(res)
+    starved = [c for c, _ in failed if "progress" in c]
+    if starved:
+        n = starved[0].get("threads_without_ops")
+        rest = [text for c, text in failed if "progress" not in c]
+        return "starved", "; ".join(
+            [f"threads_without_ops={n}" if n is not None
+             else f"progress={starved[0]['progress']}"] + rest)
+    return "failed", "; ".join(text for _, text in failed) or \
+        "end status=FAILURE"
+
+
+def _check_params(tidy, cell, point, res):
+    for k in POINT_PARAMS:
+        want, got = getattr(point, k), res.param.get(k)
+        if want is not None and got is not None and want != got:
+            tidy.problem(cell.id, point.id, "results.txt",
+                         f"param {k}={got} but the manifest says {want}")
+
+
+def build(rundir, tolerance=CROSSCHECK_TOLERANCE):
+    """Read the run directory; return a Tidy (never prints)."""
+    tidy = Tidy()
+    t = tidy.tables
+    lock_class = rundir.lock_class
+    not_done = []
+    for cell in rundir.cells:
+        t["cells"].append({
+            "campaign": rundir.name, "variant": cell.variant,
+            "arch": cell.arch, "cpus": cell.cpus, "rep": cell.rep,
+            "cell": cell.id, "state": cell.state,
+            "oversubscribed": int(cell.oversubscribed),
+            "analyzed": int(cell.state == "done")})
+        # "unneeded": planned past the look where the campaign stopped
+        if cell.state not in ("done", "unneeded"):
+            not_done.append(f"{cell.id} ({cell.state or 'no state'})")
+    if not_done:
+        for cid in not_done:
+            t["problems"].append({"cell": cid.split(" ")[0], "point": "",
+                                  "file": "manifest.json",
+                                  "problem": "cell not done: no samples "
+                                  "(its tries are in boots.csv)"})
+        tidy.warnings.append(f"{len(not_done)} cell(s) not done, no samples "
+                             f"(a lost boot counts against its kernel: "
+                             f"boots.csv): " + ", ".join(not_done))
+    # Every try of every cell, lost ones too (analysis/tidy/boots.py).
+    t["boots"] = boots.boot_rows(rundir)
+    for v, text in variant_notes(rundir):
+        tidy.note(v, text)
+    order_v = {v: i for i, v in enumerate(rundir.variants)}
+    order_p = {p.id: i for i, p in enumerate(rundir.points)}
+    cells = sorted((c for c in rundir.cells if c.state == "done"),
+                   key=lambda c: (order_v.get(c.variant, 99), c.cpus, c.rep,
+                                  c.id))
+    points = sorted(rundir.points, key=lambda p: order_p[p.id])
+    for cell in cells:
+        why = _folder(rundir.path, os.path.join("cells", cell.id))
+        if why:
+            why = f"cell directory {why}"
+            tidy.problem(cell.id, "", "", why)
+            for point in points:
+                t["outcomes"].append(dict(
+                    _point_key(rundir, cell, point), outcome="missing",
+                    detail=why))
+            continue
+        for point in points:
+            _one_point(tidy, rundir, cell, point, lock_class, tolerance)
+    _flag_steal(tidy)
+    return tidy
+
+
+def _flag_steal(tidy):
+    """One warning naming the points whose steal_max_pct is above
+    STEAL_FLAG_PCT.  Not a problems.csv row: a busy host is a fact about
+    the run, its files are fine and its numbers stay."""
+    steal = [r for r in tidy.tables["samples"]
+             if r["metric"] == "steal_max_pct"]
+    flagged = [f"{r['cell']}/{r['point']}" for r in steal
+               if r["value"] > STEAL_FLAG_PCT]
+    if flagged:
+        tidy.warnings.append(steal_warning(flagged, len(steal)))
+
+
+def _point_key(rundir, cell, point):
+    """The key columns and the point's parameters (samples, outcomes)."""
+    return {"campaign": rundir.name, "variant": cell.variant,
+            "arch": cell.arch, "cpus": cell.cpus, "rep": cell.rep,
+            "cell": cell.id, "point": point.id,
+            **{k: getattr(point, k) for k in POINT_PARAMS}}
+
+
+def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
+    t = tidy.tables
+    pkey = _point_key(rundir, cell, point)
+    key = {k: pkey[k] for k in KEYS}
+    pdir = rundir.point_dir(cell, point)
+    # the ids as the manifest has them, not normalized: "a/../b" must be
+    # refused, not read through whatever "a" is
+    why = _folder(rundir.path, os.path.join("cells", cell.id, "points",
+                                            point.id))
+    if why:
+        why = f"point directory {why}"
+        tidy.problem(cell.id, point.id, "", why)
+        t["outcomes"].append(dict(pkey, outcome="missing", detail=why))
+        return
+    metrics = {}
+
+    res, why = _parse(tidy, cell, point, pdir, "results.txt",
+                      bench_results.parse_file)
+    got, detail = outcome(res, why)
+    t["outcomes"].append(dict(pkey, outcome=got, detail=detail))
+    if res is not None:
+        for w in res.warnings:
+            tidy.problem(cell.id, point.id, "results.txt", w)
+        _check_params(tidy, cell, point, res)
+        for th in res.threads:
+            t["threads"].append(dict(key, **{
+                k: th.get(k, "") for k in COLUMNS["threads"][len(KEYS):]}))
+        for op, lat in sorted(res.lat.items()):
+            total = sum(lat.hist)
+            cum = 0
+            for b, count in enumerate(lat.hist):
+                cum += count
+                lo, hi = bench_results.bucket_bounds(b)
+                t["hist"].append(dict(key, op=op, bucket=b, bucket_lo_ns=lo,
+                                      bucket_hi_ns=hi, count=count,
+                                      cum_fraction=cum / total if total
+                                      else None))
+        if res.param.get("timing", 1) != 0 and not res.lat:
+            tidy.problem(cell.id, point.id, "results.txt",
+                         "timing is on but there are no lat lines")
+        if res.ok:
+            metrics.update(bench_metrics(res))
+        else:
+            failed = [text for _, text in failed_checks(res)]
+            tidy.problem(cell.id, point.id, "results.txt",
+                         "end status=FAILURE, point not used"
+                         + (f" ({'; '.join(failed)})" if failed else ""))
+
+    ls, rows = None, []
+    if rundir.has_lock_stat(cell.variant):
+        ls, _ = _parse(tidy, cell, point, pdir, "lock_stat.txt",
+                       lockstat.parse_file)
+    if ls is not None:
+        rows = ls.select(exact=lock_class)
+        if ls.debug_disabled:
+            tidy.problem(cell.id, point.id, "lock_stat.txt",
+                         "lock debugging disabled (a lockdep warning): "
+                         "lock_stat may be incomplete")
+        if not rows:
+            tidy.problem(cell.id, point.id, "lock_stat.txt",
+                         f"class {lock_class} not in the dump")
+        for r in rows:
+            t["lockstat"].append(dict(key, **{"class": r.name, "kind": r.kind},
+                                      **{f: getattr(r, f)
+                                         for f in lockstat.FIELDS}))
+        if rows and (res is None or res.ok):
+            metrics.update(lock_metrics(rows))
+
+    if not rundir.has_lock_stat(cell.variant):
+        row = dict(key, **{c: None for c in COLUMNS["crosscheck"][len(KEYS):]})
+        row["relation"] = "no_lock_stat"
+        if res is not None:
+            row.update(lockops_read=res.lockops.get("read"),
+                       lockops_write=res.lockops.get("write"))
+        t["crosscheck"].append(row)
+    elif res is not None and rows:
+        cc = crosscheck_row(res.lockops, rows, tolerance,
+                            rundir.lookup_lock(cell.variant))
+        t["crosscheck"].append(dict(key, **cc))
+        if not cc["ok"]:
+            tidy.problem(cell.id, point.id, "crosscheck",
+                         f"bench lockops read={cc['lockops_read']} write="
+                         f"{cc['lockops_write']} vs lock_stat R="
+                         f"{cc['lockstat_r_acq']} W={cc['lockstat_w_acq']} "
+                         f"plain={cc['lockstat_plain_acq']} "
+                         f"(relation {cc['relation']}, off by "
+                         f"{100 * cc['rel_diff']:.1f}%)")
+    else:
+        row = dict(key, **{c: None for c in COLUMNS["crosscheck"][len(KEYS):]})
+        row["relation"] = "missing"
+        t["crosscheck"].append(row)
+
+    perf = rundir.campaign.get("perf") or {}
+    ps, _ = _parse(tidy, cell, point, pdir, "perf-stat.csv",
+                   perf_stat.parse_file,
+                   optional=perf.get("stat", True) is False)
+    if ps is not None and (res is None or res.ok):
+        for event, metric in PERF_EVENTS.items():
+            c = ps.get(event)
+            if c is not None and c.value is not None:
+                metrics[metric] = c.value
+
+    pl, _ = _parse(tidy, cell, point, pdir, "perf-lock.txt",
+                   perf_lock.parse_file, optional=not perf.get("lock", False))
+    if pl is not None:
+        for r in pl:
+            t["perf_lock"].append(dict(key, name=r.name, **{
+                f: getattr(r, f) for f in perf_lock.FIELDS}))
+        mine = [r for r in pl if r.name == lock_class]
+        if mine and (res is None or res.ok):
+            if mine[0].contended is not None:
+                metrics["perf_lock_contended"] = mine[0].contended
+            if mine[0].total_wait_ns is not None:
+                metrics["perf_lock_wait_total_ns"] = mine[0].total_wait_ns
+
+    # The host's side of the point, written by the runner (optional: runs
+    # before it, and runs without the guest's run markers, have none).
+    steal, _ = _parse(tidy, cell, point, pdir, STEAL_FILE, parse_host_steal,
+                      optional=True)
+    if steal and (res is None or res.ok):
+        metrics.update(steal_metrics(steal))
+        # Under icount the guest's seconds are instructions: the host's
+        # steal slows the emulation, not the count (nothing to divide).
+        if cell.clock != "icount":
+            metrics.update(run_metrics(metrics))
+
+    metrics.update(rate_metrics(metrics, res))
+    if cell.clock == "icount" and res is not None and res.ok:
+        metrics.update(icount_metrics(res))
+    for metric in METRICS:
+        if metric in metrics and not math.isfinite(metrics[metric]):
+            tidy.problem(cell.id, point.id, "", f"{metric} is "
+                         f"{metrics[metric]}: left out of samples")
+        elif metric in metrics:
+            t["samples"].append(dict(pkey, metric=metric,
+                                     value=metrics[metric],
+                                     unit=unit_of(metric, cell.clock)))

@@ -1,0 +1,273 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The comparisons table: one verdict per compared pair, vCPU count,
+workload point and metric, with the rules that keep a table of them
+honest (analysis/README.md, "Verdicts"):
+
+- each cell's primary metric (per clock and regime: analysis/primary.py)
+  at the primary points is the answer, named before the run; every
+  other row is exploration, Holm-corrected across the table;
+- a cell whose clock is QEMU's instruction count is judged by the rule
+  for exact data (analysis/estimate/exact.py), every other by the Hodges-Lehmann
+  ratio of the typical boot and, before anything favourable, the ratio
+  of means over every boot (analysis/estimate/stats.py);
+- the guards (analysis/verdict/guards.py) run on the verdicts before Holm: lost
+  boots and failed points, the A/A control's calibration, the host-speed
+  probe, the steal division and the twins' conflicts;
+- a variant with a lockdep report in any boot is `unsafe` in every row it
+  takes part in, whatever the numbers (analysis/verdict/safety.py).
+
+Pure functions of data frames; never prints.
+"""
+
+import math
+
+import pandas as pd
+
+from analysis.estimate import exact, holm, mann_whitney, paired, stats
+from analysis.verdict import guards, safety
+from analysis.tidy import medians
+from analysis import metrics
+
+HOLM = stats.INCONCLUSIVE + " (Holm)"
+
+COMPARISONS_COLUMNS = (
+    "campaign", "baseline", "variant", "cpus", "point", "read_pct",
+    "mailboxes", "miss_pct", "duration_ms", "metric", "unit", "direction",
+    "role", "clock", "primary_how", "n_base", "n_var", "boots_base",
+    "boots_var", "lost_base", "lost_var", "p_lost", "failed_base",
+    "failed_var", "starved_base", "starved_var", "median_base", "ci_lo_base",
+    "ci_hi_base", "median_var", "ci_lo_var", "ci_hi_var", "mean_base",
+    "mean_var", "ratio", "ratio_ci_lo", "ratio_ci_hi", "mean_ratio",
+    "mean_ci_lo", "mean_ci_hi", "ci_level", "p_value", "significant",
+    "p_claim", "margin", "verdict_typical", "verdict_unadjusted", "verdict",
+    "n_needed", "calibration", "aa_widen", "probe_ratio", "probe_ci_lo",
+    "probe_ci_hi", "warnings", "n_pairs", "paired_ratio", "paired_ci_lo",
+    "paired_ci_hi", "paired_ci_level")
+
+
+def _row(base_key, c, th, level):
+    d = dict(base_key)
+    d.update(n_base=c.n_base, n_var=c.n_var, median_base=c.base.median,
+             ci_lo_base=c.base.ci_lo, ci_hi_base=c.base.ci_hi,
+             median_var=c.var.median, ci_lo_var=c.var.ci_lo,
+             ci_hi_var=c.var.ci_hi, ratio=c.ratio,
+             ratio_ci_lo=c.ratio_ci_lo, ratio_ci_hi=c.ratio_ci_hi,
+             mean_ratio=c.mean_ratio, mean_ci_lo=c.mean_ci_lo,
+             mean_ci_hi=c.mean_ci_hi, verdict_typical=c.typical,
+             ci_level=level, p_value=c.p_value,
+             significant=int(c.significant), p_claim=c.p_claim,
+             margin=th.margin, verdict=c.verdict, n_needed=c.n_needed,
+             warnings="; ".join(c.warnings))
+    return d
+
+
+def _failures(outcomes):
+    """(variant, cpus, point) -> (failed, starved): points that gave no
+    sample because the module reported FAILURE (starved: a thread did no
+    op) or the point's results are missing."""
+    out = {}
+    if outcomes is None or outcomes.empty:
+        return out
+    bad = outcomes[outcomes["outcome"] != "ok"]
+    for (v, c, p), g in bad.groupby(["variant", "cpus", "point"]):
+        out[(v, int(c), str(p))] = (len(g), int((g["outcome"]
+                                                 == "starved").sum()))
+    return out
+
+
+class _Plan:
+    """What a table without a run directory knows: one primary metric,
+    every clock the wall's."""
+
+    class _Every:
+        def __contains__(self, _point):
+            return True
+
+    def __init__(self, primary, primary_points):
+        self.primary = primary
+        self.primary_points = primary_points or self._Every()
+
+    def primary_for(self, _cpus, _point):
+        return self.primary, "named"
+
+    def clock(self, _cpus):
+        return "wall"
+
+
+def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
+                      primary="throughput_ops_s", primary_points=None,
+                      outcomes=None, controls=(), unsafe=(), plan=None,
+                      tally=None):
+    """One row per (baseline, variant) pair x cpus x point x metric
+    (COMPARISONS_COLUMNS), in samples order; `controls`: (baseline,
+    control) A/A pairs, judged alike with role `control`; `unsafe`: the
+    variants with a lockdep report (safety.lockdep_reports); `plan`: the
+    run directory (analysis/parse/rundir.py: primary_for, clock, steal_refusal,
+    primary_points), else `primary` at `primary_points` on the wall
+    clock; `tally`: the lost boots (analysis/tidy/boots.py tally).  A metric
+    that one side of a pair never measured gets no row for that pair,
+    but a primary cell always has its row: a kernel that lost every boot
+    there is still judged, on its lost boots."""
+    th = thresholds
+    plan = plan or _Plan(primary, primary_points)
+    if samples.empty:
+        return pd.DataFrame([], columns=COMPARISONS_COLUMNS)
+    measured = set(zip(samples["variant"], samples["metric"]))
+    campaign = samples["campaign"].iloc[0]
+    fails = _failures(outcomes)
+    ctl_of = dict(controls)
+    rows, groups = [], []
+
+    def add(d0, b, v, g):
+        metric, cpus = d0["metric"], int(d0["cpus"])
+        direction = metrics.direction(metric)
+        want, how = plan.primary_for(cpus, d0["point"])
+        role = ("control" if (b, v) in controls else "primary"
+                if metric == want and d0["point"] in plan.primary_points
+                else "exploratory")
+        clock = plan.clock(cpus)
+        base = g.loc[g["variant"] == b, "value"].to_numpy()
+        var = g.loc[g["variant"] == v, "value"].to_numpy()
+        if clock == "icount" and direction:
+            aa = (g.loc[g["variant"] == ctl_of[b], "value"].to_numpy()
+                  if b in ctl_of else None)
+            c = exact.compare(base, var, direction, th, aa,
+                              pooled=(b, v) in controls)
+        else:
+            c = stats.compare(base, var, direction, th)
+        fb, sb = fails.get((b, cpus, str(d0["point"])), (0, 0))
+        fv, sv = fails.get((v, cpus, str(d0["point"])), (0, 0))
+        key = dict(campaign=campaign, baseline=b, variant=v, **d0,
+                   direction=direction or "none", role=role, clock=clock,
+                   primary_how=how if role == "primary" else "",
+                   failed_base=fb, failed_var=fv, starved_base=sb,
+                   starved_var=sv)
+        level = (math.nan if clock == "icount" else
+                 _level(c, th.confidence))
+        rows.append(_row(key, c, th, level))
+        rows[-1].update(_paired(g, b, v, th.confidence))
+        rows[-1].update(mean_base=_mean(base), mean_var=_mean(var))
+        groups.append((base, var, direction))
+
+    for k, g in samples.groupby(list(medians.GROUP), sort=False, dropna=False):
+        d0 = dict(zip(medians.GROUP, k))
+        for b, v in list(pairs) + list(controls):
+            if (b, d0["metric"]) in measured and (v, d0["metric"]) in measured:
+                add(d0, b, v, g)
+    _primary_cells(rows, groups, samples, list(pairs) + list(controls), plan,
+                   campaign, add)
+    for r in rows:
+        r["verdict_unadjusted"] = r["verdict"]
+    # The guards judge what the data say before any multiplicity
+    # correction (guards.py).
+    guards.calibrate(rows, controls, th)
+    guards.probe(rows, samples, th)
+    guards.own_threads(rows, samples, th,
+                       getattr(plan, "steal_refusal", None))
+    guards.conflicts(rows)
+    _holm(rows, groups, th)
+    guards.failures(rows, tally, th.confidence)
+    guards.flag_steal(rows, samples)
+    safety.mark(rows, unsafe, controls)
+    return pd.DataFrame(rows, columns=COMPARISONS_COLUMNS)
+
+
+def _mean(x):
+    x = stats._clean(x)
+    return float(x.mean()) if len(x) else math.nan
+
+
+def _primary_cells(rows, groups, samples, pairs, plan, campaign, add):
+    """A primary cell without a row (one side has no sample of its metric
+    there: every boot lost, or none run) gets one, judged on what there
+    is: its lost boots (guards.failures)."""
+    have = {(r["baseline"], r["variant"], int(r["cpus"]), str(r["point"]))
+            for r in rows if r["role"] in ("primary", "control")
+            and r["metric"] == plan.primary_for(int(r["cpus"]),
+                                                r["point"])[0]}
+    cols = [c for c in medians.GROUP if c not in ("metric", "unit")]
+    for k, g in samples.groupby(["cpus", "point"], sort=False):
+        cpus, point = int(k[0]), str(k[1])
+        if point not in plan.primary_points:
+            continue
+        metric, _how = plan.primary_for(cpus, point)
+        d0 = {c: g[c].iloc[0] for c in cols}
+        d0.update(metric=metric, unit=metrics.unit_of(
+            metric, plan.clock(cpus)))
+        for b, v in pairs:
+            if (b, v, cpus, point) in have:
+                continue
+            sel = g[g["metric"] == metric]
+            add(d0, b, v, sel if len(sel) else g.iloc[0:0])
+
+
+def _paired(g, b, v, confidence):
+    """The paired ratio's columns: the two sides' boots matched by
+    repetition (analysis/estimate/paired.py), beside the unpaired verdict."""
+    if "rep" not in g.columns:  # samples without repetitions: no pairs
+        r = paired.NONE
+        return dict(n_pairs=0, paired_ratio=r.ratio, paired_ci_lo=r.ci_lo,
+                    paired_ci_hi=r.ci_hi, paired_ci_level=r.level)
+
+    def by_rep(variant):
+        sel = g[g["variant"] == variant]
+        return dict(zip(sel["rep"].astype(int), sel["value"].astype(float)))
+    r = paired.paired(by_rep(b), by_rep(v), confidence)
+    return dict(n_pairs=r.n, paired_ratio=r.ratio, paired_ci_lo=r.ci_lo,
+                paired_ci_hi=r.ci_hi, paired_ci_level=r.level)
+
+
+def _level(c, confidence):
+    if c.n_base == 0 or c.n_var == 0 or math.isnan(c.ratio):
+        return math.nan
+    return mann_whitney.ci_level(c.n_base, c.n_var, confidence)
+
+
+def _holm(rows, groups, th):
+    """Holm's step-down over the exploratory rows that claim something:
+    ranked by the p of the claim their verdict makes, each is re-judged on
+    its CI at its Holm level (1 - alpha / (K - rank)), widened by its A/A
+    control as before (guards.calibrate); a row still decided there,
+    before the step-down stopped, keeps that judgement (CI at that level,
+    `ci_level`); the first row left undecided stops it, and it and every
+    row after it say `inconclusive (Holm)` (with their 95% CIs).  Rows
+    that claimed nothing keep their 95% `inconclusive (n≈N)`: they count
+    in K all the same, as hypotheses tested.  Rows of exact data
+    (icount) are bounds, not tests: none is in K.  Rows change in
+    place."""
+    idx = [i for i, r in enumerate(rows)
+           if r["role"] == "exploratory" and r["direction"] != "none"
+           and r["verdict"] not in ("", stats.TOO_FEW)
+           and r.get("clock") != "icount"
+           and not math.isnan(r["p_claim"])]
+    if not idx:
+        return
+    levels = holm.holm_levels([rows[i]["p_claim"] for i in idx], th.alpha)
+    stopped = False
+    for i, level in sorted(zip(idx, levels), key=lambda x: -x[1]):
+        r = rows[i]
+        if r["verdict"] not in stats.DECIDED:
+            continue
+        base, var, direction = groups[i]
+        c = stats.compare(base, var, direction, th.with_(confidence=level))
+        was = dict(r)
+        r.update(ratio_ci_lo=c.ratio_ci_lo, ratio_ci_hi=c.ratio_ci_hi,
+                 mean_ci_lo=c.mean_ci_lo, mean_ci_hi=c.mean_ci_hi,
+                 verdict=c.verdict, n_needed=c.n_needed,
+                 ci_level=_level(c, level))
+        guards.widen(r, r.get("aa_widen", 0.0), direction, th.margin,
+                     th.min_n)
+        if stopped or r["verdict"] not in stats.DECIDED:
+            stopped = True
+            # the 95% CIs stay, with the label
+            for k in ("ratio_ci_lo", "ratio_ci_hi", "mean_ci_lo",
+                      "mean_ci_hi", "n_needed", "ci_level"):
+                r[k] = was[k]
+            r["verdict"] = HOLM
+
+
+def primary_rows(comps):
+    """The rows that are the campaign's answer."""
+    if comps.empty:
+        return comps
+    return comps[comps["role"] == "primary"]
