@@ -1,58 +1,116 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The metrics of samples.csv: unit and direction (which way is better).
-TIDY.md documents how each is computed."""
+"""The metric registry: every metric of samples.csv, once, with all that
+the rest of the project derives from it (TIDY.md documents how each is
+computed):
 
-#: metric -> (unit, direction): "higher" or "lower" is better, None: no verdict
+- its unit and direction (which way is better; None: no verdict);
+- its place: METRICS' order is the order of every table that lists
+  metrics (summary.md, report.html; metric_order);
+- whether a campaign may name it its primary metric (PRIMARY_CHOICES,
+  scripts/campaign_file.py);
+- whether a pause between operations keeps it from moving (RATE_METRICS,
+  analysis/primary.py refuses such a primary at a paced point);
+- the raw metric it normalises, and how (REF_TWIN, RUN_TWIN: the guards'
+  twins, analysis/verdict/guards.py);
+- what it becomes under QEMU's icount (ICOUNT_EQUIV).
+
+Imports nothing: the bottom of analysis/ (analysis/README.md, "Rooms")."""
+
+from typing import NamedTuple
+
+
+class Metric(NamedTuple):
+    unit: str
+    #: "higher" or "lower" is better; None: no verdict
+    direction: str | None
+    #: a campaign may name it its primary_metric
+    primary: bool = False
+    #: a rate: a pause between operations keeps it from moving
+    rate: bool = False
+    #: (how, raw metric): "ref" read against the host's speed (the
+    #: module's probe), "run" per second the vCPUs were on a host core
+    twin: tuple | None = None
+    #: what it is under QEMU's icount (a guest ns is an instruction)
+    icount: str | None = None
+
+
+M = Metric
+#: metric -> Metric, in the order tables list them
 METRICS = {
-    "throughput_ops_s": ("ops/s", "higher"),
-    "lookup_lat_median_ns": ("ns", "lower"),
-    "lookup_lat_p99_ns": ("ns", "lower"),
-    "lookup_lat_max_ns": ("ns", "lower"),
-    "lookup_lat_mean_ns": ("ns", "lower"),
-    "write_lat_median_ns": ("ns", "lower"),
-    "write_lat_p99_ns": ("ns", "lower"),
-    "write_lat_max_ns": ("ns", "lower"),
-    "write_lat_mean_ns": ("ns", "lower"),
-    "fairness_spread": ("ratio", "lower"),
+    "throughput_ops_s": M("ops/s", "higher", primary=True, rate=True,
+                          icount="insn_per_op"),
+    "lookup_lat_median_ns": M("ns", "lower", primary=True,
+                              icount="lookup_lat_mean_ns"),
+    "lookup_lat_p99_ns": M("ns", "lower", primary=True),
+    "lookup_lat_max_ns": M("ns", "lower"),
+    "lookup_lat_mean_ns": M("ns", "lower", primary=True),
+    "write_lat_median_ns": M("ns", "lower", primary=True,
+                             icount="write_lat_mean_ns"),
+    "write_lat_p99_ns": M("ns", "lower", primary=True),
+    "write_lat_max_ns": M("ns", "lower"),
+    "write_lat_mean_ns": M("ns", "lower", primary=True),
+    "fairness_spread": M("ratio", "lower"),
     # Normalised to the host's speed (the module's reference probe).
-    "throughput_ref": ("ops/kref", "higher"),
-    "lookup_lat_median_ref": ("ref", "lower"),
-    "write_lat_median_ref": ("ref", "lower"),
-    "ref_probe_ns": ("ns", None),
+    "throughput_ref": M("ops/kref", "higher", primary=True, rate=True,
+                        twin=("ref", "throughput_ops_s"),
+                        icount="insn_per_op"),
+    "lookup_lat_median_ref": M("ref", "lower", primary=True,
+                               twin=("ref", "lookup_lat_median_ns"),
+                               icount="lookup_lat_mean_ns"),
+    "write_lat_median_ref": M("ref", "lower", primary=True,
+                              twin=("ref", "write_lat_median_ns"),
+                              icount="write_lat_mean_ns"),
+    "ref_probe_ns": M("ns", None),
     # Throughput per second that the vCPUs were on a host core: the
     # runner's host steal divided out (TIDY.md, "throughput_run").
-    "throughput_run": ("ops/s", "higher"),
+    "throughput_run": M("ops/s", "higher", primary=True, rate=True,
+                        twin=("run", "throughput_ops_s"),
+                        icount="insn_per_op"),
     # Under QEMU's icount only (analysis/primary.py): instructions per
     # operation, the think time, the probes and the timer ticks included.
-    "insn_per_op": ("insn/op", "lower"),
+    "insn_per_op": M("insn/op", "lower", primary=True, rate=True),
     # Totals of a run scale with the work it did (a kernel that collapses
     # to a few ops also has few contentions): no verdict.  The rate after
     # each, per unit of work, is what a comparison judges.
-    "lock_contentions": ("count", None),
-    "lock_contentions_per_kacq": ("per 1k acq", "lower"),
-    "lock_waittime_total_us": ("us", None),
-    "lock_waittime_per_acq_ns": ("ns", "lower"),
-    "lock_waittime_avg_us": ("us", "lower"),
-    "lock_waittime_max_us": ("us", "lower"),
-    "lock_holdtime_avg_us": ("us", "lower"),
-    "lock_acquisitions": ("count", None),
-    "task_clock_ms": ("ms", None),
-    "context_switches": ("count", None),
-    "context_switches_per_mop": ("per 1M ops", "lower"),
-    "cpu_migrations": ("count", None),
-    "cpu_migrations_per_mop": ("per 1M ops", "lower"),
-    "perf_lock_contended": ("count", None),
-    "perf_lock_contended_per_kop": ("per 1k lockops", "lower"),
-    "perf_lock_wait_total_ns": ("ns", None),
-    "perf_lock_wait_per_op_ns": ("ns", "lower"),
+    "lock_contentions": M("count", None),
+    "lock_contentions_per_kacq": M("per 1k acq", "lower"),
+    "lock_waittime_total_us": M("us", None),
+    "lock_waittime_per_acq_ns": M("ns", "lower", primary=True),
+    "lock_waittime_avg_us": M("us", "lower"),
+    "lock_waittime_max_us": M("us", "lower"),
+    "lock_holdtime_avg_us": M("us", "lower"),
+    "lock_acquisitions": M("count", None),
+    "task_clock_ms": M("ms", None),
+    "context_switches": M("count", None),
+    "context_switches_per_mop": M("per 1M ops", "lower"),
+    "cpu_migrations": M("count", None),
+    "cpu_migrations_per_mop": M("per 1M ops", "lower"),
+    "perf_lock_contended": M("count", None),
+    "perf_lock_contended_per_kop": M("per 1k lockops", "lower"),
+    "perf_lock_wait_total_ns": M("ns", None),
+    "perf_lock_wait_per_op_ns": M("ns", "lower"),
     # The host, not the kernel (host-steal.txt, guest/JOB.md): how much of
     # the module's run QEMU's vCPU threads waited on a host run queue.
-    "steal_pct": ("%", None),
-    "steal_max_pct": ("%", None),
+    "steal_pct": M("%", None),
+    "steal_max_pct": M("%", None),
     # What the guest's own QEMU could have taken from its vCPUs: the run
     # time of its other threads, in % of one core (guards.own_threads).
-    "qemu_other_pct": ("% of a core", None),
+    "qemu_other_pct": M("% of a core", None),
 }
+del M
+
+#: what a campaign may name its primary_metric
+PRIMARY_CHOICES = tuple(m for m, x in METRICS.items() if x.primary)
+#: metrics a pause between operations keeps from moving
+RATE_METRICS = tuple(m for m, x in METRICS.items() if x.rate)
+#: what a throughput or latency metric is under icount
+ICOUNT_EQUIV = {m: x.icount for m, x in METRICS.items() if x.icount}
+#: a raw metric and the same read against the host's speed (TIDY.md)
+REF_TWIN = {x.twin[1]: m for m, x in METRICS.items()
+            if x.twin and x.twin[0] == "ref"}
+#: a raw metric and the same per second the vCPUs ran (TIDY.md)
+RUN_TWIN = {x.twin[1]: m for m, x in METRICS.items()
+            if x.twin and x.twin[0] == "run"}
 
 #: steal_max_pct above this (percent of the run that the worst vCPU thread
 #: waited on a host run queue) flags a point: the host, not the kernel, may
@@ -90,8 +148,21 @@ def unit_of(metric, clock="wall"):
 
 def direction(metric):
     """"higher", "lower" or None (no verdict) for a metric name."""
-    return METRICS.get(metric, (None, None))[1]
+    m = METRICS.get(metric)
+    return m.direction if m else None
 
 
 def unit(metric):
-    return METRICS.get(metric, ("", None))[0]
+    m = METRICS.get(metric)
+    return m.unit if m else ""
+
+
+def metric_order(names, primary=None):
+    """NAMES in the registry's order, the primary metric first, names the
+    registry does not know last (alphabetically)."""
+    order = [m for m in METRICS if m in names]
+    order += sorted(m for m in names if m not in METRICS)
+    if primary in order:
+        order.remove(primary)
+        order.insert(0, primary)
+    return order

@@ -18,22 +18,10 @@ pause between operations) decide what can move.
 Shared by the campaign file's checks and the analysis: pure functions of
 a campaign as scripts/campaign_file.py resolves it (a dict)."""
 
+from analysis.metrics import ICOUNT_EQUIV, RATE_METRICS
+
 WALL, ICOUNT = "wall", "icount"
 CLOCKS = (WALL, ICOUNT)
-
-#: what a throughput or latency metric is under icount
-ICOUNT_EQUIV = {
-    "throughput_ops_s": "insn_per_op",
-    "throughput_run": "insn_per_op",
-    "throughput_ref": "insn_per_op",
-    "lookup_lat_median_ns": "lookup_lat_mean_ns",
-    "lookup_lat_median_ref": "lookup_lat_mean_ns",
-    "write_lat_median_ns": "write_lat_mean_ns",
-    "write_lat_median_ref": "write_lat_mean_ns",
-}
-#: metrics a pause between operations keeps from moving
-RATE_METRICS = ("throughput_ops_s", "throughput_run", "throughput_ref",
-                "insn_per_op")
 
 #: the default campaign's choices (campaigns/default.toml), per regime:
 #: (clock, paced) -> metric; a tight wall-clock loop is judged on

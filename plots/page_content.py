@@ -9,21 +9,12 @@ wrote.
 
 import os
 
+from analysis import metrics
 from guest import safeio
 from plots.common import TOKEN, PlotsError, read_csv
 
 NEEDED = ("baseline", "variant", "metric", "cpus", "point", "ratio",
           "ratio_ci_lo", "ratio_ci_hi", "p_value", "verdict")
-# after the primary metric, in this order; then the rest alphabetically
-METRIC_ORDER = (
-    "throughput_ops_s", "lookup_lat_median_ref", "throughput_ref",
-    "write_lat_median_ref", "lookup_lat_mean_ns", "write_lat_mean_ns",
-    "lookup_lat_median_ns", "write_lat_median_ns", "lookup_lat_p99_ns",
-    "write_lat_p99_ns", "lookup_lat_max_ns", "write_lat_max_ns",
-    "fairness_spread", "lock_contentions_per_kacq", "lock_waittime_per_acq_ns",
-    "lock_waittime_avg_us",
-    "lock_waittime_max_us", "lock_holdtime_avg_us")
-
 VCLASS = {"better": "better", "harm": "harm", "worse": "harm", "conflict": "harm",
           "unsafe": "harm",
           "no harm": "nh", "inconclusive": "inc", "withheld": "inc"}
@@ -54,12 +45,13 @@ def ratio_text(x):
 
 def load_verdicts(run):
     """(source file name, rows) of tidy/comparisons.csv (None, [] when it
-    is not there), sorted: primary metric first, then METRIC_ORDER,
-    variant, vCPUs, point."""
+    is not there), sorted by metric (the primary first, then the
+    registry's order: analysis.metrics.metric_order), variant, vCPUs,
+    point."""
     if not run.has("comparisons.csv"):
         return None, []
     src, rows = "tidy/comparisons.csv", run.tidy("comparisons.csv", NEEDED)
-    order = [run.rd.primary_metric] + [m for m in METRIC_ORDER if m != run.rd.primary_metric]
+    order = metrics.metric_order({r["metric"] for r in rows}, run.rd.primary_metric)
     vorder = {v: i for i, v in enumerate(run.variants)}
     porder = {p["id"]: i for i, p in enumerate(run.points)}
 

@@ -19,6 +19,7 @@ import tomllib
 from typing import NamedTuple
 
 from analysis import primary as primarymod
+from analysis.metrics import PRIMARY_CHOICES
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from guest import safeio
@@ -32,10 +33,6 @@ NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 # A campaign file is a page of TOML; a manifest a few hundred cells.
 MAX_FILE_BYTES = 1 << 20
-METRICS = ("throughput_ops_s", "lookup_lat_median_ns", "lookup_lat_p99_ns",
-           "write_lat_median_ns", "write_lat_p99_ns", "lock_waittime_per_acq_ns",
-           "throughput_ref", "lookup_lat_median_ref", "write_lat_median_ref",
-           "throughput_run", "lookup_lat_mean_ns", "write_lat_mean_ns", "insn_per_op")
 DOC = "docs/campaigns.md"
 # The campaign schema: the one table of every key, read by load() (type,
 # check, what is allowed, default) and by reference(), which writes
@@ -104,7 +101,7 @@ TOP = {
     "margin": Key(float, lambda v: 0 < v < 1, "a number between 0 and 1 (0.05 = 5%)", 0.05,
                   "the smallest change that counts as harm or benefit"),
     # None: per regime, what the default campaign uses (analysis/primary.py)
-    "primary_metric": Key(str, lambda v: v in METRICS, "one of " + ", ".join(METRICS), None,
+    "primary_metric": Key(str, lambda v: v in PRIMARY_CHOICES, "one of " + ", ".join(PRIMARY_CHOICES), None,
                           "the metric each verdict is on", shown="per regime (analysis/primary.py)"),
     "primary_points": Key(list, None, "a non-empty list of distinct point ids of the campaign",
                           None, "the points whose verdicts answer the campaign",
@@ -488,7 +485,7 @@ def load(path, root=None):
                 raise CampaignError(f"{path}: {where}: {key!r} is {why} takes only "
                                     f"{', '.join(takes)}: see {DOC}")
             if key == "primary_metric":
-                if not isinstance(val, str) or val not in METRICS:
+                if not isinstance(val, str) or val not in PRIMARY_CHOICES:
                     bad(f"{where}.primary_metric", POINT[key].allowed)
                 params[key] = val
                 continue

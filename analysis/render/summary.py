@@ -18,16 +18,6 @@ from analysis.render.formatting import (delta_s, missing, p_s, pct_s, pm, ratio_
 from guest import job as jobmod
 
 
-def metric_order(names, primary):
-    known = [m for m in metrics.METRICS if m in names]
-    rest = sorted(m for m in names if m not in metrics.METRICS)
-    order = known + rest
-    if primary in order:
-        order.remove(primary)
-        order.insert(0, primary)
-    return order
-
-
 def pinned_s(rundir):
     """How the done cells' vCPU threads sat on the host's cores (campaign
     pin = true: the manifest names each cell's cores, one per vCPU)."""
@@ -246,7 +236,7 @@ def render_markdown(rundir, comps, f, problems, baseline, thresholds,
         return f"[{notes[text]}]"
 
     over = set(f["over_cpus"])
-    for metric in metric_order(set(comps["metric"]) if len(comps) else set(),
+    for metric in metrics.metric_order(set(comps["metric"]) if len(comps) else set(),
                                primary):
         unit = metrics.unit(metric)
         direction = metrics.direction(metric)
@@ -261,7 +251,7 @@ def render_markdown(rundir, comps, f, problems, baseline, thresholds,
             title = f"## {metric} ({unit}, {dtext})"
             if len(pairs) > 1:
                 title += f": {variant} vs {baseline}"
-            ref = metric in guards.REF_TWIN.values()
+            ref = metric in metrics.REF_TWIN.values()
             failed = bool((block["failed_base"] + block["failed_var"]).any())
             cal = bool((block["calibration"].fillna("") != "").any())
             # the paired ratio beside the primary metric's verdict

@@ -32,13 +32,8 @@ import numpy as np
 from analysis.tidy import boots
 from analysis.estimate import mann_whitney, stats
 from analysis import metrics
+from analysis.metrics import REF_TWIN, RUN_TWIN
 
-#: a raw metric and the same read against the host's speed (TIDY.md)
-REF_TWIN = {"throughput_ops_s": "throughput_ref",
-            "lookup_lat_median_ns": "lookup_lat_median_ref",
-            "write_lat_median_ns": "write_lat_median_ref"}
-#: a raw metric and the same per second the vCPUs ran (TIDY.md)
-RUN_TWIN = {"throughput_ops_s": "throughput_run"}
 PROBE = "ref_probe_ns"
 #: QEMU's own other threads' run time (TIDY.md, "throughput_run"), and how
 #: many points of a core more the variant's may have used than the
