@@ -6,27 +6,32 @@ Usage: /usr/bin/python3 -m analysis.analyze DIR
 """
 
 import contextlib
+import importlib
 import os
 import sys
+from typing import NamedTuple
 
-try:
-    import pandas as pd
-    import scipy  # noqa: F401  (analysis.estimate.stats needs it)
-except ImportError as e:  # not a traceback: say which package is missing
-    print(f"analyze: missing python3-{e.name}: run ./run.sh setup", file=sys.stderr)
-    sys.exit(3)
+# The tables are pandas data frames, the estimators scipy's: a missing
+# package is one line, not a traceback.
+for _pkg in ("pandas", "scipy"):
+    try:
+        importlib.import_module(_pkg)
+    except ImportError as e:
+        print(f"analyze: missing python3-{e.name}: run ./run.sh setup",
+              file=sys.stderr)
+        sys.exit(3)
 
-from analysis.verdict import compare as compare_mod
-from analysis.tidy import medians as medians_mod
-from analysis.parse import rundir as rundir_mod
 from analysis.estimate import stats
-from analysis.tidy import tables, tidy_csv
-from analysis.verdict import verdicts
+from analysis.parse import rundir as rundir_mod
 from analysis.parse.common import ParseError, dir_refusal
+from analysis.tidy import medians as medians_mod
+from analysis.tidy import tables, tidy_csv
+from analysis.tidy.tidy_csv import TIDY_DIR
+from analysis.verdict import compare as compare_mod
+from analysis.verdict import verdicts
 from lockbench.cli import CliError, OneLineParser, run_cli
 
 PROG = "analyze"
-TIDY_DIR = "tidy"
 #: the file whose mtime says when the tidy tables were written (last one)
 STAMP_FILE = "comparisons.csv"
 
@@ -62,6 +67,19 @@ def make_parser():
     return p
 
 
+class Frames(NamedTuple):
+    """The tidy tables every judging step reads, as data frames of their
+    CSV text (tidy_csv.frame): the same whether analyze has just built
+    them or they are read from DIR/tidy."""
+    rd: object  # rundir.RunDir
+    samples: object
+    cells: object
+    problems: object
+    outcomes: object  # None: a run analysed before outcomes.csv
+    lockstat: object  # None: lockstat.csv not read as a table
+    warnings: list  # analyze's, when it has just run
+
+
 def analyze(path, thresholds=None, compare=True):
     """Read the run directory and write DIR/tidy/*.csv.
 
@@ -71,6 +89,13 @@ def analyze(path, thresholds=None, compare=True):
     comparisons.csv is removed so that the tidy files stay stale until
     report writes it. Raises ParseError when there is nothing to analyze.
     Never prints."""
+    f, t, medians, c = _build(path, thresholds, compare)
+    return f.rd, t, medians, c
+
+
+def _build(path, thresholds, compare):
+    """analyze(), with the tables as Frames: (Frames, Tidy, medians,
+    Compared or None)."""
     rd = rundir_mod.load(path)
     t = tables.build(rd)
     if not t.tables["samples"]:
@@ -80,8 +105,12 @@ def analyze(path, thresholds=None, compare=True):
                + (f" (first problem: {t.warnings[-1]})" if t.warnings else ""))
         raise ParseError(path, None, why)
     thresholds = run_thresholds(rd, thresholds)
-    samples = pd.DataFrame(t.tables["samples"])
-    medians = medians_mod.medians_table(samples, thresholds)
+
+    def frame(name):
+        return tidy_csv.as_frame(tables.COLUMNS[name], t.tables[name])
+    f = Frames(rd, frame("samples"), frame("cells"), frame("problems"),
+               frame("outcomes"), frame("lockstat"), list(t.warnings))
+    medians = medians_mod.medians_table(f.samples, thresholds)
     out = os.path.join(path, TIDY_DIR)
     with contextlib.suppress(FileExistsError):
         os.mkdir(out, 0o755)
@@ -98,15 +127,39 @@ def analyze(path, thresholds=None, compare=True):
                 os.remove(stale)
             continue
         tidy_csv.write_csv(os.path.join(out, name + ".csv"), columns,
-                       t.tables[name])
+                           t.tables[name])
     tidy_csv.write_csv(os.path.join(out, "medians.csv"),
-                   medians_mod.MEDIANS_COLUMNS, medians.to_dict("records"))
+                       medians_mod.MEDIANS_COLUMNS, medians.to_dict("records"))
     c = None
     if compare:
-        c = compare_mod.compare(rd, samples, pd.DataFrame(
-            t.tables.get("outcomes") or []), thresholds)
+        c = compare_mod.compare(rd, f.samples, f.outcomes, thresholds)
         write_comparisons(path, c.comps)
-    return rd, t, medians, c
+    return f, t, medians, c
+
+
+def frames(path, thresholds=None, reanalyze=None):
+    """The tidy tables of DIR: analyze's, built now, when they are stale
+    (reanalyze None: when stale; True/False: always/never) or else read
+    from DIR/tidy.  Built now: no comparisons (the caller judges)."""
+    stale = is_stale(path) if reanalyze is None else reanalyze
+    if stale:
+        return _build(path, thresholds, compare=False)[0]
+
+    def optional(name):
+        # outcomes.csv: none in a run analysed before it; lockstat.csv:
+        # without it the commit block leaves lock_stat out
+        if not os.path.lexists(os.path.join(path, TIDY_DIR, name)):
+            return None
+        try:
+            return tidy_csv.read_table(path, name)
+        except ParseError:
+            if name == "outcomes.csv":
+                raise
+            return None
+    return Frames(rundir_mod.load(path), tidy_csv.read_table(path, "samples.csv"),
+                  tidy_csv.read_table(path, "cells.csv"),
+                  tidy_csv.read_table(path, "problems.csv"),
+                  optional("outcomes.csv"), optional("lockstat.csv"), [])
 
 
 def write_comparisons(path, comps):

@@ -10,29 +10,32 @@ than the raw files. The plots and report.html are the next step,
 Usage: /usr/bin/python3 -m analysis.report DIR [--baseline V] [--margin M]
 """
 
-import io
+import importlib
 import os
 import shlex
 import sys
 
-try:
-    import pandas as pd
-    import scipy  # noqa: F401  (analysis.estimate.stats needs it)
-except ImportError as e:  # not a traceback: say which package is missing
-    print(f"report: missing python3-{e.name}: run ./run.sh setup", file=sys.stderr)
-    sys.exit(3)
+# The tables are pandas data frames, the estimators scipy's: a missing
+# package is one line, not a traceback.
+for _pkg in ("pandas", "scipy"):
+    try:
+        importlib.import_module(_pkg)
+    except ImportError as e:
+        print(f"report: missing python3-{e.name}: run ./run.sh setup",
+              file=sys.stderr)
+        sys.exit(3)
 
 from analysis import analyze as analyze_mod
-from analysis.render import answer as answer_mod
-from analysis.parse import rundir as rundir_mod
 from analysis.estimate import observer as observer_mod
-from analysis.verdict import compare as compare_mod
-from analysis.render import commit_msg, summary
 from analysis.estimate import stats
+from analysis.parse.common import ParseError, dir_refusal
+from analysis.render import answer as answer_mod
+from analysis.render import commit_msg, summary
 from analysis.tidy import tables, tidy_csv
-from analysis.parse.common import ParseError, dir_refusal, read_text
-from lockbench.cli import OneLineParser, UsageError, run_cli
+from analysis.tidy.tidy_csv import TIDY_DIR
+from analysis.verdict import compare as compare_mod
 from guest import safeio
+from lockbench.cli import OneLineParser, UsageError, run_cli
 
 PROG = "report"
 
@@ -92,33 +95,12 @@ def make_parser():
     return p
 
 
-def _read(path, name):
-    rel = os.path.join(analyze_mod.TIDY_DIR, name)
-    f = os.path.join(path, rel)
-    # a regular file of bounded size under the run directory, no link
-    # followed, or ParseError
-    text = read_text(rel, root=path)
-    try:
-        return pd.read_csv(io.StringIO(text), keep_default_na=False,
-                           na_values=[""],
-                           dtype={c: str for c in ("campaign", "variant",
-                                                   "cell", "point", "state",
-                                                   "metric", "unit", "file",
-                                                   "problem", "arch")})
-    except (OSError, ValueError) as e:
-        raise ParseError(f, None, f"cannot read: {e}") from None
-
-
-def _rw_variants(path, lock_class):
+def _rw_variants(ls, lock_class):
     """The variants whose lock_stat rows of lock_class include an -R row
     (an rwlock: the commit block says it sums -R and -W), from
     tidy/lockstat.csv; None when that table cannot be read as one (the
     block then leaves lock_stat out rather than say less than it sums)."""
-    try:
-        ls = _read(path, "lockstat.csv")
-    except ParseError:
-        return None
-    if not {"variant", "class", "kind"} <= set(ls.columns):
+    if ls is None or not {"variant", "class", "kind"} <= set(ls.columns):
         return None
     mine = ls[(ls["class"].astype(str) == lock_class)
               & (ls["kind"].astype(str) == "R")]
@@ -139,7 +121,7 @@ def _check_tidy(path):
     """DIR/tidy, when there, is a folder and no link: analyze writes its
     tables there and this reads them, never in a folder elsewhere that a
     link planted in a results directory names."""
-    tdir = os.path.join(path, analyze_mod.TIDY_DIR)
+    tdir = os.path.join(path, TIDY_DIR)
     why = dir_refusal(tdir) if os.path.lexists(tdir) else None
     if why:
         raise ParseError(tdir, None, why)
@@ -158,54 +140,48 @@ def _write(path, name, text):
 def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
            reanalyze=None):
     """Compute and write the summary files; returns (markdown, warnings).
+    The data flows one way: the tidy tables (analyze), the comparisons
+    (verdict/), the observer effect (estimate/), the texts (render/), and
+    last every file this step writes.
 
     reanalyze: None = when stale, True/False = always/never."""
-    warnings = []
     _check_tidy(path)
-    stale = analyze_mod.is_stale(path) if reanalyze is None else reanalyze
-    if stale:
-        # The normal path (a new run, a resumed one): analyze runs first,
-        # silently.  No comparisons there: they are this report's, below.
-        _rd, t, _m, _c = analyze_mod.analyze(path, thresholds, compare=False)
-        warnings += t.warnings
-    rd = rundir_mod.load(path)
+    # the tidy tables once: analyze's, built now when they are stale,
+    # else read from DIR/tidy
+    f = analyze_mod.frames(path, thresholds, reanalyze)
+    rd = f.rd
     th = analyze_mod.run_thresholds(rd, thresholds, margin)
-    samples = _read(path, "samples.csv")
-    cells = _read(path, "cells.csv")
-    problems = _read(path, "problems.csv")
-    outcomes = (_read(path, "outcomes.csv") if os.path.lexists(
-        os.path.join(path, analyze_mod.TIDY_DIR, "outcomes.csv")) else None)
-    c = compare_mod.compare(rd, samples, outcomes, th, baseline)
+    c = compare_mod.compare(rd, f.samples, f.outcomes, th, baseline)
     compare_mod.check(path, c)
-    warnings += c.warnings
     # a console.log that is not read (a link, a FIFO): one line here, and
     # in summary.md in place of its lockdep report
-    warnings += [rep["refused"] for rep in c.unsafe.values()
-                 if rep.get("refused")]
-    # the one comparisons file: what the plots and report.html read
-    analyze_mod.write_comparisons(path, c.comps)
-    comps, pairs, unsafe, baseline = c.comps, c.pairs, c.unsafe, c.baseline
+    warnings = f.warnings + c.warnings + [
+        rep["refused"] for rep in c.unsafe.values() if rep.get("refused")]
+    twins = [t for t in rd.observer_pairs()
+             if t[0] in c.pairs and t[1] in c.pairs]
+    observer = observer_mod.observer_table(c.comps, f.samples, twins,
+                                           rd.primary_metric, th)
+    texts = _texts(path, f, c, observer, th, margin, run_dir)
+    _write_all(path, c, observer, texts)
+    return texts["summary.md"], warnings
+
+
+def _texts(path, f, c, observer, th, margin, run_dir):
+    """{file name: text} of summary.md, commit-msg.txt, answer.txt and
+    legend.txt: one set of facts (and one read of any lockdep report) for
+    every output."""
+    rd, comps, baseline = f.rd, c.comps, c.baseline
     primary = rd.primary_metric
-    twins = [t for t in rd.observer_pairs() if t[0] in pairs and t[1] in pairs]
-    observer = observer_mod.observer_table(comps, samples, twins, primary, th)
-    obs_path = os.path.join(path, "observer.csv")
-    if len(observer):
-        tidy_csv.write_csv(obs_path, observer_mod.OBSERVER_COLUMNS,
-                           observer.to_dict("records"))
-    elif os.path.lexists(obs_path):  # a link: the link goes, not its target
-        os.remove(obs_path)
     notes = [f"{v}: {text}" for v, text in tables.variant_notes(rd)]
-    # one set of facts (and one read of any lockdep report) for every
-    # output
     overrides = {}
     if margin is not None and abs(margin - rd.margin) > 1e-12:
         overrides["margin"] = (rd.margin, margin)
     if baseline != rd.baseline:
         overrides["baseline"] = (rd.baseline, baseline)
-    facts = summary.header_facts(rd, cells, samples, baseline, primary,
-                                unsafe, c.tally, overrides)
-    md = summary.render_markdown(rd, comps, facts, problems, baseline, th,
-                                 primary, notes, observer, samples)
+    facts = summary.header_facts(rd, f.cells, f.samples, baseline, primary,
+                                 c.unsafe, c.tally, overrides)
+    md = summary.render_markdown(rd, comps, facts, f.problems, baseline, th,
+                                 primary, notes, observer, f.samples)
     # Reproduce names the copy the run directory keeps: the user's own
     # file may have changed or gone since.
     where = run_dir or path
@@ -218,18 +194,29 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
         campaign_file = " ".join([f"--variants {shlex.quote(x)}" for x in dirs]
                                  + [campaign_file])
     msg = commit_msg.render_commit_msg(
-        comps, facts, th, primary, campaign_file, where, samples=samples,
+        comps, facts, th, primary, campaign_file, where, samples=f.samples,
         lock_class=rd.lock_class,
-        rw_variants=_rw_variants(path, rd.lock_class))
+        rw_variants=_rw_variants(f.lockstat, rd.lock_class))
     answer = "\n\n".join(answer_mod.answer_text(comps, facts, th, primary))
     legend = "\n".join(summary.legend(th, primary, comps))
     # answer.txt and legend.txt: what report.html opens with (the plots
     # step reads files: analysis/ never imports plots/)
-    for name, text in (("summary.md", md), ("commit-msg.txt", msg),
-                       ("answer.txt", answer + "\n"),
-                       ("legend.txt", legend + "\n")):
+    return {"summary.md": md, "commit-msg.txt": msg,
+            "answer.txt": answer + "\n", "legend.txt": legend + "\n"}
+
+
+def _write_all(path, c, observer, texts):
+    """Every file of this step: the one comparisons file (what the plots
+    and report.html read), observer.csv, then the texts."""
+    analyze_mod.write_comparisons(path, c.comps)
+    obs_path = os.path.join(path, "observer.csv")
+    if len(observer):
+        tidy_csv.write_csv(obs_path, observer_mod.OBSERVER_COLUMNS,
+                           observer.to_dict("records"))
+    elif os.path.lexists(obs_path):  # a link: the link goes, not its target
+        os.remove(obs_path)
+    for name, text in texts.items():
         _write(path, name, text)
-    return md, warnings
 
 
 def run(args):

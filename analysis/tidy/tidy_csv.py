@@ -1,13 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Writing a table of row dicts as one of the CSV files in DIR/tidy (and
-DIR/observer.csv): the one text form of a value (fmt) and the atomic
-write.  The tables' columns are analysis/TIDY.md's."""
+"""The tidy tables as text: writing a table of row dicts as one of the CSV
+files in DIR/tidy (and DIR/observer.csv), the one text form of a value
+(fmt), the atomic write, and the one reader that turns that text into the
+data frame every judging step reads.  A table analyze has just built is
+read from its text in memory (as_frame), one on disk from the file
+(read_table): the same text, so the same frame either way.  The tables'
+columns are analysis/TIDY.md's."""
 
 import csv
+import io
 import math
 import os
 
+from analysis.parse.common import ParseError, read_text
 from guest import safeio
+
+TIDY_DIR = "tidy"
+#: columns read as text whatever they hold (a variant named 1, a point 007)
+TEXT_COLUMNS = ("campaign", "variant", "cell", "point", "state", "metric",
+                "unit", "file", "problem", "arch")
 
 
 def fmt(value):
@@ -29,14 +40,45 @@ def fmt(value):
     return str(value)
 
 
+def csv_text(columns, rows):
+    """The CSV text of rows (dicts) with the given columns."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(columns)
+    for r in rows:
+        w.writerow([fmt(r.get(c)) for c in columns])
+    return out.getvalue()
+
+
 def write_csv(path, columns, rows):
     """Write rows (dicts) with the given columns; atomically (tmp+rename).
     The tmp file is a new one (safeio.open_new): never written through a
     link someone planted at its name in a results directory."""
     tmp = path + ".tmp"
     with safeio.open_new(tmp) as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(columns)
-        for r in rows:
-            w.writerow([fmt(r.get(c)) for c in columns])
+        f.write(csv_text(columns, rows))
     os.replace(tmp, path)
+
+
+def frame(text, where):
+    """A data frame of a tidy table's CSV text; ParseError naming `where`
+    when it is not one."""
+    import pandas as pd
+    try:
+        return pd.read_csv(io.StringIO(text), keep_default_na=False,
+                           na_values=[""],
+                           dtype={c: str for c in TEXT_COLUMNS})
+    except (OSError, ValueError) as e:
+        raise ParseError(where, None, f"cannot read: {e}") from None
+
+
+def as_frame(columns, rows):
+    """Rows as analyze writes them, read back as a table on disk is."""
+    return frame(csv_text(columns, rows), "(in memory)")
+
+
+def read_table(path, name):
+    """DIR/tidy/NAME as a data frame: a regular file of bounded size under
+    the run directory, no link followed, or ParseError."""
+    rel = os.path.join(TIDY_DIR, name)
+    return frame(read_text(rel, root=path), os.path.join(path, rel))
