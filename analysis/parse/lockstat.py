@@ -273,10 +273,10 @@ def parse_text(text, path="<string>"):
             current = row
             dashes = 0
             continue
-        pm = _parse_point(path, lineno, line) \
+        point = _parse_point(path, lineno, line) \
             if current is not None and dashes in (1, 2) else None
-        if pm:
-            name, count, addr, symbol = pm
+        if point:
+            name, count, addr, symbol = point
             result.points.append(ContentionPoint(
                 name=name, role="contention" if dashes == 1 else "contending",
                 count=count, addr=addr, symbol=symbol, line=lineno))

@@ -15,7 +15,7 @@ import numpy as np
 
 from analysis.estimate import stats
 from analysis.render.answer import clock_sentence, overrides_s, short_answer
-from analysis.render.formatting import pct_s, si, vcpus_s, verdict_s
+from analysis.render.formatting import number_s, pct_s, vcpus_s, verdict_s
 from analysis.metrics import ICOUNT_UNITS
 
 WIDTH = 72  # commit message columns
@@ -51,8 +51,8 @@ def _table(rows, pct, many):
         cpus = f"{int(r['cpus'])}" + (" icount" if r.get("clock") == "icount"
                                       else "")
         who = f"{r['variant']}/{r['baseline']} " if many else ""
-        body.append([cpus, who + str(r["point"]), si(r["median_base"]),
-                     si(r["median_var"]), _ratio(r), verdict_s(r)])
+        body.append([cpus, who + str(r["point"]), number_s(r["median_base"]),
+                     number_s(r["median_var"]), _ratio(r), verdict_s(r)])
     b, v = (rows["baseline"].iloc[0], rows["variant"].iloc[0]) if not many \
         else ("base", "variant")
     head = ["vCPUs", "point", b[:10], v[:10], f"ratio [{pct}% CI]", "verdict"]

@@ -32,7 +32,7 @@ def vcpus_s(cpus):
     return f"{text} vCPU{'' if text == '1' else 's'}"
 
 
-def si(x):
+def number_s(x):
     """3-4 significant digits with an SI suffix: 99.71k, 1.234M, 305.2."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "-"
@@ -45,15 +45,15 @@ def si(x):
     return f"{x:.4g}"
 
 
-def pm(med, lo, hi):
+def median_ci_s(med, lo, hi):
     """benchstat's "median ± x%": the larger distance to a CI bound."""
     if any(isinstance(v, float) and math.isnan(v) for v in (med, lo, hi)):
-        return si(med)
+        return number_s(med)
     if med == 0:
-        return f"{si(med)} [{si(lo)}, {si(hi)}]"
+        return f"{number_s(med)} [{number_s(lo)}, {number_s(hi)}]"
     pct = 100 * max(hi - med, med - lo) / abs(med)
     pct_s = f"{pct:.1f}" if pct < 10 else f"{pct:.0f}"
-    return f"{si(med)} ± {pct_s}%"
+    return f"{number_s(med)} ± {pct_s}%"
 
 
 def ratio_s(r, lo, hi, digits=3):
@@ -69,7 +69,7 @@ def row_ratio(row):
                    4 if row.get("clock") == "icount" else 3)
 
 
-def p_s(p):
+def p_value_s(p):
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return "-"
     return f"{p:.3f}" if p >= 0.001 else "<0.001"

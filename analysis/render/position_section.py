@@ -6,12 +6,12 @@ test says, in words."""
 import math
 
 from analysis.estimate.position import ALPHA
-from analysis.render.formatting import p_s
+from analysis.render.formatting import p_value_s
 
 
 def _p_text(p):
     """"p = 0.012", "p < 0.001"."""
-    text = p_s(p)
+    text = p_value_s(p)
     return f"p < {text[1:]}" if text.startswith("<") else f"p = {text}"
 
 

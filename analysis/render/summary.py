@@ -12,9 +12,10 @@ from analysis.render import run_setup
 from analysis.estimate import position
 from analysis.render import position_section
 from analysis.render.answer import answer_text, clock_sentence, comparison_pairs
-from analysis.render.formatting import (delta_s, missing, p_s, pct_s, pm, ratio_s,
-                                 row_point_label, row_ratio, split_warnings,
-                                 verdict_s)
+from analysis.render.formatting import (delta_s, median_ci_s, missing,
+                                        p_value_s, pct_s, ratio_s,
+                                        row_point_label, row_ratio,
+                                        split_warnings, verdict_s)
 from guest import job as jobmod
 
 
@@ -286,14 +287,14 @@ def render_markdown(rundir, comps, f, problems, baseline, thresholds,
                                                  over else "")
                 marks = "".join(note(w) for w in
                                 split_warnings(row["warnings"]))
-                base = pm(row["median_base"], row["ci_lo_base"],
+                base = median_ci_s(row["median_base"], row["ci_lo_base"],
                           row["ci_hi_base"])
-                var = pm(row["median_var"], row["ci_lo_var"],
+                var = median_ci_s(row["median_var"], row["ci_lo_var"],
                          row["ci_hi_var"])
                 out.append(
                     f"| {cpus} | {row_point_label(row)} | {base} | {var} | "
                     f"{row_ratio(row)} | {delta_s(row)} | "
-                    f"{p_s(row['p_value'])} |{cols} "
+                    f"{p_value_s(row['p_value'])} |{cols} "
                     f"{verdict_s(row)}{(' ' + marks) if marks else ''} |")
             out.append("")
     # Whether a cell's place in its repetition moved its numbers.

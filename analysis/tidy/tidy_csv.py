@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The tidy tables as text: writing a table of row dicts as one of the CSV
 files in DIR/tidy (and DIR/observer.csv), the one text form of a value
-(fmt), the atomic write, and the one reader that turns that text into the
+(csv_value), the atomic write, and the one reader that turns that text into the
 data frame every judging step reads.  A table analyze has just built is
 read from its text in memory (as_frame), one on disk from the file
 (read_table): the same text, so the same frame either way.  The tables'
@@ -21,7 +21,7 @@ TEXT_COLUMNS = ("campaign", "variant", "cell", "point", "state", "metric",
                 "unit", "file", "problem", "arch")
 
 
-def fmt(value):
+def csv_value(value):
     """CSV text of one value: empty for None/NaN, integers without '.0'."""
     if value is None:
         return ""
@@ -46,7 +46,7 @@ def csv_text(columns, rows):
     w = csv.writer(out, lineterminator="\n")
     w.writerow(columns)
     for r in rows:
-        w.writerow([fmt(r.get(c)) for c in columns])
+        w.writerow([csv_value(r.get(c)) for c in columns])
     return out.getvalue()
 
 
