@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from analysis import primary as primarymod
 from analysis.metrics import PRIMARY_CHOICES
+from lockbench import defaults
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from guest import safeio
@@ -98,7 +99,7 @@ TOP = {
                 "the seed of order = 'random'"),
     "mem_mb": Key(int, lambda v: 128 <= v <= 2048, "an integer 128..2048", 512,
                   "guest memory, MiB"),
-    "margin": Key(float, lambda v: 0 < v < 1, "a number between 0 and 1 (0.05 = 5%)", 0.05,
+    "margin": Key(float, lambda v: 0 < v < 1, "a number between 0 and 1 (0.05 = 5%)", defaults.MARGIN,
                   "the smallest change that counts as harm or benefit"),
     # None: per regime, what the default campaign uses (analysis/primary.py)
     "primary_metric": Key(str, lambda v: v in PRIMARY_CHOICES, "one of " + ", ".join(PRIMARY_CHOICES), None,
@@ -111,7 +112,7 @@ TOP = {
     # lock_stat table and the plots follow it) and the workloads that
     # drive it.
     "target": Key(str, targetmod.NAME_RE.fullmatch, "a target of kernel-patches/targets/ ("
-                  + ", ".join(targetmod.names()) + ")", "mboxes_lock",
+                  + ", ".join(targetmod.names()) + ")", defaults.TARGET,
                   "the lock under test: its lock_stat class and the workloads that drive it"),
     "perf": Key(dict, None, "a table with keys stat, lock", {},
                 "perf around each point (perf.stat, perf.lock below)"),

@@ -27,6 +27,7 @@ import os
 import re
 import tomllib
 
+from lockbench import defaults
 from lockbench.cli import CliError
 from guest import job as jobmod
 from guest.targets import ROOT
@@ -167,7 +168,7 @@ def campaign(name, target, variants, workload):
             f"icount_repetitions = 3\n"
             f"repetitions = 6\n"
             f"control = true\n"
-            f"margin = 0.05\n"
+            f"margin = {defaults.MARGIN:g}\n"
             f'target = "{target}"\n'
             f"\n[[points]]\n"
             f'id = "load"\n'

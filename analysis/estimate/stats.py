@@ -29,6 +29,7 @@ import numpy as np
 from scipy import stats as sps
 
 from analysis.estimate import mann_whitney
+from lockbench import defaults
 
 NO_HARM, BETTER, WORSE, HARM = "no harm", "better", "worse", "harm"
 INCONCLUSIVE = "inconclusive"
@@ -48,7 +49,7 @@ class Thresholds:
     arguments scattered through calls)."""
     confidence: float = 0.95  # of the median CIs and the ratio CI
     alpha: float = 0.05  # significance of the Mann-Whitney U test
-    margin: float = 0.05  # non-inferiority margin, relative
+    margin: float = defaults.MARGIN  # non-inferiority margin, relative
     min_n: int = 6  # fewer boots in a group: no verdict
     probe_tolerance: float = 0.02  # _ref verdicts need the probe this still
     resamples: int = 10000  # bootstrap resamples (ratio of ratios)

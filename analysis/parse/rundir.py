@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from analysis import primary as primarymod
 from analysis.parse.common import MAX_FILE_BYTES, ParseError, read_text
 from guest import safeio
+from lockbench import defaults
 
 MANIFEST_FORMATS = (1,)
 POINT_FILES = ("results.txt", "lock_stat.txt", "perf-stat.csv")
@@ -99,7 +100,7 @@ class RunDir:
     def margin(self):
         m = self.campaign.get("margin")
         return float(m) if isinstance(m, (int, float)) and 0 < m < 1 \
-            else 0.05
+            else defaults.MARGIN
 
     @property
     def primary_metric(self):
@@ -185,8 +186,8 @@ class RunDir:
 
     @property
     def lock_class(self):
-        # Campaigns before lock_class was a key measured mboxes_lock.
-        return str(self.campaign.get("lock_class", "mboxes_lock"))
+        # Campaigns before lock_class was a key measured the default.
+        return str(self.campaign.get("lock_class", defaults.TARGET))
 
     @property
     def accel(self):

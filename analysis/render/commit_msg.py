@@ -17,6 +17,7 @@ from analysis.estimate import stats
 from analysis.render.answer import clock_sentence, overrides_s, short_answer
 from analysis.render.formatting import number_s, pct_s, vcpus_s, verdict_s
 from analysis.metrics import ICOUNT_UNITS
+from lockbench import defaults
 
 WIDTH = 72  # commit message columns
 MAX_LINES = 25  # what a commit message can carry of a benchmark
@@ -258,7 +259,7 @@ def lock_lines(rates, lock_class, rw_variants, max_lines=LOCK_MAX_LINES):
 
 
 def render_commit_msg(comps, f, thresholds, primary, campaign_file,
-                      run_dir, samples=None, lock_class="mboxes_lock",
+                      run_dir, samples=None, lock_class=defaults.TARGET,
                       rw_variants=None):
     """The block for a commit message (module docstring); f:
     summary.header_facts(); campaign_file: the campaign file as the run
