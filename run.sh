@@ -142,8 +142,8 @@ build)
 		[[ " ${arches[*]} " == *" $a "* ]] || arches+=("$a")
 	done
 	for a in "${arches[@]}"; do
-		guest/build-rootfs.sh --arch "$a"
-		guest/build-lockload.sh --arch "$a"
+		guest/inside/build-rootfs.sh --arch "$a"
+		guest/inside/build-lockload.sh --arch "$a"
 	done
 	[ -z "$camp" ] || echo "next: ./run.sh campaign ${camp#"$LB_ROOT"/}"
 	;;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The writer side of file_systems_lock (fs/filesystems.c) for
- * guest/lockload: a kthread registers and unregisters a dummy file system
+ * guest/inside/lockload: a kthread registers and unregisters a dummy file system
  * type, "lockbench_fsw", rate_hz times a second (or as fast as it can when
  * that is slower: unregister_filesystem() waits for an RCU grace period),
  * so that lockload's readers of /proc/filesystems meet a writer.

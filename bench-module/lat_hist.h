@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The latency histograms of the results format (FORMAT.md), in one place
- * for the benchmark module and for guest/lockload, which builds this in
+ * for the benchmark module and for guest/inside/lockload, which builds this in
  * userspace after defining u64, fls64(), BIT(), U64_MAX, memset() and snprintf()
  * as the kernel has them.
  *

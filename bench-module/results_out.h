@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the benchmark module and guest/lockload both put in a results file
+ * What the benchmark module and guest/inside/lockload both put in a results file
  * (FORMAT.md), in one place, as lat_hist.h is for the histograms: the
  * host-speed probe ("ref") and the cost of a clock read, which each
  * measures, and the lines that carry them, the latencies and fairness.

@@ -29,7 +29,7 @@ POINT_KEYS = {
     "locks_per_op": (1, 1000),
 }
 # workload=NAME: what runs the point.  "module" (the default) is the
-# benchmark module; the others are guest/lockload's test cases, which take
+# benchmark module; the others are guest/inside/lockload's test cases, which take
 # only the keys in WORKLOAD_KEYS.  Not carried to the next point.
 WORKLOADS = ("module", "proc_filesystems", "mount_sysfs", "sysfs_index", "execve",
              "proc_lookup")

@@ -22,7 +22,7 @@ from guest import targets
 
 ROOT = targets.ROOT
 BUILD = targets.BUILD  # LOCKBENCH_BUILD or build/: one place, guest/targets.py
-INIT = os.path.join(ROOT, "guest", "init.sh")
+INIT = os.path.join(ROOT, "guest", "inside", "init.sh")
 
 # A results stream stalled with less than this free is a full disk, not a
 # hung guest (ext4 keeps some blocks even from root).
@@ -77,7 +77,7 @@ def artifacts(name):
     need["rootfs"] = rootfs
     need["arch"] = arch
     need["cmdline"] = cmdline
-    # The userspace load generator (guest/build-lockload.sh) and the file
+    # The userspace load generator (guest/inside/build-lockload.sh) and the file
     # system writer module: optional, a job that needs them is checked in
     # make_initrd().
     need["lockload"] = lockload_path(arch)

@@ -61,12 +61,13 @@ POINT_OVERHEAD_S = 30
 
 
 #: How to run the benchmark in the guest's shell (--help's epilog; the
-#: guest's banner, guest/init.sh, says the same in short).
+#: guest's banner, guest/inside/init.sh, says the same in short).
 def shell_howto():
     """What --help says of a boot without --job: the guest shell's banner,
-    read from guest/init.sh (the one text; the host's code itself names
+    read from guest/inside/init.sh (the one text; the host's code itself names
     no module loading: tests/t-fault-security.sh)."""
-    init = os.path.join(os.path.dirname(os.path.abspath(__file__)), "init.sh")
+    init = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inside",
+                        "init.sh")
     try:
         with open(init) as fh:
             text = fh.read()

@@ -48,7 +48,7 @@ def crossover(sel, warn):
     points vary over at least two of mailboxes, read_pct and think_ns."""
     run = sel.run
     if any(p.get("workload") for p in run.points):
-        # guest/lockload's points (guest/JOB.md) have no mailboxes or read_pct
+        # guest/inside/lockload's points (guest/JOB.md) have no mailboxes or read_pct
         raise NotApplicable("the campaign's points run a lockload workload: "
                             "no mailboxes x read_pct grid")
     vary = [k for k in GRID_KEYS if len({grid_value(p, k) for p in run.points}) > 1]

@@ -330,7 +330,7 @@ else
 fi
 cp "$obj/.config" "$vdir/config"
 cp "$mod/mbox_bench.ko" "$vdir/mbox_bench.ko"
-# The file system writer of guest/lockload (bench-module/fs_writer.c).
+# The file system writer of guest/inside/lockload (bench-module/fs_writer.c).
 cp "$mod/fs_writer.ko" "$vdir/fs_writer.ko"
 harness=$(git -C "$LB_ROOT" rev-parse -q --verify HEAD 2>/dev/null || echo none)
 [ -z "$(git -C "$LB_ROOT" status --porcelain 2>/dev/null)" ] || harness="$harness-dirty"

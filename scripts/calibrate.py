@@ -4,7 +4,7 @@
     ./run.sh calibrate [--variant V] [--cpus N] [--out DIR] --lock CLASS WORKLOAD
     ./run.sh calibrate --from-run DIR --lock CLASS --points A,B
 
-WORKLOAD is a generic guest/lockload case, "read /proc/iomem" (guest/job.py
+WORKLOAD is a generic guest/inside/lockload case, "read /proc/iomem" (guest/job.py
 GENERIC).  One boot of the rwlock kernel V (before) in QEMU, through the
 harness's own runner (guest/run_guest.py, as ./run.sh boot), runs it at
 two durations (300 and 900 ms, --locks-per-op 1, no perf: the fewest

@@ -166,7 +166,7 @@ POINT = {
     "id": PointKey(ALL, REQUIRED, "the point's name in cells, tables and plots",
                    "a string of [A-Za-z0-9_-], at most 32, not starting with - or _"),
     "workload": PointKey(ALL, "module", "what runs the point: the benchmark module, or a "
-                         "guest/lockload test case (guest/JOB.md); one kind in a campaign; "
+                         "guest/inside/lockload test case (guest/JOB.md); one kind in a campaign; "
                          "a generic case names its target, as \"read /proc/iomem\"",
                          "one of " + ", ".join(jobmod.WORKLOADS) + ", or "
                          + jobmod.GENERIC_SPELLING),
@@ -466,7 +466,7 @@ def load(path, root=None):
             raise CampaignError(f"{path}: {where}.id: duplicate point id {pid!r}")
         ids.add(pid)
         params = {}
-        # workload = "NAME": a guest/lockload point (guest/JOB.md); it
+        # workload = "NAME": a guest/inside/lockload point (guest/JOB.md); it
         # takes the keys of POINT marked ALL or LOCKLOAD.
         workload = pt.get("workload", "module")
         try:
@@ -672,7 +672,7 @@ def reference():
     out += ["", "## Point keys: `[[points]]`", "",
             "A point is a module point (`workload` absent or `\"module\"`: the benchmark",
             "module, bench-module/README.md) or a lockload point (`workload = NAME`:",
-            "guest/lockload, guest/JOB.md); a campaign's points are all of one kind.",
+            "guest/inside/lockload, guest/JOB.md); a campaign's points are all of one kind.",
             "\"takes\" says which points take the key; a key a point does not take is",
             "refused.  Required: "
             + "; ".join(f"{', '.join(f'`{k}`' for k in keys)} in {who}"

@@ -113,7 +113,7 @@ def is_remote(d, name):
 # guest.run_guest with payload/ as the root.
 RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "guest/collect.py",
                 "guest/vcpu.py", "guest/dirlock.py", "guest/job.py", "guest/qemu.py",
-                "guest/targets.py", "guest/safeio.py", "guest/init.sh", "guest/arches.toml",
+                "guest/targets.py", "guest/safeio.py", "guest/inside/init.sh", "guest/arches.toml",
                 "lockbench/__init__.py", "lockbench/cli.py")
 
 

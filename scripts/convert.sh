@@ -30,7 +30,7 @@
 #   --out    write the patch and NAME.toml into DIR (a variant folder for
 #            --variants DIR or LOCKBENCH_VARIANT_PATH) instead of
 #            kernel-patches/ and kernel-patches/variants/
-#   --workload  a generic guest/lockload workload that takes LOCK, e.g.
+#   --workload  a generic guest/inside/lockload workload that takes LOCK, e.g.
 #            'read /proc/iomem' (guest/JOB.md): also write the target file
 #            (kernel-patches/targets/LOCK.toml, or DIR/targets/ with --out,
 #            where --variants DIR finds it) and a small campaign of it

@@ -4,7 +4,7 @@
 A target is the lock a campaign measures, as data: the source file and
 the lock's name there, the class name /proc/lock_stat prints for it, the
 rwlock kernel and its conversion (variants), the workloads that drive it
-(guest/job.py WORKLOADS: "module" for mbox_bench, a guest/lockload case
+(guest/job.py WORKLOADS: "module" for mbox_bench, a guest/inside/lockload case
 otherwise) and how the workload's counts relate to lock_stat's
 acquisitions (cross_check, the relation the analysis and
 tests/check_lockload.py check).  A campaign names it with
@@ -13,7 +13,7 @@ gives the analysis and the plots their lock class and refuses points no
 workload of the target's drives.  Adding a target is adding a file
 (docs/targets.md).
 
-A workload is a guest/lockload case of guest/job.py WORKLOADS or a
+A workload is a guest/inside/lockload case of guest/job.py WORKLOADS or a
 generic one ("read /proc/iomem", "syscall 20": guest/job.py GENERIC),
 whose acquisitions of the lock per op the key locks_per_op gives
 ({"read /proc/iomem" = 1}: ./run.sh calibrate measures it; ./run.sh

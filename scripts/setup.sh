@@ -39,7 +39,7 @@ pkgs=(
 	shellcheck
 )
 # Each guest arch's cross compiler (readelf for the root fs too), the
-# static libc of its load generator (guest/build-lockload.sh) and its
+# static libc of its load generator (guest/inside/build-lockload.sh) and its
 # QEMU, from guest/arches.toml, the one place an arch is described (read
 # here with awk: python3 may not be installed yet).
 mapfile -t -O "${#pkgs[@]}" pkgs < <(awk -F' *= *' '

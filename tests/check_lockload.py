@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Check a run directory of lockload points (guest/JOB.md, workload=) on an
-rwlock kernel: the cross-check of guest/lockload against /proc/lock_stat.
+rwlock kernel: the cross-check of guest/inside/lockload against /proc/lock_stat.
 
 Usage: check_lockload.py DIR [--lock NAME] [--lock-type rwlock|spinlock]
                           [--writer-point ID...] [--point-lock ID=NAME...]
@@ -17,7 +17,7 @@ acquisitions (-W row; none when lockload reports none) `lockops write`
 (twice the fs_writer pairs) within 1%.  For binfmt_lock, read by every
 exec of the guest, lockload's count is 3 per exec (search_binary_handler:
 once, then once after each of binfmt_script and binfmt_elf) of its
-workload's, of its own and of the --outside-execs that guest/init.sh gives
+workload's, of its own and of the --outside-execs that guest/inside/init.sh gives
 it (its sh -c wrapper, the cat of /proc/lock_stat, perf): the whole of
 lock_stat's, so the same 1% applies, and an exact count is the rule.
 For proc_subdir_lock, a proc_lookup op reads it once and each writer pair

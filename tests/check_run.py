@@ -122,7 +122,7 @@ def main(argv):
     with open(os.path.join(args.dir, "console.log"), errors="replace") as f:
         console = f.read()
     # The root fs has no /dev/console of its own: the kernel's built-in
-    # initramfs must give init its console (guest/rootfs-files.txt).
+    # initramfs must give init its console (guest/inside/rootfs-files.txt).
     if "unable to open an initial console" in console:
         fail("console: the kernel found no /dev/console for init")
     if args.lock == "none":

@@ -18,7 +18,7 @@
 # variant names (check_report.py).  The runner's fault detection is the
 # same in an arm64 guest: an injected panic, lockdep report, warning and
 # hang (tests/faults/lib.sh's job) each give their state and exit code,
-# and the point finished before the fault is kept.  guest/lockload runs
+# and the point finished before the fault is kept.  guest/inside/lockload runs
 # there too: its counts equal lock_stat's on the three live rwlocks.
 #
 # Usage: tests/t-arm64.sh
@@ -156,7 +156,7 @@ echo "ok: report: after vs before per arch, never across; the setup lines name e
 
 . "$LB_ROOT/tests/faults/lib.sh"
 
-# 4. guest/lockload, cross-built for arm64, on the three live rwlocks
+# 4. guest/inside/lockload, cross-built for arm64, on the three live rwlocks
 # (queued rwlocks here): its counts equal lock_stat's, with and without
 # the fs_writer module (tests/t-lockload.sh does the same on arm).
 cat >"$out/lockload.job" <<'JOB'

@@ -71,13 +71,13 @@ ok "$n modules are ARM/AArch64 for 6.1 guests, not for the host's $(uname -r) ($
 
 # Only the guest's side may name module loading (documentation aside), and
 # the tests that read the guest's SELFTEST lines or its shell banner
-# (./run.sh boot --help reads that banner from guest/init.sh) about it.
+# (./run.sh boot --help reads that banner from guest/inside/init.sh) about it.
 allowed='^(guest/init\.sh|guest/rootfs-files\.txt|tests/t-guest-job\.sh|tests/t-think\.sh|tests/t-fault-security\.sh|tests/unit/test_cli_words\.py)$'
 mapfile -t hits < <(git ls-files --cached --others --exclude-standard -z -- ':!*.md' |
 	xargs -0 grep -lIE 'insmod|modprobe|rmmod|f?init_module|delete_module' || true)
-[ ${#hits[@]} -gt 0 ] || fail "grep found nothing, not even guest/init.sh"
+[ ${#hits[@]} -gt 0 ] || fail "grep found nothing, not even guest/inside/init.sh"
 for h in "${hits[@]}"; do
 	grep -Eq "$allowed" <<<"$h" || fail "$h names module loading: $(grep -nE 'insmod|modprobe|rmmod|init_module' "$h" | head -n 3)"
 done
-grep -q 'insmod /mbox_bench.ko' guest/init.sh || fail "guest/init.sh does not insmod"
+grep -q 'insmod /mbox_bench.ko' guest/inside/init.sh || fail "guest/inside/init.sh does not insmod"
 ok "module loading is named only on the guest's side: ${hits[*]}"

@@ -10,7 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 cd "$LB_ROOT"
 mapfile -t files < <(git ls-files --cached --others --exclude-standard \
-	'*.sh' run.sh .ci/run | grep -vx guest/init.sh)
+	'*.sh' run.sh .ci/run | grep -vx guest/inside/init.sh)
 shellcheck "${files[@]}"
-shellcheck -s sh guest/init.sh
-echo "shellcheck clean: ${#files[@]} bash files and guest/init.sh"
+shellcheck -s sh guest/inside/init.sh
+echo "shellcheck clean: ${#files[@]} bash files and guest/inside/init.sh"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest/lockload on a real boot of the before kernel (file_systems_lock an
+# guest/inside/lockload on a real boot of the before kernel (file_systems_lock an
 # rwlock), 2 vCPUs: a job of lockload points (guest/JOB.md, workload=)
 # brings back results in the module's format, and lockload's count of
 # file_systems_lock acquisitions agrees with /proc/lock_stat's within 1%:
@@ -11,7 +11,7 @@
 # for binfmt_lock (fs/exec.c) in the same boot: execve points (vfork +
 # execve of lockload --exit0: three read_lock(&binfmt_lock) per exec, and
 # as many for each exec outside the workload that lock_stat sees, which
-# guest/init.sh tells lockload), alone and with fs_writer lock=binfmt_lock
+# guest/inside/init.sh tells lockload), alone and with fs_writer lock=binfmt_lock
 # registering a dummy binary format.  And proc_subdir_lock
 # (fs/proc/generic.c): proc_lookup points (stat of a name /proc has not:
 # one read_lock), alone and with fs_writer lock=proc_subdir_lock creating
@@ -36,7 +36,7 @@ set -euo pipefail
 out=${LB_TEST_OUT:-$(mktemp -d)}/lockload
 rm -rf "$out"
 mkdir -p "$out"
-guest/build-lockload.sh --arch arm
+guest/inside/build-lockload.sh --arch arm
 
 # resource_lock's acquisitions per read of /proc/iomem (./run.sh calibrate).
 iomem_k=2

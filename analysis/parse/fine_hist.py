@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The module's fine histograms, and the quantiles the host takes of them.
 
-bench-module/mbox_bench.c and guest/lockload/lockload.c count op latencies
+bench-module/mbox_bench.c and guest/inside/lockload/lockload.c count op latencies
 and reference-probe times in histograms of 16 buckets per power of two
 (at most 6% wide) and print them as "fine" rows (bench-module/FORMAT.md,
 v2).  Every quantile is computed here, on the host, once: the kernel only

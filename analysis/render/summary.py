@@ -46,7 +46,7 @@ def boots_range(samples, primary):
 
 def driver_s(points):
     """What ran the points: "mbox_bench", or "lockload (W, ...)" for
-    guest/lockload points (a generic workload as a campaign spells it)."""
+    guest/inside/lockload points (a generic workload as a campaign spells it)."""
     loads = []
     for p in points:
         w = p.workload

@@ -202,9 +202,9 @@ class FairnessLegend(unittest.TestCase):
 
 
 def banner():
-    """The guest shell's banner, as guest/init.sh's busybox sh prints it
+    """The guest shell's banner, as guest/inside/init.sh's busybox sh prints it
     (the here-document of the no-job branch, run by this host's sh)."""
-    with open(os.path.join(ROOT, "guest", "init.sh")) as f:
+    with open(os.path.join(ROOT, "guest", "inside", "init.sh")) as f:
         text = f.read()
     m = re.search(r"^if \[ ! -f /job/job\.conf \]; then\n(.*?)^fi$", text, re.M | re.S)
     branch = m.group(1)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Issue #30, "any lock userspace reaches, without C": the generic
-guest/lockload cases (read PATH, stat PATH, open PATH, syscall NR [ARG...])
+guest/inside/lockload cases (read PATH, stat PATH, open PATH, syscall NR [ARG...])
 as a job, a target file and a campaign spell them, the K acquisitions an
 op that a target gives them (locks_per_op), and ./run.sh calibrate's rule
 for measuring K (scripts/calibrate.py), on a run of the before kernel
@@ -108,7 +108,7 @@ class Jobs(unittest.TestCase):
                          "syscall:54:-1:0")
 
     def test_init_passes_words_and_k(self):
-        with open(os.path.join(ROOT, "guest", "init.sh")) as f:
+        with open(os.path.join(ROOT, "guest", "inside", "init.sh")) as f:
             init = f.read()
         self.assertIn("locks_per_op) locks_per_op=${kv#*=} ;;", init)
         self.assertIn("""*:*) lcase="$(echo "$workload" | tr : ' ') --locks-per-op $locks_per_op" ;;""",

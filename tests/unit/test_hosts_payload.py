@@ -65,7 +65,7 @@ class Payload(unittest.TestCase):
                 continue
             want.add(f)
             todo += local_imports(os.path.join(ROOT, f))
-        want |= {"guest/init.sh", "guest/arches.toml"}
+        want |= {"guest/inside/init.sh", "guest/arches.toml"}
         self.assertEqual(want - set(campaign_hosts.RUNNER_FILES), set())
         for f in campaign_hosts.RUNNER_FILES:
             self.assertTrue(os.path.isfile(os.path.join(ROOT, f)), f)

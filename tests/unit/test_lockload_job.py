@@ -5,7 +5,7 @@ points, scripts/campaign_file.py); a lockload point takes
 only workload, duration_ms, seed, timing and writer_hz; writer_hz needs a
 workload; a job does not mix module and lockload points; the rendered job
 the guest gets carries workload= as a name.  And lockload's own output
-(guest/lockload/lockload.c, built here with the host's gcc when there is
+(guest/inside/lockload/lockload.c, built here with the host's gcc when there is
 one) parses as module results with workload= on the param line."""
 
 import os
@@ -124,7 +124,8 @@ class LockloadOutput(unittest.TestCase):
         cls.exe = os.path.join(cls.tmp, "lockload")
         subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-pthread",
                         "-I", os.path.join(ROOT, "bench-module"), "-o", cls.exe,
-                        os.path.join(ROOT, "guest", "lockload", "lockload.c")], check=True)
+                        os.path.join(ROOT, "guest", "inside", "lockload",
+                                     "lockload.c")], check=True)
 
     @classmethod
     def tearDownClass(cls):

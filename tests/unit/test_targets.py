@@ -46,9 +46,9 @@ class ShippedTargets(unittest.TestCase):
         self.assertEqual(set(owner), set(job.WORKLOADS))
 
     def test_init_gives_each_lockload_workload_its_targets_writer(self):
-        """guest/init.sh loads fs_writer with lock=LOCK for a point's
+        """guest/inside/init.sh loads fs_writer with lock=LOCK for a point's
         workload: the lock of the workload's target."""
-        with open(os.path.join(ROOT, "guest", "init.sh")) as f:
+        with open(os.path.join(ROOT, "guest", "inside", "init.sh")) as f:
             init = f.read()
         default = re.search(r"^\s*wlock=([a-z_]+)$", init, re.M).group(1)
         special = dict(re.findall(r'\[ "\$workload" = ([a-z_]+) \] && wlock=([a-z_]+)', init))

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Cross-build guest/lockload/lockload.c, the userspace load generator, as a
+# Cross-build guest/inside/lockload/lockload.c, the userspace load generator, as a
 # static binary for the guests' architecture: arm (Debian armhf,
 # arm-linux-gnueabihf-gcc) or arm64 (aarch64-linux-gnu-gcc).  Static, so
 # that it needs nothing from the guest's root file system; the runner
@@ -20,8 +20,8 @@
 set -euo pipefail
 export LC_ALL=C
 LB_PROG=build-lockload
-# shellcheck source=../scripts/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+# shellcheck source=../../scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 usage="usage: build-lockload.sh [--arch arm|arm64] [OUTDIR]"
 arch=arm
@@ -46,11 +46,11 @@ libc=/usr/${lb_archinfo[triplet]}/lib/libc.a pkg=${lb_archinfo[libc_package]}
 lb_need "$cc" sha256sum
 lb_need_file "$libc" "$pkg"
 outdir=${outdir:-$LB_BUILD/lockload/$arch}
-src=$LB_ROOT/guest/lockload/lockload.c
+src=$LB_ROOT/guest/inside/lockload/lockload.c
 
 key=$({
-	cd "$LB_ROOT" && sha256sum guest/lockload/lockload.c bench-module/lat_hist.h \
-		bench-module/results_out.h guest/build-lockload.sh
+	cd "$LB_ROOT" && sha256sum guest/inside/lockload/lockload.c bench-module/lat_hist.h \
+		bench-module/results_out.h guest/inside/build-lockload.sh
 	echo "$arch"
 	"$cc" --version | head -n 1
 } | sha256sum | cut -d' ' -f1)

@@ -33,7 +33,7 @@ fail() {
 	poweroff -f
 }
 
-# /dev first: the root fs has no device node (guest/rootfs-files.txt);
+# /dev first: the root fs has no device node (guest/inside/rootfs-files.txt);
 # init's stdio is the built-in initramfs's /dev/console.
 mount -t devtmpfs devtmpfs /dev
 mount -t proc proc /proc
@@ -174,7 +174,7 @@ while read -r kind id rest; do
 		*) echo "${kv#*=}" >"$params/${kv%%=*}" || fail "point $id: bad parameter $kv" ;;
 		esac
 	done
-	# The run: the module's, or lockload's (guest/lockload/lockload.c),
+	# The run: the module's, or lockload's (guest/inside/lockload/lockload.c),
 	# whose stdout is the point's results.txt, with the fs_writer module
 	# registering file systems (binary formats for execve, whose lock is
 	# binfmt_lock; /proc files for proc_lookup, proc_subdir_lock) at

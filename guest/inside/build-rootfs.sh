@@ -6,7 +6,7 @@
 # (armhf for arm guests, arm64 for arm64 ones: the real binary, the
 # closure of its ELF NEEDED libraries and the dynamic loader), unpacked
 # from the Debian archive without emulation by "mmdebstrap
-# --variant=extract" and pruned to what guest/rootfs-files.txt lists.
+# --variant=extract" and pruned to what guest/inside/rootfs-files.txt lists.
 # There is no /init: the harness appends its own in a second cpio archive.
 #
 # The packages come from the host's apt sources for the suite (the
@@ -18,7 +18,7 @@
 # the security archive, and the build says so.
 #
 # Nothing is done when OUTDIR/inputs.sha256 matches this script, the
-# guest/rootfs* data files and the arch.  The unpacked packages are kept
+# guest/inside/rootfs* data files and the arch.  The unpacked packages are kept
 # in ~/.cache/lockbench/rootfs (LOCKBENCH_ROOTFS_CACHE) and reused while
 # the suite, package list and mirrors are the same, so a change to the
 # pruning, or a fresh clone, needs no network; --force
@@ -38,8 +38,8 @@
 set -euo pipefail
 export LC_ALL=C
 LB_PROG=build-rootfs
-# shellcheck source=../scripts/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+# shellcheck source=../../scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 usage="usage: build-rootfs.sh [--force] [--arch arm|arm64] [OUTDIR]"
 force=0
@@ -78,7 +78,7 @@ outdir=${outdir:-$LB_BUILD/${lb_archinfo[rootfs]}}
 readelf=$triplet-readelf
 lb_need mmdebstrap dpkg-deb cpio "$readelf" tar sha256sum flock
 
-datafile=$LB_ROOT/guest/rootfs-files.txt
+datafile=$LB_ROOT/guest/inside/rootfs-files.txt
 [ -f "$datafile" ] || lb_die 2 "missing data file $datafile"
 
 mkdir -p "$outdir" || lb_die 2 "cannot create OUTDIR '$outdir'"
@@ -86,11 +86,11 @@ outdir=$(cd "$outdir" && pwd)
 exec 9>"$outdir/.lock"
 flock 9
 
-# The cache key: the SHA-256 of this script and of every guest/rootfs*
+# The cache key: the SHA-256 of this script and of every guest/inside/rootfs*
 # data file, as sha256sum lines with paths relative to the repository,
 # and the arch with what guest/arches.toml says of it.
 key=$(
-	cd "$LB_ROOT" && sha256sum guest/build-rootfs.sh guest/rootfs*
+	cd "$LB_ROOT" && sha256sum guest/inside/build-rootfs.sh guest/inside/rootfs*
 	echo "arch $arch"
 	echo "$lb_archspec"
 )
@@ -130,7 +130,7 @@ dirs=()
 applets=()
 files=()
 lineno=0
-bad() { lb_die 2 "guest/rootfs-files.txt:$lineno: $*"; }
+bad() { lb_die 2 "guest/inside/rootfs-files.txt:$lineno: $*"; }
 while read -r word rest || [ -n "$word" ]; do
 	lineno=$((lineno + 1))
 	rest=${rest%%#*}
@@ -156,8 +156,8 @@ while read -r word rest || [ -n "$word" ]; do
 	*) bad "unknown directive '$word'" ;;
 	esac
 done <"$datafile"
-[ -n "$suite" ] || lb_die 2 "guest/rootfs-files.txt: no suite"
-[ ${#packages[@]} -gt 0 ] || lb_die 2 "guest/rootfs-files.txt: no package"
+[ -n "$suite" ] || lb_die 2 "guest/inside/rootfs-files.txt: no suite"
+[ ${#packages[@]} -gt 0 ] || lb_die 2 "guest/inside/rootfs-files.txt: no package"
 
 # --- Download and unpack the packages (or reuse them). ------------------
 

@@ -43,7 +43,7 @@
  *                     every exec of the guest, not only the workload's:
  *                     lockload's own exec is counted (3), and
  *                     --outside-execs N adds 3 per other exec between
- *                     lock_stat's clearing and its reading (guest/init.sh
+ *                     lock_stat's clearing and its reading (guest/inside/init.sh
  *                     gives them: its sh -c wrapper, the cat of
  *                     /proc/lock_stat, perf), so that the count is the
  *                     whole of lock_stat's.
@@ -72,7 +72,7 @@
  * PATH is absolute, of at most 200 characters.  The param line says
  * workload=CASE:ARG:...  (read:/proc/iomem, syscall:20), one token.
  *
- * --run-id N: the id of the run line (default 1): guest/init.sh numbers a
+ * --run-id N: the id of the run line (default 1): guest/inside/init.sh numbers a
  * job's points, as the module numbers its runs.
  *
  * --writer DIR: the fs_writer module's debugfs folder
@@ -80,7 +80,7 @@
  * and stopped with the stop flag, and its register + unregister pairs of
  * the run are reported as writes=; each pair takes the write lock twice
  * (write_lock(&file_systems_lock), or of binfmt_lock when the module was
- * loaded with lock=binfmt_lock, as guest/init.sh does for execve, or of
+ * loaded with lock=binfmt_lock, as guest/inside/init.sh does for execve, or of
  * proc_subdir_lock with lock=proc_subdir_lock, for proc_lookup, whose
  * pairs also take read_lock once, counted in the reads).
  *
