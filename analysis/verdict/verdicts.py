@@ -99,7 +99,7 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
                       outcomes=None, controls=(), unsafe=(), plan=None,
                       tally=None):
     """One row per (baseline, variant) pair x cpus x point x metric
-    (COMPARISONS_COLUMNS), in samples order; `controls`: (baseline,
+    (COMPARISONS_COLUMNS), in the outputs' order (_in_order); `controls`: (baseline,
     control) A/A pairs, judged alike with role `control`; `unsafe`: the
     variants with a lockdep report (safety.lockdep_reports); `plan`: the
     run directory (analysis/parse/rundir.py: primary_for, clock, steal_refusal,
@@ -169,7 +169,25 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
     guards.failures(rows, tally, th.confidence)
     guards.flag_steal(rows, samples)
     safety.mark(rows, unsafe, controls)
-    return pd.DataFrame(rows, columns=COMPARISONS_COLUMNS)
+    return pd.DataFrame(_in_order(rows, samples, list(pairs) + list(controls)),
+                        columns=COMPARISONS_COLUMNS)
+
+
+def _in_order(rows, samples, pairs):
+    """The rows in the one order every output shows them (comparisons.csv,
+    summary.md, the commit block, report.html): by metric (the registry's
+    order, analysis.metrics.metric_order), pair (the campaign's order,
+    the A/A controls last), vCPUs, point (the campaign's order).  Sorted
+    after every verdict: Holm's ranking never sees it."""
+    morder = {m: i for i, m in enumerate(
+        metrics.metric_order({r["metric"] for r in rows}))}
+    porder = {p: i for i, p in enumerate(dict.fromkeys(
+        samples["point"].astype(str)))}
+    pair_at = {p: i for i, p in enumerate(pairs)}
+    return sorted(rows, key=lambda r: (
+        morder[r["metric"]], pair_at.get((r["baseline"], r["variant"]),
+                                         len(pair_at)),
+        int(r["cpus"]), porder.get(str(r["point"]), len(porder))))
 
 
 def _mean(x):
