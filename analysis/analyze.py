@@ -6,20 +6,14 @@ Usage: /usr/bin/python3 -m analysis.analyze DIR
 """
 
 import contextlib
-import importlib
 import os
 import sys
 from typing import NamedTuple
 
-# The tables are pandas data frames, the estimators scipy's: a missing
-# package is one line, not a traceback.
-for _pkg in ("pandas", "scipy"):
-    try:
-        importlib.import_module(_pkg)
-    except ImportError as e:
-        print(f"analyze: missing python3-{e.name}: run ./run.sh setup",
-              file=sys.stderr)
-        sys.exit(3)
+from lockbench.cli import require
+
+# The tables are pandas data frames, the estimators scipy's.
+require("analyze", "pandas", "scipy")
 
 from analysis.estimate import stats
 from analysis.parse import rundir as rundir_mod

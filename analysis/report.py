@@ -10,20 +10,14 @@ than the raw files. The plots and report.html are the next step,
 Usage: /usr/bin/python3 -m analysis.report DIR [--baseline V] [--margin M]
 """
 
-import importlib
 import os
 import shlex
 import sys
 
-# The tables are pandas data frames, the estimators scipy's: a missing
-# package is one line, not a traceback.
-for _pkg in ("pandas", "scipy"):
-    try:
-        importlib.import_module(_pkg)
-    except ImportError as e:
-        print(f"report: missing python3-{e.name}: run ./run.sh setup",
-              file=sys.stderr)
-        sys.exit(3)
+from lockbench.cli import require
+
+# The tables are pandas data frames, the estimators scipy's.
+require("report", "pandas", "scipy")
 
 from analysis import analyze as analyze_mod
 from analysis.estimate import observer as observer_mod

@@ -6,12 +6,28 @@ stderr and an exit status, never a traceback.  At the bottom of the
 house: it imports nothing of the project."""
 
 import argparse
+import importlib
 import os
 import sys
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
+#: a Debian package the command needs is not installed
+EXIT_MISSING = 3
+
+
+def require(prog, *modules):
+    """Import each of MODULES (Debian's python3-NAME) before the command
+    imports what uses them: a missing one is one line and exit 3, not a
+    traceback."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError as e:
+            print(f"{prog}: missing python3-{e.name or name}: run ./run.sh "
+                  "setup", file=sys.stderr)
+            sys.exit(EXIT_MISSING)
 
 
 class CliError(Exception):
