@@ -10,7 +10,7 @@ analysis/README.md "Stopping early") and prints one JSON object:
 (n≈12)", ...]}. A cell is decided when its primary row's verdict is one
 of better, no harm, worse, harm, `harm (failures)` or `unsafe` (a
 lockdep report: no more boots change that); a difference in lost boots
-or failed points and every inconclusive are not. scripts/campaign_run.py stops when none is
+or failed points and every inconclusive are not. scripts/campaign/run.py stops when none is
 undecided. Bad input: one line on stderr, exit 2.
 """
 

@@ -7,7 +7,7 @@ computed):
 - its place: METRICS' order is the order of every table that lists
   metrics (summary.md, report.html; metric_order);
 - whether a campaign may name it its primary metric (PRIMARY_CHOICES,
-  scripts/campaign_file.py);
+  scripts/campaign/file.py);
 - whether a pause between operations keeps it from moving (RATE_METRICS,
   analysis/primary.py refuses such a primary at a paced point);
 - the raw metric it normalises, and how (REF_TWIN, RUN_TWIN: the guards'

@@ -5,7 +5,7 @@ pause between operations) decide what can move.
 
 - Where a pause sets the rate (a point's think_ns > 0), throughput barely
   moves whatever an operation costs: the answer is the cost of an
-  operation, never throughput (scripts/campaign_file.py refuses one).
+  operation, never throughput (scripts/campaign/file.py refuses one).
 - Under icount (QEMU `-icount shift=0`: 1 guest ns = 1 instruction) a
   metric is an instruction count: throughput becomes instructions per
   operation (exact to parts per million), and a latency its mean (the
@@ -16,7 +16,7 @@ pause between operations) decide what can move.
   campaign uses in that regime, and its answer says so.
 
 Shared by the campaign file's checks and the analysis: pure functions of
-a campaign as scripts/campaign_file.py resolves it (a dict)."""
+a campaign as scripts/campaign/file.py resolves it (a dict)."""
 
 from analysis.metrics import ICOUNT_EQUIV, RATE_METRICS
 
@@ -50,7 +50,7 @@ def clock_of(campaign, cpus):
 def pinned(campaign, cpus):
     """Whether the campaign pins the vCPU threads of its cells of `cpus`
     vCPUs: pin = true (the default) and 2 vCPUs or more (measured:
-    docs/measurements.md, "Pinning vCPU threads"; scripts/campaign_run.py
+    docs/measurements.md, "Pinning vCPU threads"; scripts/campaign/run.py
     pin_for hands out the cores)."""
     return campaign.get("pin", True) is not False and cpus >= 2
 

@@ -315,7 +315,7 @@ class Bisect:
                                                 good, other)))
             # The cells earlier steps ran (GOOD's and its control's, a
             # commit judged again against its parent): taken, not booted
-            # again, where they are icount cells (scripts/campaign_manifest.py
+            # again, where they are icount cells (scripts/campaign/manifest.py
             # reuse).
             reuse = []
             for x in self.s["steps"]:

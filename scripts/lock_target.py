@@ -8,7 +8,7 @@ rwlock kernel and its conversion (variants), the workloads that drive it
 otherwise) and how the workload's counts relate to lock_stat's
 acquisitions (cross_check, the relation the analysis and
 tests/check_lockload.py check).  A campaign names it with
-`target = "NAME"` (scripts/campaign_file.py; default mboxes_lock), which
+`target = "NAME"` (scripts/campaign/file.py; default mboxes_lock), which
 gives the analysis and the plots their lock class and refuses points no
 workload of the target's drives.  Adding a target is adding a file
 (docs/targets.md).

@@ -17,7 +17,7 @@ writes only); converts = ["lock", ...] (default []): the locks whose
 rwlock its series makes a spinlock, C identifiers (./run.sh convert
 writes its base's plus the new one; a campaign that compares two variants
 differing in a converted lock that none of its points drives is refused,
-scripts/campaign_file.py).  lookup_lock and converts are copied into
+scripts/campaign/file.py).  lookup_lock and converts are copied into
 build-meta.json, with the arch,
 what the .config says of lock statistics (lock_stat, lockdep) and which
 rwlock and spinlock implementations the kernel has (rwlock_impl,

@@ -218,7 +218,7 @@ overlap = any(a[0] < b[1] and b[0] < a[1] for i, a in enumerate(spans) for b in 
 assert overlap, "1-vCPU cells never ran side by side on a 2-core host"
 print("ok: sigint: exit 130, cells marked interrupted, resumed to 6 done; 1-vCPU cells ran side by side")
 # 1-vCPU cells are left to the host's scheduler even with pin = true (the
-# default): pinning them widened the A/A CI (scripts/campaign_run.py pin_for).
+# default): pinning them widened the A/A CI (scripts/campaign/run.py pin_for).
 for c in m["cells"]:
     pin = json.load(open(f"{d}/cells/{c['id']}/meta.json"))["pin"]
     assert pin is None and not c.get("pin"), (c, pin)

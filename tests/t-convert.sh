@@ -144,7 +144,7 @@ grep -qxF "  ./run.sh campaign --variants $wl $wl/campaigns/my-spin-resource-loc
 	fail "the next steps do not name the campaign: $(cat "$out/wl.log")"
 got=$(LOCKBENCH_VARIANT_PATH=$out/wl lb_py -c '
 import sys
-from scripts import campaign_file
+from scripts.campaign import file as campaign_file
 c = campaign_file.load(sys.argv[1])
 p = c["points"][0]
 print(c["lock_class"], c["variants"][1], p["workload"], p["locks_per_op"])' "$out/wl/campaigns/my-spin-resource-lock.toml")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""docs/campaigns.md is what scripts/campaign_file.py's schema generates
+"""docs/campaigns.md is what scripts/campaign/file.py's schema generates
 (an edit to the schema without regenerating it fails here), the schema
 covers every key the guest's job takes, and an unknown key is refused
 naming every allowed key and the reference."""
@@ -10,11 +10,11 @@ import tempfile
 import unittest
 
 from guest import job as jobmod
-from scripts import campaign_file
+from scripts.campaign import file as campaign_file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOC = os.path.join(ROOT, "docs", "campaigns.md")
-REGEN = "/usr/bin/python3 -m scripts.campaign_file --reference > docs/campaigns.md"
+REGEN = "/usr/bin/python3 -m scripts.campaign.file --reference > docs/campaigns.md"
 
 GOOD = """name = "x"
 variants = ["before", "after"]
@@ -31,7 +31,7 @@ class Reference(unittest.TestCase):
                          f"docs/campaigns.md is stale: regenerate it with {REGEN}")
 
     def test_command_prints_it(self):
-        cp = subprocess.run(["/usr/bin/python3", "-m", "scripts.campaign_file", "--reference"],
+        cp = subprocess.run(["/usr/bin/python3", "-m", "scripts.campaign.file", "--reference"],
                             cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT),
                             capture_output=True, text=True)
         self.assertEqual(cp.returncode, 0, cp.stderr)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """./run.sh campaign FILE --dry-run's wall-time estimate
-(scripts/campaign_estimate.py), calibrated from earlier results
+(scripts/campaign/estimate.py), calibrated from earlier results
 directories or from its defaults, and --variants DIR: a folder of variant
 files made known for one run.  No kernel: the builds are a stand-in tree
 (LOCKBENCH_BUILD), as in test_campaign_hostile.py."""
@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 import unittest
 
-from scripts import campaign_estimate as est
+from scripts.campaign import estimate as est
 from tests.unit import campaign_stand_ins as standin
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -57,7 +57,7 @@ class Estimate(unittest.TestCase):
         cell = boot + 2 * (1 + point)  # seconds a cell, one at a time
         self.assertEqual(line, f"about {round(60 * cell / 60)} min (60 cells, 1 side by side; "
                          f"from no earlier cells in results/: the defaults, boot {boot:g} s + "
-                         f"{point:g} s a point (scripts/campaign_estimate.py))")
+                         f"{point:g} s a point (scripts/campaign/estimate.py))")
 
     def test_calibrated_from_measured_cells(self):
         # 10 s boot, 2 points of 1 s, 20 s a point beyond it: 52 s a cell.

@@ -33,7 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PY = "/usr/bin/python3"
 sys.path.insert(0, ROOT)
 from guest import dirlock, safeio  # noqa: E402
-from scripts import campaign_hosts  # noqa: E402
+from scripts.campaign import hosts as campaign_hosts  # noqa: E402
 from tests.unit import campaign_stand_ins as standin  # noqa: E402
 from tests.unit.helpers import needs  # noqa: E402
 
@@ -77,7 +77,7 @@ class Hostile(unittest.TestCase):
         cls.env = dict(os.environ, LOCKBENCH_BUILD=build)
         # A results directory as `./run.sh campaign` creates it, no cell run.
         cls.pristine = os.path.join(cls.tmp, "pristine")
-        subprocess.run([PY, "-c", "import argparse, sys; from scripts import campaign; "
+        subprocess.run([PY, "-c", "import argparse, sys; from scripts.campaign import main as campaign; "
                         "campaign.create(argparse.Namespace("
                         "file=sys.argv[1], out=sys.argv[2], dry_run=False))",
                         cls.toml, cls.pristine], cwd=ROOT, env=cls.env, check=True)
@@ -341,7 +341,8 @@ class Hostile(unittest.TestCase):
         and is kept aside, not counted."""
         cp = subprocess.run([PY, "-c", """if True:
             import json, os, sys
-            from scripts import campaign_cell, campaign_manifest
+            from scripts.campaign import cell as campaign_cell
+            from scripts.campaign import manifest as campaign_manifest
             d = sys.argv[1]
             man = campaign_manifest.Manifest.load(d)
             cell = man.data["cells"][0]
@@ -508,7 +509,8 @@ class Hostile(unittest.TestCase):
         try:
             cp = subprocess.run([PY, "-c", """if True:
                 import sys
-                from scripts import campaign_cell, campaign_manifest
+                from scripts.campaign import cell as campaign_cell
+                from scripts.campaign import manifest as campaign_manifest
                 man = campaign_manifest.Manifest.load(sys.argv[1])
                 try:
                     campaign_cell.start_cell(sys.argv[1], man, man.data["cells"][0], "job.conf")

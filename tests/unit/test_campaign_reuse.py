@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""./run.sh campaign --reuse (scripts/campaign_manifest.py reuse): the
+"""./run.sh campaign --reuse (scripts/campaign/manifest.py reuse): the
 cells a new campaign takes from an earlier run instead of booting them.
 
 Only a finished icount cell of the same id, from the same kernel, root fs
@@ -14,8 +14,8 @@ import shutil
 import tempfile
 import unittest
 
-from scripts import campaign_file
-from scripts import campaign_manifest as cm
+from scripts.campaign import file as campaign_file
+from scripts.campaign import manifest as cm
 
 KERNEL = {"kernel_version": "6.1", "config_sha256": "c1", "module_sha256": "m1",
           "cmdline": "", "patches": [], "tree_commit": "t1"}

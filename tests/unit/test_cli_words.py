@@ -19,7 +19,8 @@ import tempfile
 import unittest
 
 from guest import judge
-from scripts import campaign_cell, campaign_run
+from scripts.campaign import cell as campaign_cell
+from scripts.campaign import run as campaign_run
 from tests.unit.helpers import fixture, read
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -37,7 +38,7 @@ def run(*argv, cwd=ROOT):
 
 
 class Manifest:
-    """What finish_cell needs of scripts.campaign_manifest's Manifest."""
+    """What finish_cell needs of scripts.campaign.manifest's Manifest."""
 
     def __init__(self):
         self.saved = 0

@@ -3,7 +3,7 @@
 says which locks its series converts (converts = [...], scripts/
 variant.py, copied into build-meta.json), and a campaign whose compared
 variants differ in a converted lock that none of its points drives is
-refused when it is loaded (scripts/campaign_file.py), in one line naming
+refused when it is loaded (scripts/campaign/file.py), in one line naming
 the pair, the lock and the workloads that would drive it.  No kernel:
 the variants are a temporary folder (--variants DIR, variant.add_dirs)
 and the builds, where a dry run needs them, a stand-in tree
@@ -27,7 +27,9 @@ import unittest
 from unittest import mock
 
 from guest import judge, qemu, targets
-from scripts import campaign_file, campaign_hosts, campaign_manifest
+from scripts.campaign import file as campaign_file
+from scripts.campaign import hosts as campaign_hosts
+from scripts.campaign import manifest as campaign_manifest
 from scripts import variant as variantmod
 from tests.unit import campaign_stand_ins as standin
 

@@ -10,7 +10,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# P makes the preexec function in the parent, as campaign_cell.py does, forks C
+# P makes the preexec function in the parent, as scripts/campaign/cell.py does, forks C
 # and exits at once; C runs the function (CALL) only once P is gone, then
 # writes "alive" on the pipe unless the function ended it.
 SCRIPT = r"""

@@ -14,7 +14,8 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 from guest import dirlock, judge, run_guest  # noqa: E402
-from scripts import campaign_cell, campaign_file  # noqa: E402
+from scripts.campaign import cell as campaign_cell  # noqa: E402
+from scripts.campaign import file as campaign_file  # noqa: E402
 
 # A stand-in runner: takes the lock, says so, holds it for argv[2] seconds.
 HOLDER = r"""

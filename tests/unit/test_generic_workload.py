@@ -15,7 +15,8 @@ import unittest
 
 from analysis.parse import bench_results
 from guest import job
-from scripts import calibrate, campaign_file
+from scripts import calibrate
+from scripts.campaign import file as campaign_file
 from scripts import lock_target as targetmod
 from tests.unit.test_converted_lock import Folder, campaign_text
 

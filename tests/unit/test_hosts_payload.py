@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What a remote host gets of the harness (scripts/campaign_hosts.py
+"""What a remote host gets of the harness (scripts/campaign/hosts.py
 RUNNER_FILES) is all the runner needs: every guest/ and scripts/ module
 that guest/run_guest.py imports, directly or through another, and every
 file they read from the repository.  A module added to the runner and
@@ -13,7 +13,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
-from scripts import campaign_hosts  # noqa: E402
+from scripts.campaign import hosts as campaign_hosts  # noqa: E402
 
 PACKAGES = ("guest", "scripts")
 

@@ -17,7 +17,8 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 from guest import targets  # noqa: E402
-from scripts import campaign_file, kernel_tree, variant  # noqa: E402
+from scripts import kernel_tree, variant  # noqa: E402
+from scripts.campaign import file as campaign_file  # noqa: E402
 
 ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
            GIT_COMMITTER_EMAIL="t@t", GIT_AUTHOR_DATE="2026-01-01T00:00:00Z",

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Lockload points of a job (guest/job.py, guest/JOB.md): workload=NAME
 picks the module (default) or a lockload test case (also in a campaign's
-points, scripts/campaign_file.py); a lockload point takes
+points, scripts/campaign/file.py); a lockload point takes
 only workload, duration_ms, seed, timing and writer_hz; writer_hz needs a
 workload; a job does not mix module and lockload points; the rendered job
 the guest gets carries workload= as a name.  And lockload's own output
@@ -75,10 +75,10 @@ class LockloadJob(unittest.TestCase):
 
 
 class LockloadCampaign(unittest.TestCase):
-    """A campaign's workload points (scripts/campaign_file.py)."""
+    """A campaign's workload points (scripts/campaign/file.py)."""
 
     def load(self, points):
-        from scripts import campaign_file
+        from scripts.campaign import file as campaign_file
         with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
             f.write('name = "t"\nvariants = ["before"]\ncpus = [2]\nrepetitions = 1\n'
                     'target = "file_systems_lock"\n')
@@ -96,7 +96,7 @@ class LockloadCampaign(unittest.TestCase):
                       "seed=1 timing=8\n", cf.job_text(camp))
 
     def test_the_shipped_campaign_loads(self):
-        from scripts import campaign_file
+        from scripts.campaign import file as campaign_file
         camp = campaign_file.load(os.path.join(ROOT, "campaigns", "file-systems.toml"))
         self.assertEqual(camp["lock_class"], "file_systems_lock")
         job.parse(campaign_file.job_text(camp))

@@ -5,7 +5,7 @@ metrics derives from holds together."""
 import unittest
 
 from analysis import metrics, primary
-from scripts import campaign_file
+from scripts.campaign import file as campaign_file
 
 
 class Registry(unittest.TestCase):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The order a campaign's variants run in within a repetition
-(scripts/campaign_manifest.py variant_order) and the cells plan() makes
+(scripts/campaign/manifest.py variant_order) and the cells plan() makes
 of it: their positions, and the icount vCPU counts that stop after
 icount_repetitions.
 
@@ -14,7 +14,7 @@ import random
 import unittest
 from collections import Counter
 
-from scripts import campaign_manifest as cm
+from scripts.campaign import manifest as cm
 
 
 def campaign(variants, order, reps, clock=None, icount_reps=3, cpus=(1, 2)):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Which metric answers a cell (analysis/primary.py) and what the
-campaign file resolves of it (scripts/campaign_file.py): named per point
+campaign file resolves of it (scripts/campaign/file.py): named per point
 or for the campaign, read as its instruction-count equivalent under
 icount, the default of its regime when none is named, and never a rate
 at a paced point."""
@@ -10,7 +10,7 @@ import tempfile
 import unittest
 
 from analysis import primary
-from scripts import campaign_file
+from scripts.campaign import file as campaign_file
 
 CAMPAIGN = """
 name = "p"
@@ -82,7 +82,7 @@ class Resolution(unittest.TestCase):
                                                 {"think_ns": 0}))
 
     def test_icount_cells_stop_at_their_repetitions(self):
-        from scripts import campaign_manifest
+        from scripts.campaign import manifest as campaign_manifest
         c = load(extra="icount_repetitions = 3")
         cells = campaign_manifest.plan(c)
         one = [x for x in cells if x["cpus"] == 1]

@@ -21,7 +21,7 @@ import unittest
 import numpy as np
 
 from analysis.estimate import mann_whitney, stats
-from scripts import campaign_file
+from scripts.campaign import file as campaign_file
 from tests.unit.test_verdict_sim import draw, mc_bound
 
 SIMS = 2000

@@ -15,7 +15,8 @@ from unittest import mock
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 from guest import job  # noqa: E402
-from scripts import campaign_file, variant  # noqa: E402
+from scripts import variant  # noqa: E402
+from scripts.campaign import file as campaign_file  # noqa: E402
 from scripts import lock_target as target  # noqa: E402
 
 

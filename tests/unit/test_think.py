@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The module's think_ns parameter on the host side: a job point
-(guest/job.py) and a campaign point (scripts/campaign_file.py) may set it
+(guest/job.py) and a campaign point (scripts/campaign/file.py) may set it
 within 0..1000000; a campaign point that does not set it gets think_ns=0,
 so that it never inherits the think time of the point before it in the
 guest; the results' param line carries it (analysis/parse/bench_results.py)."""
@@ -14,7 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, ROOT)
 from analysis.parse import bench_results  # noqa: E402
 from guest import job  # noqa: E402
-from scripts import campaign_file  # noqa: E402
+from scripts.campaign import file as campaign_file  # noqa: E402
 
 RESULTS = """mbox_bench-results v1
 param read_pct=90 mailboxes=16 miss_pct=0 duration_ms=1000 cpus=0-1 seed=1 timing=8 think_ns=20000

@@ -2,7 +2,7 @@
 """Variants are arch-neutral data (scripts/variant.py): a build target is
 VARIANT or VARIANT@ARCH, the arch's base fragment is merged first, the
 optional arches key limits a variant, build-meta's lock implementations
-come from the .config; a campaign's arches key (scripts/campaign_file.py)
+come from the .config; a campaign's arches key (scripts/campaign/file.py)
 expands variants, baseline and compare pairs per arch, never across."""
 
 import os
@@ -13,7 +13,8 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 from guest import targets  # noqa: E402
-from scripts import campaign_file, variant  # noqa: E402
+from scripts import variant  # noqa: E402
+from scripts.campaign import file as campaign_file  # noqa: E402
 
 POINT = '\n[[points]]\nid = "p1"\nread_pct = 90\nmailboxes = 16\n'
 

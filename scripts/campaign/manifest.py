@@ -3,10 +3,10 @@
 kernels and guest root file systems the campaign started with, and the
 checks --resume makes before it trusts any of it (checked_manifest).
 
-Apart from scripts/campaign.py (the entry point) so that what a results
+Apart from scripts/campaign/main.py (the entry point) so that what a results
 directory's manifest holds, and why a resume refuses one, is read in one
-file; the cells' lifecycle (scripts/campaign_cell.py) and the runner
-(scripts/campaign_run.py) change cells' states and save it.
+file; the cells' lifecycle (scripts/campaign/cell.py) and the runner
+(scripts/campaign/run.py) change cells' states and save it.
 """
 import hashlib
 import json
@@ -16,7 +16,8 @@ import shutil
 import stat
 
 from guest import judge, qemu, safeio, targets
-from scripts import campaign_file, campaign_hosts
+from scripts.campaign import file as campaign_file
+from scripts.campaign import hosts as campaign_hosts
 from scripts import variant as variantmod
 
 # A manifest of the biggest campaign (16 vCPU counts x 100 repetitions x

@@ -167,5 +167,5 @@ def estimate(c, cells, jobs, results, cores=None):
     else:
         b, p, s = DEFAULTS["wall"]
         where = (f"no earlier cells in results/: the defaults, boot {b:g} s + "
-                 f"{p:g} s a point (scripts/campaign_estimate.py)")
+                 f"{p:g} s a point (scripts/campaign/estimate.py)")
     return (f"about {span} ({len(cells)} cells, {jobs} side by side; from {where})")

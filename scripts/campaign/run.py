@@ -3,10 +3,10 @@
 as its cores allow (pinned where the campaign says), repetition by
 repetition up to each look, stopping at the first look where every
 primary cell has a verdict; or on the hosts of --hosts
-(scripts/campaign_hosts.py).  SIGINT and SIGTERM stop the running cells,
+(scripts/campaign/hosts.py).  SIGINT and SIGTERM stop the running cells,
 which are recorded, not lost; the progress line says how far it got.
 
-Apart from scripts/campaign.py (the entry point: arguments, a new
+Apart from scripts/campaign/main.py (the entry point: arguments, a new
 campaign or a --resume, the summary) so that the order and the number of
 cells running at once, and when a sequential campaign stops, are read in
 one file.
@@ -23,7 +23,9 @@ import time
 from analysis import primary as primarymod
 from lockbench.cli import CliError
 from guest import vcpu
-from scripts import campaign_cell, campaign_hosts, campaign_manifest
+from scripts.campaign import cell as campaign_cell
+from scripts.campaign import hosts as campaign_hosts
+from scripts.campaign import manifest as campaign_manifest
 from guest.targets import ROOT
 
 

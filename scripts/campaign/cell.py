@@ -3,9 +3,9 @@
 in cells/.tmp-ID, then record how it ended in the manifest and move it to
 cells/ID, or aside to cells/ID.partial-N when it did not finish.
 
-Apart from scripts/campaign.py (the entry point) and the runner of many
-cells (scripts/campaign_run.py) because both ways of running cells (side
-by side here, or on --hosts: scripts/campaign_hosts.py) and --resume end a
+Apart from scripts/campaign/main.py (the entry point) and the runner of many
+cells (scripts/campaign/run.py) because both ways of running cells (side
+by side here, or on --hosts: scripts/campaign/hosts.py) and --resume end a
 cell the same way, through finish_cell and set_aside_unfinished.
 """
 import os
@@ -16,7 +16,7 @@ import sys
 
 from guest import dirlock, judge, qemu, safeio
 from guest.targets import ROOT
-from scripts import campaign_file
+from scripts.campaign import file as campaign_file
 
 PY = "/usr/bin/python3"
 # A runner's meta.json is a few KB (its problems are capped).

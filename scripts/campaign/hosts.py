@@ -33,7 +33,8 @@ import time
 
 from lockbench.cli import CliError
 from guest import dirlock, qemu, safeio, targets
-from scripts import campaign_cell, campaign_file
+from scripts.campaign import cell as campaign_cell
+from scripts.campaign import file as campaign_file
 
 ROOT = targets.ROOT
 PARALLEL = "parallel"

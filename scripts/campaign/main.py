@@ -3,7 +3,7 @@
 
 With arches = [...] in the campaign file a variant is one per arch: its
 build target "before" (arm) or "before@arm64" names it in the cells, the
-manifest and the analysis (scripts/campaign_file.py).
+manifest and the analysis (scripts/campaign/file.py).
 
 Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--variants DIR] [--reuse DIR] [--dry-run]
        ./run.sh campaign --resume DIR [--jobs N | --hosts FILE] [--variants DIR]
@@ -11,7 +11,7 @@ Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--variants 
 --variants DIR (again for more): a folder of variant files, such as
 ./run.sh convert --out DIR writes, put in front of LOCKBENCH_VARIANT_PATH
 for this run (its cells and its report included).  --dry-run ends with
-an estimate of the wall time (scripts/campaign_estimate.py: calibrated
+an estimate of the wall time (scripts/campaign/estimate.py: calibrated
 from the cells of earlier campaigns in results/).
 
 Each boot ("cell") runs every workload point of the campaign.  Within each
@@ -33,11 +33,10 @@ and root fs hashes must be that plan's (else exit 2).
 
 This file is the entry point: the arguments, a new campaign's results
 directory (create) or a --resume's checks (resume), and the summary.  The
-rest lies beside it in scripts/, one job a file: campaign_file.py (the
-campaign file), campaign_manifest.py (the plan, manifest.json and what
---resume checks in it), campaign_cell.py (one cell's start and end),
-campaign_run.py (cells side by side up to each look, Ctrl-C) and
-campaign_hosts.py (cells on --hosts).
+rest lies beside it in scripts/campaign/, one job a file: file.py (the
+campaign file), manifest.py (the plan, manifest.json and what --resume
+checks in it), cell.py (one cell's start and end), run.py (cells side
+by side up to each look, Ctrl-C) and hosts.py (cells on --hosts).
 
 One campaign at a time in a results directory: a campaign and a --resume
 hold a lock on it (flock, guest/dirlock.py) for their whole run, and a
@@ -60,8 +59,12 @@ from analysis.estimate import exact, stats
 from analysis import primary as primarymod
 from lockbench.cli import CliError, OneLineParser
 from guest import dirlock, judge, qemu, safeio, targets
-from scripts import (campaign_cell, campaign_estimate, campaign_file, campaign_hosts,
-                     campaign_manifest, campaign_run)
+from scripts.campaign import cell as campaign_cell
+from scripts.campaign import estimate as campaign_estimate
+from scripts.campaign import file as campaign_file
+from scripts.campaign import hosts as campaign_hosts
+from scripts.campaign import manifest as campaign_manifest
+from scripts.campaign import run as campaign_run
 from scripts import variant as variantmod
 
 ROOT = targets.ROOT
@@ -78,7 +81,7 @@ def make_parser():
                    "the host's cores by vCPUs)")
     p.add_argument("--hosts", metavar="FILE",
                    help="run the cells on these ssh hosts (GNU parallel --sshloginfile "
-                   "format; see scripts/campaign_hosts.py)")
+                   "format; see scripts/campaign/hosts.py)")
     p.add_argument("--out", help="results directory (default results/NAME-UTCSTAMP)")
     p.add_argument("--variants", metavar="DIR", action="append", default=[],
                    help="a folder of variant files (./run.sh convert --out DIR), in front of "

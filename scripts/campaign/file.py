@@ -24,7 +24,7 @@ from lockbench import defaults
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from guest import safeio
-from scripts import campaign_estimate
+from scripts.campaign import estimate as campaign_estimate
 from scripts import lock_target as targetmod
 from scripts import variant as variantmod
 
@@ -641,12 +641,12 @@ KINDS = {str: "string", int: "integer", float: "number", bool: "boolean", dict: 
 
 def reference():
     """docs/campaigns.md: every campaign-file key and every point key, from
-    TOP, PERF and POINT (python3 -m scripts.campaign_file --reference)."""
+    TOP, PERF and POINT (python3 -m scripts.campaign.file --reference)."""
     out = [
         "# Campaign files: every key",
         "",
-        "<!-- Generated from scripts/campaign_file.py (TOP, PERF, POINT) by",
-        "     /usr/bin/python3 -m scripts.campaign_file --reference > docs/campaigns.md",
+        "<!-- Generated from scripts/campaign/file.py (TOP, PERF, POINT) by",
+        "     /usr/bin/python3 -m scripts.campaign.file --reference > docs/campaigns.md",
         "     Do not edit: tests/unit/test_campaign_doc.py fails when it differs. -->",
         "",
         "A campaign file (`campaigns/*.toml`; run it with `./run.sh campaign FILE`,",
@@ -692,7 +692,7 @@ def reference():
             "costs beyond it; cells run `--jobs` side by side.  The boot time and a point's",
             "cost are the median of the cells of earlier campaigns in `results/` (their",
             "`manifest.json`), per clock and arch; without any, the defaults of",
-            f"scripts/campaign_estimate.py: a boot {boot:g} s, a point {point:g} s beyond its",
+            f"scripts/campaign/estimate.py: a boot {boot:g} s, a point {point:g} s beyond its",
             f"run, and under icount {campaign_estimate.DEFAULTS['icount'][2]:g} host seconds "
             "a guest second.",
             "", "## Example", "", "```toml",
@@ -723,8 +723,8 @@ def required_point_keys():
 
 
 def main(argv):
-    p = OneLineParser(prog="python3 -m scripts.campaign_file",
-                      hint="python3 -m scripts.campaign_file --help",
+    p = OneLineParser(prog="python3 -m scripts.campaign.file",
+                      hint="python3 -m scripts.campaign.file --help",
                       description="Check a campaign file, or print the reference of its keys.")
     p.add_argument("file", nargs="?", help="a campaign file to check")
     p.add_argument("--reference", action="store_true",
