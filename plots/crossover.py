@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The crossover heat map (plots/crossover.gp): where each lock pays, the
+"""The crossover heat map (plots/gnuplot/crossover.gp): where each lock pays, the
 primary metric's ratio and verdict from tidy/comparisons.csv on a grid of
 list lengths x shares of reads, for a campaign whose points sweep one.
 """

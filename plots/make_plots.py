@@ -56,7 +56,7 @@ def command(gnuplot, plot, outbase):
     v["width"], v["height"] = plot.size
     sets = "; ".join(f"{k}={val}" if isinstance(val, int) else f"{k}={gp_quote(val)}"
                      for k, val in v.items())
-    return [gnuplot, "-e", sets, os.path.join(HERE, plot.name + ".gp")]
+    return [gnuplot, "-e", sets, os.path.join(HERE, "gnuplot", plot.name + ".gp")]
 
 
 def make_plots(run_dir, only=None, warn=None):

@@ -174,11 +174,11 @@ def verdict_rows(sel, metrics, cpus, warn):
 
 
 def verdict_labels(sel, rows, panel):
-    """The scripts' label variables (plots/style.gp: nvl, vl<i>, vt<i>):
+    """The scripts' label variables (plots/gnuplot/style.gp: nvl, vl<i>, vt<i>):
     'after: no harm' (or 'rcu vs after: ...' for a pair whose baseline is
     not the campaign's) right of the variant's point; the labels of more
     than one pair at a vCPU count form a list centred on the first one's
-    point (plots/style.gp moves it inside the panel), so that they never
+    point (plots/gnuplot/style.gp moves it inside the panel), so that they never
     overlap however close the medians are."""
     count, first, v = {}, {}, {"nvl": len(rows)}
     for r in rows:

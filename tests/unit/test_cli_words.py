@@ -177,7 +177,7 @@ class FairnessLegend(unittest.TestCase):
     """fairness.png's dashed line at 2 is named in words, not '???'."""
 
     def test_gnuplot_key_title(self):
-        with open(os.path.join(ROOT, "plots", "fairness.gp")) as f:
+        with open(os.path.join(ROOT, "plots", "gnuplot", "fairness.gp")) as f:
             gp = f.read()
         titles = re.findall(r'title "([^"]*)"', gp) + re.findall(r'^\w+ = "([^"]*)"', gp, re.M)
         self.assertFalse([t for t in titles if "???" in t], titles)

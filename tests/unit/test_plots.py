@@ -13,7 +13,7 @@ negative control corrupts one PNG and expects exactly that).  The probe's
 script is added by the test to a copy; report.html itself has none.
 
 The plots are checked as a reader would look at them: Chromium lays out
-their SVGs (whose text plots/style.gp sizes as the PNG's) and reports where
+their SVGs (whose text plots/gnuplot/style.gp sizes as the PNG's) and reports where
 each text and each plot area is; no text may be cut by the image's edge or
 lie on another, no key entry on a plot area (a negative control moves a
 title and a key entry and expects both to be reported).  Besides: a log y
@@ -56,7 +56,7 @@ SIZES = {"latency": (1000, 600), "throughput": (1000, 450),
          "steal": (1000, 670),
          "lockstat": (1250, 670), "starvation": (1000, 450),
          "cdf": (1000, 450), "fairness": (1000, 450)}
-# plots/style.gp's colours of the first three variants
+# plots/gnuplot/style.gp's colours of the first three variants
 VCOLOURS = [(0x00, 0x72, 0xB2), (0xD5, 0x5E, 0x00), (0x00, 0x9E, 0x73)]
 FOOTER = ("QEMU TCG emulation, 1, 2, 4 vCPUs on 2 host cores, n=5-6 boots per "
           "variant, Linux 6.1.192, oversubscribed")
@@ -276,7 +276,7 @@ def svg_layout(svgs, tmp):
     which reports the box of each <text> as laid out (text, box [x, y, w,
     h] in the SVG's pixels, key: inside a plot's group, i.e. a key entry,
     size: font size, rotated) and the plot areas: the bounding boxes of the
-    border paths (plots/style.gp's border colour)."""
+    border paths (plots/gnuplot/style.gp's border colour)."""
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'></head>"
              "<body style='margin:0'>"]
     for name, path in svgs.items():
@@ -336,7 +336,7 @@ WHO = re.compile(r"^[^ ]+(?: vs [^ ]+)?:(?: |$)")
 def verdict_labels(texts, who="after:"):
     """The verdict labels "WHO VERDICT" among texts (as svg_layout reports
     them) whose variant part is who ("after:"), whole: a label that
-    plots/style.gp broke into lines ("after:", "inconclusive", "(n≈23)",
+    plots/gnuplot/style.gp broke into lines ("after:", "inconclusive", "(n≈23)",
     each a text of its own, one under the other at the same x) is joined
     again, up to the next label of the list below it.  Each with the box of
     its first line."""
@@ -564,7 +564,7 @@ class TestPlots(FixtureRun):
 
 class TestLayout(FixtureRun):
     """The plots read at a glance: what a person would check on the PNGs,
-    checked on the SVGs (laid out like the PNGs, plots/style.gp) as headless
+    checked on the SVGs (laid out like the PNGs, plots/gnuplot/style.gp) as headless
     Chromium draws them."""
 
     @classmethod
@@ -706,7 +706,7 @@ class TestSteal(FixtureRun):
             self.assertIn(label, texts)
 
     def test_flag_threshold_line_in_every_panel(self):
-        """The dashed line of plots/steal.gp (#666666) stands vertical at
+        """The dashed line of plots/gnuplot/steal.gp (#666666) stands vertical at
         STEAL_FLAG_PCT on each panel's x axis (0 to xmax)."""
         self.assertEqual(float(self.gnuplot_var("steal", "flag")), STEAL_FLAG_PCT)
         xmax = float(self.gnuplot_var("steal", "xmax"))

@@ -7,15 +7,15 @@
 #
 # Usage: gnuplot -e "infile='DIR/plots/data/throughput.csv'; \
 #            variants='before after'; points='p1 p2'; cpuslist='1 2 4'" \
-#            plots/throughput.gp
+#            plots/gnuplot/throughput.gp
 #   infile: rows of analysis/TIDY.md medians.csv (variant, cpus, point,
 #   metric, median, ci_lo, ci_hi), the rows of a line next to each other.
 #   plabel1, plabel2, ...: panel titles of the points (default: the id).
 #   logpanels: the points whose panel has a log y axis (default none).
 #   metric: which throughput (default throughput_ops_s; throughput_run:
 #   per second the vCPUs were on a host core).
-#   nvl, vl1, vt1, ...: the verdict labels (plots/style.gp; PANEL = point).
-#   Common variables: plots/style.gp.
+#   nvl, vl1, vt1, ...: the verdict labels (plots/gnuplot/style.gp; PANEL = point).
+#   Common variables: plots/gnuplot/style.gp.
 
 _me = ARG0
 _d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))
@@ -45,7 +45,7 @@ maintitle = lockname . ": throughput vs vCPUs (median of boots, bars: 95% CI; hi
 panelplot = 'plot for [k=1:nv] infile ' . \
 	'using (cpupos(column("cpus")) + shift(k, nv)):(col(k, p, "median")):(col(k, p, "ci_lo")):(col(k, p, "ci_hi")) ' . \
 	'with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) notitle'
-# the y range of each panel, for the verdict labels (plots/style.gp vgy):
+# the y range of each panel, for the verdict labels (plots/gnuplot/style.gp vgy):
 # the same plot first on the dumb terminal, into /dev/null
 array ylo[np]; array yhi[np]
 vph = (paneltop(klines) - fb(90)) * height

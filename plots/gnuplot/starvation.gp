@@ -8,13 +8,13 @@
 #
 # Usage: gnuplot -e "infile='DIR/plots/data/starvation.csv'; \
 #            variants='before after'; cpuslist='1 2 4'; \
-#            group1='p1 p2'" plots/starvation.gp
+#            group1='p1 p2'" plots/gnuplot/starvation.gp
 #   infile: rows of analysis/TIDY.md medians.csv (variant, cpus, point,
 #   read_pct, metric, median, ci_lo, ci_hi), metrics write_lat_p99_ns and
 #   write_lat_max_ns, the rows of a line next to each other.
 #   group1, group2, ...: the point ids drawn as one line (points that differ
 #   only in read_pct); glabel1, ...: their legend text (default none).
-#   Common variables: plots/style.gp.
+#   Common variables: plots/gnuplot/style.gp.
 
 _me = ARG0
 _d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))

@@ -12,7 +12,7 @@
 #            variants='before after'; npan=2; ncols=2; nrows=1; \
 #            mblist='4 64'; rplist='50 90'; pp1='m4-r50-t0 ...'; pc1=2; \
 #            pb1='before'; pv1='after'; ptitle1='...'; cbmax=2; \
-#            cbtics='0.5 1 2'" plots/crossover.gp
+#            cbtics='0.5 1 2'" plots/gnuplot/crossover.gp
 #   infile: rows of analysis/TIDY.md comparisons.csv of the primary metric (baseline, variant, cpus, point, read_pct,
 #   mailboxes, ratio).
 #   npan panels, laid out ncols a row (nrows rows); panel j: pp<j> its
@@ -26,7 +26,7 @@
 #   ntl tile labels: tl<i> = 'PANEL XI YI', ta<i>, tb<i>, tc<i> its lines
 #   (the ratio, the verdict, the verdict's detail; '' = none); tlen: the
 #   longest line in characters (sets the font).
-#   Common variables: plots/style.gp.
+#   Common variables: plots/gnuplot/style.gp.
 
 _me = ARG0
 _d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))
@@ -75,7 +75,7 @@ L = yroom(0.07, 0); R = 1 - 125.0 / width; SP = yroom(0.06, 0)
 klines = keylines(3, 28)
 maintitle = "Crossover: where each lock pays (ratio of the primary metric; tile: ratio, verdict)"
 # the tiles' size in pixels, and the font of their labels: the longest line
-# across the tile's width, three lines of vpitch (plots/style.gp) down it
+# across the tile's width, three lines of vpitch (plots/gnuplot/style.gp) down it
 ph = (paneltop(klines) - fb(80)) * height / nrows - (ptitle_px + 50)
 tilew = panelw(ncols, L, R, SP) / nmb
 tileh = ph / nrp

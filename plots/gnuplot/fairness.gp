@@ -9,14 +9,14 @@
 # Usage: gnuplot -e "infile='DIR/plots/data/fairness.csv'; \
 #            medfile='DIR/plots/data/fairness-medians.csv'; \
 #            variants='before after'; points='p1 p2'; cpuslist='1 2 4'" \
-#            plots/fairness.gp
+#            plots/gnuplot/fairness.gp
 #   infile: rows of analysis/TIDY.md samples.csv (variant, cpus, point,
 #   metric, value) of metric fairness_spread.
 #   medfile: rows of medians.csv (variant, cpus, point, metric, median,
 #   ci_lo, ci_hi) of the same metric, the rows of a line next to each other.
 #   plabel1, plabel2, ...: panel titles of the points (default: the id).
 #   logpanels: the points whose panel has a log y axis (default none).
-#   Common variables: plots/style.gp.
+#   Common variables: plots/gnuplot/style.gp.
 
 _me = ARG0
 _d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))

@@ -10,7 +10,7 @@
 # Usage: gnuplot -e "infile='DIR/plots/data/lockstat.csv'; \
 #            medfile='DIR/plots/data/lockstat-medians.csv'; \
 #            variants='before after'; points='p1 p2'; cpuslist='1 2 4'; \
-#            svar='1 1 2'; skind='R W -'" plots/lockstat.gp
+#            svar='1 1 2'; skind='R W -'" plots/gnuplot/lockstat.gp
 #   infile: rows of analysis/TIDY.md lockstat.csv (variant, cpus, point,
 #   kind, contentions, waittime_avg_us, waittime_max_us, holdtime_avg_us).
 #   svar, skind: the series, one per (variant index, kind; '-' = the plain
@@ -20,7 +20,7 @@
 #   median), the rows of a line next to each other.
 #   logpanels: panels with a log y axis, as POINT:M, M = 1 contentions,
 #   2 wait time average, 3 wait time maximum, 4 hold time average.
-#   Common variables: plots/style.gp.
+#   Common variables: plots/gnuplot/style.gp.
 
 _me = ARG0
 _d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))

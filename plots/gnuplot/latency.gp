@@ -7,7 +7,7 @@
 #
 # Usage: gnuplot -e "infile='DIR/plots/data/latency.csv'; \
 #            variants='before after'; points='p1 p2'; cpuslist='1 2 4'" \
-#            plots/latency.gp
+#            plots/gnuplot/latency.gp
 #   infile: rows of analysis/TIDY.md medians.csv (the columns variant,
 #   cpus, point, metric, median, ci_lo, ci_hi), the rows of a line next to
 #   each other: make_plots.py writes them in that order.
@@ -16,8 +16,8 @@
 #   with 100% reads); gnuplot cannot autoscale an empty panel.
 #   logpanels: panels with a log y axis, as OP:POINT (default none).
 #   plabel1, plabel2, ...: panel titles of the points (default: the id).
-#   nvl, vl1, vt1, ...: the verdict labels (plots/style.gp; PANEL = OP:POINT).
-#   Common variables: plots/style.gp.
+#   nvl, vl1, vt1, ...: the verdict labels (plots/gnuplot/style.gp; PANEL = OP:POINT).
+#   Common variables: plots/gnuplot/style.gp.
 
 _me = ARG0
 _d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))
@@ -49,7 +49,7 @@ panelplot = 'plot for [k=1:nv] infile ' . \
 	'using (cpupos(column("cpus")) + shift(k, nv)):(sel(k, p, o) ? column("median") : NaN): ' . \
 	'(sel(k, p, o) ? column("ci_lo") : NaN):(sel(k, p, o) ? column("ci_hi") : NaN) ' . \
 	'with yerrorlines linewidth 2 pointsize 1 pointtype vpt(k) linecolor rgb vcolor(k) notitle'
-# the y range of each panel, for the verdict labels (plots/style.gp vgy):
+# the y range of each panel, for the verdict labels (plots/gnuplot/style.gp vgy):
 # the same plot first on the dumb terminal, into /dev/null
 array ylo[2 * np]; array yhi[2 * np]
 vph = ((paneltop(klines) - fb(95)) * height - (ptitle_px + 60)) / 2.0

@@ -7,14 +7,14 @@
 #
 # Usage: gnuplot -e "infile='DIR/plots/data/cdf.csv'; variants='before after'; \
 #            cells='r01-before-c4 r01-after-c4'; cellvar='1 2'; \
-#            what='p2, 4 vCPUs'" plots/cdf.gp
+#            what='p2, 4 vCPUs'" plots/gnuplot/cdf.gp
 #   infile: rows of analysis/TIDY.md hist.csv (cell, op, bucket_hi_ns,
 #   cum_fraction) of one point and vCPU count, a cell's rows next to each
 #   other.
 #   cells: the boots (cell ids) to draw; cellvar: the variant index of each,
 #   cells of a variant next to each other.  what: the title's subject.
 #   empty: 'lookup' and/or 'write' when that op has no histogram.
-#   Common variables: plots/style.gp.
+#   Common variables: plots/gnuplot/style.gp.
 
 _me = ARG0
 _d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))

@@ -10,7 +10,7 @@
 #
 # Usage: gnuplot -e "infile='DIR/plots/data/steal.csv'; \
 #            variants='before after'; panels='p1:1 p1:2'; ncols=2; \
-#            nrows=1; flag=10; xmax=100" plots/steal.gp
+#            nrows=1; flag=10; xmax=100" plots/gnuplot/steal.gp
 #   infile: one row per boot and point (variant, cpus, point,
 #   steal_max_pct, throughput_ops_s): the two samples.csv (analysis/TIDY.md)
 #   values of that boot and point side by side.
@@ -24,7 +24,7 @@
 #   empty: the panels without data ("no data").
 #   flag: the threshold in percent (a dashed vertical line).
 #   xmax: the right end of the x axis (percent; default 100).
-#   Common variables: plots/style.gp.
+#   Common variables: plots/gnuplot/style.gp.
 
 _me = ARG0
 _d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))
