@@ -7,7 +7,7 @@ Usage: /usr/bin/python3 -m plots.make_plots DIR [--only NAME[,NAME...]]
 For each plot, a builder (median_plots.py, boot_plots.py, crossover.py)
 selects rows and columns of DIR/tidy/*.csv (analysis/TIDY.md) into
 DIR/plots/data/NAME*.csv, the rows of one line next to each other as
-gnuplot wants them (select.py), and this runs plots/NAME.gp on it.  Nothing is computed
+gnuplot wants them (select.py), and this runs plots/gnuplot/NAME.gp on it.  Nothing is computed
 here: every number drawn is in a tidy file.  The setup footer comes from
 DIR/manifest.json.  Also writes DIR/plots/plots.json (titles and captions,
 for pages.py) and DIR/plots/gnuplot-commands.txt (to redraw by hand).
