@@ -121,9 +121,9 @@ build)
 	camp=''
 	if [ -n "$src_tree" ]; then
 		# The targets are refs of the tree: a variant file for each
-		# (scripts/kernel_tree.py), named for its commit.
+		# (scripts/tree/kernel_tree.py), named for its commit.
 		[ ${#targets[@]} -gt 0 ] || lb_die 2 "--tree $src_tree: name the refs to build (e.g. HEAD~1 HEAD)"
-		made=$(lb_py -m scripts.kernel_tree variants "$src_tree" "${targets[@]}" --like "$like") || exit 2
+		made=$(lb_py -m scripts.tree.kernel_tree variants "$src_tree" "${targets[@]}" --like "$like") || exit 2
 		mapfile -t targets < <(sed -n 's/^variant //p' <<<"$made")
 		camp=$(sed -n 's/^campaign //p' <<<"$made")
 		echo "build: ${#targets[@]} commits of $src_tree: ${targets[*]}"
@@ -172,7 +172,7 @@ calibrate)
 	py -m scripts.calibrate "$@"
 	;;
 bisect)
-	py -m scripts.bisect "$@"
+	py -m scripts.tree.bisect "$@"
 	;;
 overhead)
 	py -m scripts.overhead "$@"

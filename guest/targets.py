@@ -16,7 +16,7 @@ from lockbench.cli import CliError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # build/trees: the variant files ./run.sh build --tree writes, one per
-# commit of a kernel developer's own tree (scripts/kernel_tree.py).
+# commit of a kernel developer's own tree (scripts/tree/kernel_tree.py).
 BUILD = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
 VARIANT_DIRS = [os.path.join(ROOT, "kernel-patches", "variants"), os.path.join(BUILD, "trees")]
 # Extra variant folders (the tests' deliberately slowed kernel) are added
@@ -31,7 +31,7 @@ ADD_FOLDER = ("add a folder of variant files with --variants DIR or "
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 # A ref of a variant of the user's own git tree (HEAD~1, v6.1.5, a
 # branch, an id), as the variant file says it: git's own syntax without
-# shell or option characters (scripts/kernel_tree.py resolves it).
+# shell or option characters (scripts/tree/kernel_tree.py resolves it).
 REF_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./~^@{}+-]{0,199}")
 # What each architecture is built and booted with: guest/arches.toml,
 # the one place an arch is described.  The first is the default: its

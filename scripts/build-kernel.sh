@@ -24,7 +24,7 @@
 # unless a patch after the donor's touches a Kconfig file (33 s then).
 #
 # A variant of a kernel developer's own git tree (tree = "PATH", ref =
-# "COMMIT" in its file: scripts/kernel_tree.py) builds that commit
+# "COMMIT" in its file: scripts/tree/kernel_tree.py) builds that commit
 # instead: the tree's objects are read through build/src's alternates, its
 # worktree is build/TARGET/src as for the others, and its donor is the
 # complete build nearest its commit (same arch and fragments, fewest files
@@ -144,7 +144,7 @@ apply_series() {
 
 # share_tree_objects: for a variant of a git tree, its series applied,
 # fill the empty $obj with the objects of the complete build whose sources
-# are nearest (scripts/kernel_tree.py donor): the donor's sources checked
+# are nearest (scripts/tree/kernel_tree.py donor): the donor's sources checked
 # out, its objects copied and stamped newer than them, then this
 # variant's commit checked out again, which rewrites exactly the files
 # that differ.
@@ -152,7 +152,7 @@ share_tree_objects() {
 	local found best head stamp final
 	final=$(git -C "$tree" rev-parse HEAD)
 	# shellcheck disable=SC2046 # one sha256 a word
-	found=$(lb_py -m scripts.kernel_tree donor "$LB_BUILD" "$repo" "$vdir" "$final" \
+	found=$(lb_py -m scripts.tree.kernel_tree donor "$LB_BUILD" "$repo" "$vdir" "$final" \
 		"$arch" $(sha256sum "${configs[@]}" | cut -d' ' -f1)) || return 0
 	[ -n "$found" ] || return 0
 	read -r best head <<<"$found"
@@ -199,7 +199,7 @@ fi
 repo=$base/linux-source-6.1
 # A tree whose variants were built here and that is gone since (a test's
 # scratch tree): git would complain of its folder in every command.
-[ ! -s "$repo/.git/objects/info/alternates" ] || lb_py -m scripts.kernel_tree prune "$repo"
+[ ! -s "$repo/.git/objects/info/alternates" ] || lb_py -m scripts.tree.kernel_tree prune "$repo"
 flock -u 9
 
 # 1b. A variant of the user's git tree: its commit, checked (one line and
@@ -207,7 +207,7 @@ flock -u 9
 # and made readable here, never written there.
 src_commit='' src_subject=''
 if [ -n "$src_tree" ]; then
-	info=$(lb_py -m scripts.kernel_tree resolve "$src_tree" "$src_ref") || exit 2
+	info=$(lb_py -m scripts.tree.kernel_tree resolve "$src_tree" "$src_ref") || exit 2
 	src_commit=$(sed -n 's/^commit //p' <<<"$info")
 	src_subject=$(sed -n 's/^subject //p' <<<"$info")
 	if [ "$(sed -n 's/^registry //p' <<<"$info")" = no ] &&
@@ -216,7 +216,7 @@ if [ -n "$src_tree" ]; then
 		echo "build: $variant: ${src_commit:0:12} has no mailbox registry: patch 0001 first"
 	fi
 	flock 9
-	lb_py -m scripts.kernel_tree attach "$repo" "$src_tree" || exit 2
+	lb_py -m scripts.tree.kernel_tree attach "$repo" "$src_tree" || exit 2
 	git -C "$repo" update-ref "refs/lockbench/commits/$src_commit" "$src_commit"
 	flock -u 9
 fi

@@ -99,7 +99,7 @@ def load(target):
     allowed = ", ".join(list(KEYS) + ["arches"] + list(OPTIONAL)
                         + ["converts", "tree", "ref"])
     if "tree" in data or "ref" in data:
-        # A commit of the user's own git tree (scripts/kernel_tree.py):
+        # A commit of the user's own git tree (scripts/tree/kernel_tree.py):
         # its own series is optional, patches on top of that commit.
         data.setdefault("patches", [])
         tree, ref = data.get("tree"), data.get("ref")

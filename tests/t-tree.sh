@@ -81,7 +81,7 @@ forget() {
 	done
 	rm -f "$LB_BUILD/trees/$a.toml" "$LB_BUILD/trees/$b.toml" "$LB_BUILD/trees/campaign-$a-${good:0:12}.toml"
 	git -C "$repo" worktree prune
-	lb_py -m scripts.kernel_tree detach "$repo" "$t"
+	lb_py -m scripts.tree.kernel_tree detach "$repo" "$t"
 }
 forget
 trap forget EXIT

@@ -19,7 +19,7 @@ def setup_facts(rd, done):
     for those the campaign recorded, manifest host.qemu_guests), kernels
     ({variant: kernel version, '' when not recorded} of every variant),
     commits ({variant: (commit id, tree)} of the variants built from a
-    git tree, scripts/kernel_tree.py; not the A/A control's, the
+    git tree, scripts/tree/kernel_tree.py; not the A/A control's, the
     baseline's image again)."""
     host, done = rd.host, list(done)
     boots = {}

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""./run.sh bisect's walk (scripts/bisect.py) with known answers: a step
+"""./run.sh bisect's walk (scripts/tree/bisect.py) with known answers: a step
 judged by a table instead of a build and a campaign.  Over 8 commits
 every planted position is found in at most 4 steps and a confirmation; a
 commit that cannot be judged is skipped and said so; a skipped commit
@@ -18,7 +18,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
-from scripts import bisect  # noqa: E402
+from scripts.tree import bisect  # noqa: E402
 from tests.unit.test_kernel_tree import commit, git, makefile  # noqa: E402
 
 
@@ -194,7 +194,7 @@ class Start(unittest.TestCase):
 JUDGE = """
 import os, sys
 sys.path.insert(0, {root!r})
-from scripts import bisect, kernel_tree
+from scripts.tree import bisect, kernel_tree
 def step(self, st):
     c = self.s["commits"][st["index"]]
     log = kernel_tree.git(self.s["tree"], "log", "--format=%s", "good.." + c["id"])

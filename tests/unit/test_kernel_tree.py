@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""A variant of a developer's own git tree (scripts/kernel_tree.py): each
+"""A variant of a developer's own git tree (scripts/tree/kernel_tree.py): each
 refusal is one line (a missing ref, a dirty tree, a tree that is not a
 kernel, another kernel version), the user's tree is never written, the
 donor is the complete build nearest the commit, and the variant files and
@@ -17,7 +17,8 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 from guest import targets  # noqa: E402
-from scripts import kernel_tree, variant  # noqa: E402
+from scripts import variant  # noqa: E402
+from scripts.tree import kernel_tree  # noqa: E402
 from scripts.campaign import file as campaign_file  # noqa: E402
 
 ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",

@@ -16,7 +16,7 @@ fragments and the lock_stat parser are written and tested against 6.1
 (Debian's linux-source-6.1, and trees made from it in the tests); a
 commit of another version is refused by version with one line.
 
-Usage (python3 -m scripts.kernel_tree with the repository root on
+Usage (python3 -m scripts.tree.kernel_tree with the repository root on
 PYTHONPATH; build-kernel.sh and run.sh call it through lb_py):
   kernel_tree.py resolve TREE REF      check TREE and REF; print "commit ID",
                                        "version V", "subject S",
@@ -301,7 +301,7 @@ def write_variants(tree, refs, out, like):
 
 
 def make_parser():
-    p = OneLineParser(prog="kernel_tree", hint="python3 -m scripts.kernel_tree --help",
+    p = OneLineParser(prog="kernel_tree", hint="python3 -m scripts.tree.kernel_tree --help",
                       description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("resolve")

@@ -10,7 +10,7 @@ does; a commit that cannot be judged is skipped, as `git bisect skip`,
 and the search goes on with the nearest commit that can.
 
 Each step builds the commit (build-kernel.sh, from the nearest built
-donor: scripts/kernel_tree.py) and runs the user's campaign with two
+donor: scripts/tree/kernel_tree.py) and runs the user's campaign with two
 variants, GOOD (the baseline, and its A/A control) and the commit.  Its
 primary cells decide:
 
@@ -61,7 +61,7 @@ import time
 import tomllib
 
 from lockbench.cli import CliError, OneLineParser, run_cli
-from scripts import kernel_tree
+from scripts.tree import kernel_tree
 from guest.targets import ROOT
 
 GOOD, BAD, SKIP = "good", "bad", "skip"
