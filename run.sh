@@ -166,7 +166,7 @@ recheck)
 	py -m guest.recheck "$@"
 	;;
 convert)
-	exec scripts/convert.sh "$@"
+	exec scripts/convert/convert.sh "$@"
 	;;
 calibrate)
 	py -m scripts.calibrate "$@"

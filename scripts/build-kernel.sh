@@ -35,7 +35,7 @@
 # Usage: build-kernel.sh [--tree-only] TARGET
 #
 # --tree-only stops after step 2: the target's tree, series applied, for
-# scripts/convert.sh, which writes a patch on top of it.
+# scripts/convert/convert.sh, which writes a patch on top of it.
 #
 # Output, in build/TARGET: the kernel (arm: uImage; arm64: Image), config,
 # mbox_bench.ko, fs_writer.ko, build.log and build-meta.json, which is

@@ -179,7 +179,7 @@ def campaign(name, target, variants, workload):
 def main(argv):
     """python3 -m scripts.lock_target check-workload W | write DIR NAME FILE LOCK
     CLASS RWLOCK_VARIANT SPIN_VARIANT WORKLOAD K [CAMPAIGN_FILE]: for
-    scripts/convert.sh.  One line on stderr and exit 2 on bad input."""
+    scripts/convert/convert.sh.  One line on stderr and exit 2 on bad input."""
     import sys
     try:
         if len(argv) == 2 and argv[0] == "check-workload":

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The next steps ./run.sh convert prints (scripts/convert-next.sh) name
+# The next steps ./run.sh convert prints (scripts/convert/convert-next.sh) name
 # the variant it wrote, its --out folder (--variants DIR) in the build and
 # the campaign commands, and the campaign to start from: the shipped one
 # of the same lock (target = "LOCK"), the default campaign for
@@ -25,27 +25,27 @@ mkdir -p "$out/vars"
 # there); the suite's own output folder is one (build/test-out).
 vars=$(cd "$out/vars" && pwd)
 vars=${vars#"$LB_ROOT"/}
-scripts/convert-next.sh before spin-binfmt-lock binfmt_lock "$out/vars" >"$out/1.log"
+scripts/convert/convert-next.sh before spin-binfmt-lock binfmt_lock "$out/vars" >"$out/1.log"
 has "$out/1.log" "  ./run.sh build --variants $vars spin-binfmt-lock"
 has "$out/1.log" "  cp campaigns/binfmt.toml my-spin-binfmt-lock.toml   # then set variants = [\"before\", \"spin-binfmt-lock\"] in it"
 has "$out/1.log" "  ./run.sh campaign --variants $vars my-spin-binfmt-lock.toml --dry-run   # then without --dry-run"
 ok "--out DIR: build and campaign with --variants DIR, from campaigns/binfmt.toml"
 
-scripts/convert-next.sh after spin-mboxes-lock mboxes_lock >"$out/2.log"
+scripts/convert/convert-next.sh after spin-mboxes-lock mboxes_lock >"$out/2.log"
 has "$out/2.log" "  ./run.sh build spin-mboxes-lock"
 has "$out/2.log" "  cp campaigns/default.toml my-spin-mboxes-lock.toml   # then set variants = [\"after\", \"spin-mboxes-lock\"] and baseline = \"after\" in it"
 has "$out/2.log" "  ./run.sh campaign my-spin-mboxes-lock.toml --dry-run   # then without --dry-run"
 ok "into kernel-patches/: no --variants; mboxes_lock from campaigns/default.toml, baseline set"
 
 # A folder inside the repository is named from its root (./run.sh runs there).
-scripts/convert-next.sh before spin-x-lock x_lock tests/variants >"$out/3.log"
+scripts/convert/convert-next.sh before spin-x-lock x_lock tests/variants >"$out/3.log"
 has "$out/3.log" "  ./run.sh build --variants tests/variants spin-x-lock"
 grep -qF "write my-spin-x-lock.toml as campaigns/*.toml are (docs/campaigns.md)" "$out/3.log" ||
 	fail "no campaign to copy for x_lock, and no word on writing one: $(cat "$out/3.log")"
 ok "a lock with no campaign: how to write one"
 
 rc=0
-scripts/convert-next.sh before n l "$out/nowhere" 2>"$out/4.err" || rc=$?
+scripts/convert/convert-next.sh before n l "$out/nowhere" 2>"$out/4.err" || rc=$?
 if [ $rc != 2 ] || [ "$(wc -l <"$out/4.err")" != 1 ]; then
 	fail "a missing folder: rc $rc, $(cat "$out/4.err")"
 fi

@@ -7,7 +7,7 @@
 /// and writers alike take the spinlock, in the same context: _irq,
 /// _irqsave/_irqrestore and _bh keep their meaning.  Whatever mention of
 /// the lock is left afterwards (the lock passed as a pointer, a reader
-/// API with no spinlock twin) is refused by scripts/convert.sh, line by
+/// API with no spinlock twin) is refused by scripts/convert/convert.sh, line by
 /// line: a conversion that is not whole is not made.
 //
 // Confidence: High (each rule rewrites one rwlock API name to its

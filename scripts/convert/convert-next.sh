@@ -16,8 +16,8 @@
 
 set -euo pipefail
 LB_PROG=convert
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 
 { [ $# -ge 3 ] && [ $# -le 5 ]; } || lb_die 2 "usage: convert-next.sh BASE NAME LOCK [DIR [CAMPAIGN]]"
 base=$1 name=$2 lock=$3 out=${4:-} mine=${5:-}

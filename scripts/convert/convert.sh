@@ -46,8 +46,8 @@
 
 set -euo pipefail
 LB_PROG=convert
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 
 usage="usage: ./run.sh convert [--base VARIANT] [--name NAME] [--out DIR] [--workload W [--locks-per-op K] [--lock-class C]] FILE LOCK"
 base=before
@@ -251,4 +251,4 @@ if [ -n "$workload" ]; then
 	echo "convert: target $tname: '$workload' takes $class $k times an op: $t; campaign $camp"
 fi
 
-"$LB_ROOT/scripts/convert-next.sh" "$base" "$name" "$lock" "$out" "$camp"
+"$LB_ROOT/scripts/convert/convert-next.sh" "$base" "$name" "$lock" "$out" "$camp"
