@@ -16,7 +16,7 @@ from analysis.parse.common import MAX_FILE_BYTES, ParseError, read_text
 from guest import safeio
 from lockbench import defaults
 
-MANIFEST_FORMATS = (1,)
+MANIFEST_FORMATS = (defaults.MANIFEST_FORMAT,)
 POINT_FILES = ("results.txt", "lock_stat.txt", "perf-stat.csv")
 OPTIONAL_POINT_FILES = ("perf-lock.txt",)
 

@@ -48,7 +48,6 @@ Exit status: 0 every cell done (or unneeded); 1 some cell failed; 2 bad input
 (another campaign running in the directory included); 3 not built; 130
 interrupted.
 """
-import datetime
 import hashlib
 import os
 import shutil
@@ -97,10 +96,6 @@ def make_parser():
     p.add_argument("--verbose", "-v", action="store_true",
                    help="end with the whole summary.md, not only the commit block")
     return p
-
-
-def utc_stamp():
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
 
 def lock(d):
@@ -169,7 +164,7 @@ def create(args):
     c = campaign_file.load(args.file)
     builds = build_identities(c, getattr(args, "variants", None))
     rootfs = campaign_manifest.rootfs_hashes(c["arches"])
-    d = args.out or os.path.join(RESULTS, f"{c['name']}-{utc_stamp()}")
+    d = args.out or os.path.join(RESULTS, f"{c['name']}-{campaign_manifest.utc_stamp()}")
     if os.path.exists(d) and os.listdir(d):
         raise campaign_file.CampaignError(f"{d}: exists and is not empty")
     cells = campaign_manifest.plan(c)
@@ -203,17 +198,8 @@ def create(args):
     host = qemu.host_info(qemu.arch_info(c["arches"][0])["qemu"])
     # What boots each arch, for the report's setup lines.
     host["qemu_guests"] = {a: targets.guest_desc(a) for a in c["arches"]}
-    data = {"format": 1, "campaign": c, "created": utc_stamp(),
-            "host": host, "builds": builds}
-    # rootfs_sha256: the arm guests' root fs, as before arches existed.
-    if "arm" in rootfs:
-        data["rootfs_sha256"] = rootfs["arm"]
-    data["rootfs_sha256_by_arch"] = rootfs
-    # --variants folders: the report's Reproduce line names them.
-    if getattr(args, "variants", None):
-        data["variant_dirs"] = [os.path.abspath(v) for v in args.variants]
-    data["cells"] = cells
-    man = campaign_manifest.Manifest(os.path.join(d, "manifest.json"), data)
+    man = campaign_manifest.Manifest.new(d, c, host, builds, rootfs, cells,
+                                         getattr(args, "variants", None))
     man.save()
     if getattr(args, "reuse", None):
         n = campaign_manifest.reuse(d, man, args.reuse)

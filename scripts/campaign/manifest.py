@@ -8,6 +8,7 @@ directory's manifest holds, and why a resume refuses one, is read in one
 file; the cells' lifecycle (scripts/campaign/cell.py) and the runner
 (scripts/campaign/run.py) change cells' states and save it.
 """
+import datetime
 import hashlib
 import json
 import os
@@ -19,6 +20,7 @@ from guest import judge, qemu, safeio, targets
 from scripts.campaign import file as campaign_file
 from scripts.campaign import hosts as campaign_hosts
 from scripts import variant as variantmod
+from lockbench import defaults
 
 # A manifest of the biggest campaign (16 vCPU counts x 100 repetitions x
 # a few variants) is a few MB.
@@ -126,9 +128,33 @@ def rootfs_hashes(arches):
     return out
 
 
+def utc_stamp():
+    """Now, as a results directory's name and a manifest's "created" say
+    it: 20261206T114600Z."""
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
 class Manifest:
     def __init__(self, path, data):
         self.path, self.data = path, data
+
+    @classmethod
+    def new(cls, d, campaign, host, builds, rootfs, cells, variant_dirs=None):
+        """A new campaign's manifest in D, every key it has in one place:
+        the campaign as scripts/campaign/file.py resolved it, the host, each
+        variant's build (build_identity), the root fs hashes per arch
+        (rootfs_hashes), the planned cells (plan) and the --variants
+        folders, if any (the report's Reproduce line names them)."""
+        data = {"format": defaults.MANIFEST_FORMAT, "campaign": campaign,
+                "created": utc_stamp(), "host": host, "builds": builds}
+        # rootfs_sha256: the arm guests' root fs, as before arches existed.
+        if "arm" in rootfs:
+            data["rootfs_sha256"] = rootfs["arm"]
+        data["rootfs_sha256_by_arch"] = rootfs
+        if variant_dirs:
+            data["variant_dirs"] = [os.path.abspath(v) for v in variant_dirs]
+        data["cells"] = cells
+        return cls(os.path.join(d, "manifest.json"), data)
 
     @classmethod
     def load(cls, d):
