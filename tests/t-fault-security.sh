@@ -72,7 +72,7 @@ ok "$n modules are ARM/AArch64 for 6.1 guests, not for the host's $(uname -r) ($
 # Only the guest's side may name module loading (documentation aside), and
 # the tests that read the guest's SELFTEST lines or its shell banner
 # (./run.sh boot --help reads that banner from guest/inside/init.sh) about it.
-allowed='^(guest/init\.sh|guest/rootfs-files\.txt|tests/t-guest-job\.sh|tests/t-think\.sh|tests/t-fault-security\.sh|tests/unit/test_cli_words\.py)$'
+allowed='^(guest/inside/init\.sh|guest/inside/rootfs-files\.txt|tests/t-guest-job\.sh|tests/t-think\.sh|tests/t-fault-security\.sh|tests/unit/test_cli_words\.py)$'
 mapfile -t hits < <(git ls-files --cached --others --exclude-standard -z -- ':!*.md' |
 	xargs -0 grep -lIE 'insmod|modprobe|rmmod|f?init_module|delete_module' || true)
 [ ${#hits[@]} -gt 0 ] || fail "grep found nothing, not even guest/inside/init.sh"
