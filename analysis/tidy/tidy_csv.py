@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """The tidy tables as text: writing a table of row dicts as one of the CSV
 files in DIR/tidy (and DIR/observer.csv), the one text form of a value
-(csv_value), the atomic write, and the one reader that turns that text into the
-data frame every judging step reads.  A table analyze has just built is
-read from its text in memory (as_frame), one on disk from the file
-(read_table): the same text, so the same frame either way.  The tables'
-columns are analysis/TIDY.md's."""
+(csv_value), the atomic write, and the one reader that turns that text
+into the data frame every judging step reads.  A table analyze has just
+built is read from its text in memory (as_frame), one on disk from the
+file (read_table): the same text, so the same frame either way.  The
+tables' columns are analysis/TIDY.md's."""
 
 import csv
 import io
