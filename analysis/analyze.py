@@ -74,6 +74,10 @@ class Frames(NamedTuple):
     warnings: list  # analyze's, when it has just run
 
 
+#: the tables a judging step reads, in Frames' order
+FRAMED = Frames._fields[1:-1]
+
+
 def analyze(path, thresholds=None, compare=True):
     """Read the run directory and write DIR/tidy/*.csv.
 
@@ -83,12 +87,13 @@ def analyze(path, thresholds=None, compare=True):
     comparisons.csv is removed so that the tidy files stay stale until
     report writes it. Raises ParseError when there is nothing to analyze.
     Never prints."""
-    f, t, medians, c = _build(path, thresholds, compare)
-    return f.rd, t, medians, c
+    rd, t, _df, medians, c = _build(path, thresholds, compare)
+    return rd, t, medians, c
 
 
-def _build(path, thresholds, compare):
-    """analyze(), with the tables as Frames: (Frames, Tidy, medians,
+def _build(path, thresholds, compare, want=("samples", "outcomes")):
+    """analyze(), each table written from one CSV text: (rundir, Tidy,
+    {table: the data frame of that text} for the tables in want, medians,
     Compared or None)."""
     rd = rundir_mod.load(path)
     t = tables.build(rd)
@@ -99,12 +104,10 @@ def _build(path, thresholds, compare):
                + (f" (first problem: {t.warnings[-1]})" if t.warnings else ""))
         raise ParseError(path, None, why)
     thresholds = run_thresholds(rd, thresholds)
-
-    def frame(name):
-        return tidy_csv.as_frame(tables.COLUMNS[name], t.tables[name])
-    f = Frames(rd, frame("samples"), frame("cells"), frame("problems"),
-               frame("outcomes"), frame("lockstat"), list(t.warnings))
-    medians = medians_mod.medians_table(f.samples, thresholds)
+    texts = {name: tidy_csv.csv_text(columns, t.tables[name])
+             for name, columns in tables.COLUMNS.items()}
+    df = {name: tidy_csv.frame(texts[name], "(in memory)") for name in want}
+    medians = medians_mod.medians_table(df["samples"], thresholds)
     out = os.path.join(path, TIDY_DIR)
     with contextlib.suppress(FileExistsError):
         os.mkdir(out, 0o755)
@@ -114,21 +117,20 @@ def _build(path, thresholds, compare):
     stamp = os.path.join(out, STAMP_FILE)
     if not compare and os.path.exists(stamp):
         os.remove(stamp)
-    for name, columns in tables.COLUMNS.items():
+    for name, text in texts.items():
         if name == "perf_lock" and not t.tables[name]:
             stale = os.path.join(out, "perf_lock.csv")
             if os.path.exists(stale):
                 os.remove(stale)
             continue
-        tidy_csv.write_csv(os.path.join(out, name + ".csv"), columns,
-                           t.tables[name])
+        tidy_csv.write_text(os.path.join(out, name + ".csv"), text)
     tidy_csv.write_csv(os.path.join(out, "medians.csv"),
                        medians_mod.MEDIANS_COLUMNS, medians.to_dict("records"))
     c = None
     if compare:
-        c = compare_mod.compare(rd, f.samples, f.outcomes, thresholds)
+        c = compare_mod.compare(rd, df["samples"], df["outcomes"], thresholds)
         write_comparisons(path, c.comps)
-    return f, t, medians, c
+    return rd, t, df, medians, c
 
 
 def frames(path, thresholds=None, reanalyze=None):
@@ -137,23 +139,26 @@ def frames(path, thresholds=None, reanalyze=None):
     from DIR/tidy.  Built now: no comparisons (the caller judges)."""
     stale = is_stale(path) if reanalyze is None else reanalyze
     if stale:
-        return _build(path, thresholds, compare=False)[0]
+        rd, t, df, _m, _c = _build(path, thresholds, False, FRAMED)
+        return Frames(rd, *(df[n] for n in FRAMED), list(t.warnings))
 
-    def optional(name):
-        # outcomes.csv: none in a run analysed before it; lockstat.csv:
-        # without it the commit block leaves lock_stat out
+    def optional(name, unreadable_ok):
+        # None when absent (outcomes.csv: a run analysed before it);
+        # unreadable_ok (lockstat.csv): without it the commit block
+        # leaves lock_stat out
         if not os.path.lexists(os.path.join(path, TIDY_DIR, name)):
             return None
         try:
             return tidy_csv.read_table(path, name)
         except ParseError:
-            if name == "outcomes.csv":
+            if not unreadable_ok:
                 raise
             return None
     return Frames(rundir_mod.load(path), tidy_csv.read_table(path, "samples.csv"),
                   tidy_csv.read_table(path, "cells.csv"),
                   tidy_csv.read_table(path, "problems.csv"),
-                  optional("outcomes.csv"), optional("lockstat.csv"), [])
+                  optional("outcomes.csv", False), optional("lockstat.csv", True),
+                  [])
 
 
 def write_comparisons(path, comps):

@@ -3,8 +3,8 @@
 files in DIR/tidy (and DIR/observer.csv), the one text form of a value
 (csv_value), the atomic write, and the one reader that turns that text
 into the data frame every judging step reads.  A table analyze has just
-built is read from its text in memory (as_frame), one on disk from the
-file (read_table): the same text, so the same frame either way.  The
+built is read from the text it is written with (frame), one on disk from
+the file (read_table): the same text, so the same frame either way.  The
 tables' columns are analysis/TIDY.md's."""
 
 import csv
@@ -50,14 +50,19 @@ def csv_text(columns, rows):
     return out.getvalue()
 
 
-def write_csv(path, columns, rows):
-    """Write rows (dicts) with the given columns; atomically (tmp+rename).
-    The tmp file is a new one (safeio.open_new): never written through a
-    link someone planted at its name in a results directory."""
+def write_text(path, text):
+    """Write a table's CSV text atomically (tmp+rename).  The tmp file is
+    a new one (safeio.open_new): never written through a link someone
+    planted at its name in a results directory."""
     tmp = path + ".tmp"
     with safeio.open_new(tmp) as f:
-        f.write(csv_text(columns, rows))
+        f.write(text)
     os.replace(tmp, path)
+
+
+def write_csv(path, columns, rows):
+    """Write rows (dicts) with the given columns (write_text)."""
+    write_text(path, csv_text(columns, rows))
 
 
 def frame(text, where):
@@ -70,11 +75,6 @@ def frame(text, where):
                            dtype={c: str for c in TEXT_COLUMNS})
     except (OSError, ValueError) as e:
         raise ParseError(where, None, f"cannot read: {e}") from None
-
-
-def as_frame(columns, rows):
-    """Rows as analyze writes them, read back as a table on disk is."""
-    return frame(csv_text(columns, rows), "(in memory)")
 
 
 def read_table(path, name):
