@@ -28,7 +28,7 @@ from analysis.render import commit_msg, summary
 from analysis.tidy import tables, tidy_csv
 from analysis.tidy.tidy_csv import TIDY_DIR
 from analysis.verdict import compare as compare_mod
-from guest import safeio
+from lockbench import safeio
 from lockbench.cli import OneLineParser, UsageError, run_cli
 
 PROG = "report"

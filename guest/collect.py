@@ -57,7 +57,7 @@ COPY_CHUNK = 1 << 20
 COLLECT_MAX_S = 120
 # Once the runner has a signal (SIGINT, SIGTERM: a user or a stopped
 # campaign), collecting takes at most this much longer, so that the runner
-# ends and writes meta.json within guest/dirlock.py's RUNNER_END_S (30 s,
+# ends and writes meta.json within lockbench/dirlock.py's RUNNER_END_S (30 s,
 # QEMU's stop of at most 5 s included); a real stream is collected in
 # well under a second.
 SIGNAL_MAX_S = 10

@@ -19,9 +19,8 @@ from guest.collect import NOSPACE, write_all
 from guest.judge import RunError, split_lines
 from guest.vcpu import note_run_mark
 from guest import targets
+from lockbench.paths import BUILD, ROOT
 
-ROOT = targets.ROOT
-BUILD = targets.BUILD  # LOCKBENCH_BUILD or build/: one place, guest/targets.py
 INIT = os.path.join(ROOT, "guest", "inside", "init.sh")
 
 # A results stream stalled with less than this free is a full disk, not a

@@ -19,7 +19,8 @@ import stat
 import sys
 
 from lockbench.cli import CliError, OneLineParser
-from guest import judge, safeio
+from guest import judge
+from lockbench import safeio
 from guest.collect import point_needs
 
 META_MAX = 16 << 20
@@ -39,7 +40,7 @@ def regular(path):
 
 def load_meta(root, run):
     """run's meta.json, read under root (the directory named on the
-    command line) with guest/safeio.py: a regular file of at most
+    command line) with lockbench/safeio.py: a regular file of at most
     META_MAX bytes, no link followed on the way from root, JSON without
     NaN and nested at most safeio.MAX_JSON_DEPTH deep (a recursive reader
     would end in a RecursionError)."""

@@ -47,7 +47,8 @@ import tempfile
 import time
 
 from lockbench.cli import CliError, OneLineParser
-from guest import dirlock, judge
+from guest import judge
+from lockbench import dirlock
 from guest import job as jobmod
 from guest.collect import NOSPACE, collect, point_needs
 from guest.judge import EXIT, RunError

@@ -13,11 +13,10 @@ import re
 import tomllib
 
 from lockbench.cli import CliError
+from lockbench.paths import BUILD, ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # build/trees: the variant files ./run.sh build --tree writes, one per
 # commit of a kernel developer's own tree (scripts/tree/kernel_tree.py).
-BUILD = os.environ.get("LOCKBENCH_BUILD", os.path.join(ROOT, "build"))
 VARIANT_DIRS = [os.path.join(ROOT, "kernel-patches", "variants"), os.path.join(BUILD, "trees")]
 # Extra variant folders (the tests' deliberately slowed kernel) are added
 # with LOCKBENCH_VARIANT_PATH=dir1:dir2.

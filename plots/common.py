@@ -3,7 +3,7 @@
 manifest as analysis.parse.rundir reads it, tidy/*.csv, see analysis/TIDY.md)
 and one-line errors.  Only the standard library (and
 analysis modules that use nothing else): selecting rows needs no pandas.
-Every file of the run directory is read through guest/safeio.py
+Every file of the run directory is read through lockbench/safeio.py
 (read_file): a regular file of bounded size, no link followed.
 """
 
@@ -17,7 +17,7 @@ from analysis.render import run_setup
 from analysis.parse import rundir
 from analysis.parse.common import ParseError, dir_refusal
 from lockbench.cli import EXIT_BAD_INPUT, CliError
-from guest import safeio
+from lockbench import safeio
 
 EXIT_NO_TOOL = 3
 
@@ -47,7 +47,7 @@ TEXT_MAX_BYTES = 1 << 20
 
 def read_file(root, rel, limit, missing=None):
     """The text of root/rel: a regular file of at most limit bytes, opened
-    with no link followed anywhere under root (guest/safeio.py: a results
+    with no link followed anywhere under root (lockbench/safeio.py: a results
     directory may come from anywhere, and a FIFO, a device or a link in it
     must neither hang the plots nor take a file from outside into the
     report); None when it is not there and missing is None, else

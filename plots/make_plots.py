@@ -24,7 +24,7 @@ import sys
 
 from plots.boot_plots import cdf, lockstat, steal
 from lockbench.cli import EXIT_OK, OneLineParser, run_cli
-from guest import safeio
+from lockbench import safeio
 from plots.common import MissingTool, PlotsError, Run, check_dir, gp_quote
 from plots.crossover import crossover
 from plots.median_plots import fairness, latency, starvation, throughput

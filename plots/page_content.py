@@ -10,7 +10,7 @@ wrote.
 import os
 
 from analysis import metrics
-from guest import safeio
+from lockbench import safeio
 from plots.common import TOKEN, PlotsError, read_csv
 
 NEEDED = ("baseline", "variant", "metric", "cpus", "point", "ratio",

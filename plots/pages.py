@@ -22,7 +22,7 @@ import os
 import sys
 
 from lockbench.cli import EXIT_OK, OneLineParser, run_cli
-from guest import safeio
+from lockbench import safeio
 from plots.common import PlotsError, Run
 from plots.page_content import (OBS_HEAD, OBS_NOTE, Table, kernel_notes,
                                   load_plots, load_verdicts, observer_rows,

@@ -10,7 +10,7 @@ drawn is in a tidy file.
 import math
 import os
 
-from guest import safeio
+from lockbench import safeio
 from plots.common import PlotsError, to_int
 
 

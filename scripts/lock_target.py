@@ -30,7 +30,7 @@ import tomllib
 from lockbench import defaults
 from lockbench.cli import CliError
 from guest import job as jobmod
-from guest.targets import ROOT
+from lockbench.paths import ROOT
 
 TARGET_DIR = os.path.join(ROOT, "kernel-patches", "targets")
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")

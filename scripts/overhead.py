@@ -29,7 +29,7 @@ from analysis.estimate import stats
 from analysis.parse.common import ParseError
 from guest.judge import RunError
 from lockbench.cli import OneLineParser, run_cli
-from guest.targets import ROOT
+from lockbench.paths import ROOT
 
 # The runner (guest/run_guest.py), as a module of this repository.
 RUNNER = [sys.executable, "-m", "guest.run_guest"]

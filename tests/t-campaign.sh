@@ -144,7 +144,7 @@ grep -q '^\*\*Answer for after against before (throughput_run (the default of ea
 # 3. Killed outright mid-campaign, its runners slow to end (stopped
 # across the kill, as on a loaded host), then resumed: the resume waits
 # for them before it starts their cells again at the same paths (else an
-# old runner unlinks the new cell's results stream: guest/dirlock.py).
+# old runner unlinks the new cell's results stream: lockbench/dirlock.py).
 d=$out/killed
 PYTHONPATH=$LB_ROOT "$LB_PY" -m scripts.campaign tests/campaigns/resume.toml --out "$d" --no-report >"$out/killed.log" 2>&1 &
 pid=$!

@@ -7,7 +7,7 @@ import os
 import re
 import stat
 
-from guest import safeio
+from lockbench import safeio
 from lockbench.cli import CliError
 
 
@@ -128,7 +128,7 @@ def read_bytes(path, limit=MAX_FILE_BYTES, root=None):
     """The bytes of a regular file of at most limit bytes; ParseError if
     path is anything else.
 
-    Read by guest/safeio.py, the one layer that opens files the harness
+    Read by lockbench/safeio.py, the one layer that opens files the harness
     did not write in this run: opened non-blocking (a FIFO is refused at
     once instead of waiting for a writer), never through a symbolic link,
     checked with fstat (the file opened, not a name that may change), at

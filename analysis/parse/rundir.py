@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from analysis import primary as primarymod
 from analysis.parse.common import MAX_FILE_BYTES, ParseError, read_text
-from guest import safeio
+from lockbench import safeio
 from lockbench import defaults
 
 MANIFEST_FORMATS = (defaults.MANIFEST_FORMAT,)

@@ -13,7 +13,7 @@ import math
 import os
 
 from analysis.parse.common import ParseError, read_text
-from guest import safeio
+from lockbench import safeio
 
 TIDY_DIR = "tidy"
 #: columns read as text whatever they hold (a variant named 1, a point 007)

@@ -14,8 +14,10 @@ import stat
 import subprocess
 import sys
 
-from guest import dirlock, judge, qemu, safeio
-from guest.targets import ROOT
+from guest import judge, qemu
+
+from lockbench import dirlock, safeio
+from lockbench.paths import ROOT
 from scripts.campaign import file as campaign_file
 
 PY = "/usr/bin/python3"
@@ -131,7 +133,7 @@ def set_aside_unfinished(tmp, wait_s=dirlock.RUNNER_END_S):
 def read_meta(d, tmp):
     """(A cell's meta.json, None) or (None, why not): missing, a link, not
     a regular file, not JSON this harness reads (NaN or Infinity
-    included: guest/safeio.py), not a JSON object.  Read under the
+    included: lockbench/safeio.py), not a JSON object.  Read under the
     campaign directory D through no link: a remote host's cell is not
     trusted."""
     try:

@@ -26,7 +26,7 @@ import math
 import os
 import statistics
 
-from guest import safeio
+from lockbench import safeio
 
 # clock: (boot_s, point_s, stretch).  Measured on the default campaign (4
 # points of 1 s; 2-core host): wall clock 2 vCPUs boot 3.0-4.0 s, a point

@@ -23,7 +23,7 @@ from analysis.metrics import PRIMARY_CHOICES
 from lockbench import defaults
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
-from guest import safeio
+from lockbench import safeio
 from scripts.campaign import estimate as campaign_estimate
 from scripts import lock_target as targetmod
 from scripts import variant as variantmod
@@ -229,7 +229,7 @@ def read_capped(path, limit=MAX_FILE_BYTES, root=None):
     """The bytes of PATH, a regular file of at most LIMIT bytes; an OSError
     (safeio.Unsafe, its strerror the reason) otherwise: a FIFO would block,
     /dev/zero would never end.  With ROOT (a results directory) PATH is
-    read under it through no link at all (guest/safeio.py); without, it is
+    read under it through no link at all (lockbench/safeio.py); without, it is
     a file the user named, read through the links they named."""
     if root is not None:
         return safeio.read_bytes(os.path.relpath(path, root), limit, root)

@@ -32,11 +32,12 @@ import tarfile
 import time
 
 from lockbench.cli import CliError
-from guest import dirlock, qemu, safeio, targets
+from guest import qemu, targets
+from lockbench import dirlock, safeio
+from lockbench.paths import BUILD, ROOT
 from scripts.campaign import cell as campaign_cell
 from scripts.campaign import file as campaign_file
 
-ROOT = targets.ROOT
 PARALLEL = "parallel"
 
 # GNU parallel's default (-rlDzR) keeps symlinks, devices and FIFOs: a
@@ -110,12 +111,13 @@ def is_remote(d, name):
 # The runner and what it imports or reads, as paths in the repository:
 # all a host needs of the harness (the runner names targets and reads the
 # arch table with guest/targets.py; its errors are lockbench/cli.py's,
-# as every command's).  The host runs python3 -m
+# as every command's, and its files lockbench's safe I/O and lock).  The host runs python3 -m
 # guest.run_guest with payload/ as the root.
 RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "guest/collect.py",
-                "guest/vcpu.py", "guest/dirlock.py", "guest/job.py", "guest/qemu.py",
-                "guest/targets.py", "guest/safeio.py", "guest/inside/init.sh", "guest/arches.toml",
-                "lockbench/__init__.py", "lockbench/cli.py")
+                "guest/vcpu.py", "guest/job.py", "guest/qemu.py", "guest/targets.py",
+                "guest/inside/init.sh", "guest/arches.toml",
+                "lockbench/__init__.py", "lockbench/cli.py", "lockbench/dirlock.py",
+                "lockbench/paths.py", "lockbench/safeio.py")
 
 
 def make_payload(path, build, variants, job):
@@ -253,7 +255,7 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
 
 def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
     c = man.data["campaign"]
-    build = targets.BUILD
+    build = BUILD
     payload = ".hosts-payload.tar"
     images = list(dict.fromkeys(campaign_file.image(c, v) for v in c["variants"]))
     # A boot variant is another variant's image with kernel parameters

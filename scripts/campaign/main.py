@@ -39,9 +39,9 @@ checks in it), cell.py (one cell's start and end), run.py (cells side
 by side up to each look, Ctrl-C) and hosts.py (cells on --hosts).
 
 One campaign at a time in a results directory: a campaign and a --resume
-hold a lock on it (flock, guest/dirlock.py) for their whole run, and a
+hold a lock on it (flock, lockbench/dirlock.py) for their whole run, and a
 second one there is refused.  Nothing in the directory is written through
-a link or read through one (guest/safeio.py), and nothing made there is
+a link or read through one (lockbench/safeio.py), and nothing made there is
 writable by group or others, whatever the caller's umask (issue #27).
 
 Exit status: 0 every cell done (or unneeded); 1 some cell failed; 2 bad input
@@ -57,7 +57,9 @@ import sys
 from analysis.estimate import exact, stats
 from analysis import primary as primarymod
 from lockbench.cli import CliError, OneLineParser
-from guest import dirlock, judge, qemu, safeio, targets
+from guest import judge, qemu, targets
+from lockbench import dirlock, safeio
+from lockbench.paths import ROOT
 from scripts.campaign import cell as campaign_cell
 from scripts.campaign import estimate as campaign_estimate
 from scripts.campaign import file as campaign_file
@@ -66,7 +68,6 @@ from scripts.campaign import manifest as campaign_manifest
 from scripts.campaign import run as campaign_run
 from scripts import variant as variantmod
 
-ROOT = targets.ROOT
 
 RESULTS = os.path.join(ROOT, "results")
 

@@ -16,7 +16,9 @@ import random
 import shutil
 import stat
 
-from guest import judge, qemu, safeio, targets
+from guest import judge, qemu, targets
+
+from lockbench import safeio
 from scripts.campaign import file as campaign_file
 from scripts.campaign import hosts as campaign_hosts
 from scripts import variant as variantmod

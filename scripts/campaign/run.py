@@ -23,10 +23,10 @@ import time
 from analysis import primary as primarymod
 from lockbench.cli import CliError
 from guest import vcpu
+from lockbench.paths import ROOT
 from scripts.campaign import cell as campaign_cell
 from scripts.campaign import hosts as campaign_hosts
 from scripts.campaign import manifest as campaign_manifest
-from guest.targets import ROOT
 
 
 

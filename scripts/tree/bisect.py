@@ -61,8 +61,8 @@ import time
 import tomllib
 
 from lockbench.cli import CliError, OneLineParser, run_cli
+from lockbench.paths import ROOT
 from scripts.tree import kernel_tree
-from guest.targets import ROOT
 
 GOOD, BAD, SKIP = "good", "bad", "skip"
 STATE = "bisect.json"

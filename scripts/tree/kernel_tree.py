@@ -44,8 +44,8 @@ import sys
 
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import targets
+from lockbench.paths import BUILD, ROOT
 
-ROOT = targets.ROOT
 # The kernel versions the module, lockload, the fragments and the lock_stat
 # parser are tested against (docs/trees.md).
 SUPPORTED = {(6, 1)}
@@ -319,7 +319,7 @@ def make_parser():
     v = sub.add_parser("variants")
     v.add_argument("tree")
     v.add_argument("refs", nargs="+", metavar="REF")
-    v.add_argument("--out", default=os.path.join(targets.BUILD, "trees"))
+    v.add_argument("--out", default=os.path.join(BUILD, "trees"))
     v.add_argument("--like", default="before")
     return p
 

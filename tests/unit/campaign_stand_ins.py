@@ -13,12 +13,12 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
 
-# Takes the lock of argv[1] (guest/dirlock.py, as a runner or a campaign
+# Takes the lock of argv[1] (lockbench/dirlock.py, as a runner or a campaign
 # does), says so, holds it for argv[2] seconds.
 HOLDER = r"""
 import sys, time
 sys.path.insert(0, sys.argv[3])
-from guest import dirlock
+from lockbench import dirlock
 fd = dirlock.hold(sys.argv[1])
 print("held" if fd is not None else "busy", flush=True)
 time.sleep(float(sys.argv[2]))

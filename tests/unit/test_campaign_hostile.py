@@ -32,7 +32,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
 sys.path.insert(0, ROOT)
-from guest import dirlock, safeio  # noqa: E402
+from lockbench import dirlock, safeio  # noqa: E402
 from scripts.campaign import hosts as campaign_hosts  # noqa: E402
 from tests.unit import campaign_stand_ins as standin  # noqa: E402
 from tests.unit.helpers import needs  # noqa: E402

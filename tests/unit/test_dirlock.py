@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""guest/dirlock.py: one runner per run directory, and a resume that waits
+"""lockbench/dirlock.py: one runner per run directory, and a resume that waits
 for a killed campaign's runner to end before it starts the cell again at
 the same path (the race that cost a CI run a point: the old runner
 unlinked the new QEMU's results stream)."""
@@ -13,7 +13,8 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
-from guest import dirlock, judge, run_guest  # noqa: E402
+from guest import judge, run_guest  # noqa: E402
+from lockbench import dirlock  # noqa: E402
 from scripts.campaign import cell as campaign_cell  # noqa: E402
 from scripts.campaign import file as campaign_file  # noqa: E402
 
@@ -21,7 +22,7 @@ from scripts.campaign import file as campaign_file  # noqa: E402
 HOLDER = r"""
 import os, sys, time
 sys.path.insert(0, sys.argv[3])
-from guest import dirlock
+from lockbench import dirlock
 fd = dirlock.hold(sys.argv[1])
 print("held" if fd is not None else "busy", flush=True)
 time.sleep(float(sys.argv[2]))

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""guest/safeio.py: links, FIFOs, devices, sizes, depth and numbers that a
+"""lockbench/safeio.py: links, FIFOs, devices, sizes, depth and numbers that a
 results directory may hold are refused in one line, in bounded time."""
 import os
 import tempfile
 import time
 import unittest
 
-from guest import safeio
+from lockbench import safeio
 
 
 class SafeIO(unittest.TestCase):
