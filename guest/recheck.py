@@ -18,7 +18,7 @@ import os
 import stat
 import sys
 
-from lockbench.cli import CliError, OneLineParser
+from lockbench.cli import OneLineParser, run_cli
 from guest import judge
 from lockbench import safeio
 from guest.collect import point_needs
@@ -120,28 +120,33 @@ def runs(d):
     return [d]
 
 
-def main(argv):
+def make_parser():
     p = OneLineParser(prog="./run.sh recheck", hint="./run.sh recheck --help",
                       description=__doc__.split("\n")[0])
     p.add_argument("dirs", metavar="DIR", nargs="+")
+    return p
+
+
+def _body(args):
+    """Each run's state judged again; exit 1 when one differs from the
+    state it recorded."""
     differ = 0
-    try:
-        args = p.parse_args(argv)
-        for d in args.dirs:
-            if not os.path.isdir(d):
-                raise judge.RunError(2, f"{d}: not a directory")
-            for run in runs(d):
-                state, was, why = recheck(run, d)
-                if state == was:
-                    print(f"recheck: {run}: {state}")
-                    continue
-                differ += 1
-                line = f": {one_line(why.get('line', ''))}" if why else ""
-                print(f"recheck: {run}: {state}, recorded {was}{line}")
-    except CliError as e:
-        print(f"recheck: {e}", file=sys.stderr)
-        return e.exit_code
+    for d in args.dirs:
+        if not os.path.isdir(d):
+            raise judge.RunError(2, f"{d}: not a directory")
+        for run in runs(d):
+            state, was, why = recheck(run, d)
+            if state == was:
+                print(f"recheck: {run}: {state}")
+                continue
+            differ += 1
+            line = f": {one_line(why.get('line', ''))}" if why else ""
+            print(f"recheck: {run}: {state}, recorded {was}{line}")
     return 1 if differ else 0
+
+
+def main(argv):
+    return run_cli("recheck", make_parser(), argv, _body)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ import sys
 import tempfile
 import time
 
-from lockbench.cli import CliError, OneLineParser
+from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import judge
 from lockbench import dirlock
 from guest import job as jobmod
@@ -266,69 +266,69 @@ def interrupt(_signum, _frame):
     raise KeyboardInterrupt
 
 
-def main(argv):
-    # SIGTERM as SIGINT until the guest runs (run_job handles both then).
-    signal.signal(signal.SIGTERM, interrupt)
-    # Results are never world-writable, whatever the caller's umask.
-    os.umask(os.umask(0) | 0o002)
+def _boot(args):
+    """The checks, then a shell (its exit status) or a job (its meta)."""
+    if not 1 <= args.cpus <= 16:
+        raise RunError(2, f"--cpus {args.cpus}: must be 1..16")
+    if not 128 <= args.mem <= 2048:
+        raise RunError(2, f"--mem {args.mem}: must be 128..2048")
+    if args.pin is not None:
+        args.pin = parse_pin(args.pin)
+    if args.clock == "icount" and args.cpus != 1:
+        raise RunError(2, f"--clock icount --cpus {args.cpus}: icount takes 1 vCPU "
+                       "(its vCPUs take turns, and QEMU 7.2 crawls or livelocks "
+                       "booting a second one: docs/icount.md)")
+    if args.job and not args.out:
+        raise RunError(2, "--job needs --out DIR")
+    if args.out and not args.job:
+        raise RunError(2, "--out needs --job FILE")
+    for opt, val in (("--timeout", args.timeout), ("--silence", args.silence)):
+        if val is not None and not 0 < val <= 86400:
+            raise RunError(2, f"{opt} {val:g}: must be more than 0 s, at most a day")
+    if args.job and not os.path.isfile(args.job):
+        raise RunError(2, f"--job {args.job}: " + ("is a directory, not a job file"
+                                                    if os.path.isdir(args.job) else "no such file"))
+    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise RunError(2, f"--out {args.out}: exists and is not a directory")
+    job = load_job(args.job) if args.job else None
+    qemu = arch_info(target(args.variant)[1])["qemu"]
+    if not shutil.which(qemu):
+        raise RunError(3, f"missing '{qemu}': run ./run.sh setup")
+    art = artifacts(args.variant)
+    if args.dry_run:
+        res = os.path.join(args.out, ".results.tar") if args.job else None
+        print(shlex.join(qemu_cmd(art, args.cpus, args.mem, "INITRD", res, args.clock)))
+        return 0
+    if not args.job:
+        with tempfile.TemporaryDirectory() as tmp:
+            initrd = os.path.join(tmp, "initrd")
+            make_initrd(initrd, art, None)
+            cmd = qemu_cmd(art, args.cpus, args.mem, initrd, None, args.clock)
+            if args.pin is None:
+                return subprocess.call(cmd)
+            with subprocess.Popen(cmd) as proc:
+                print(pin_line(f"{args.variant} c{args.cpus}",
+                               apply_pin(proc, args.cpus, args.pin)), file=sys.stderr)
+                return proc.wait()
+    return run_job(args, art, job)
+
+
+def _body(args):
+    # Anything that stops a run before the guest runs is one line and an
+    # exit status of the runner's own (EXIT), not a traceback.
     try:
-        args = make_parser().parse_args(argv)
-        if not 1 <= args.cpus <= 16:
-            raise RunError(2, f"--cpus {args.cpus}: must be 1..16")
-        if not 128 <= args.mem <= 2048:
-            raise RunError(2, f"--mem {args.mem}: must be 128..2048")
-        if args.pin is not None:
-            args.pin = parse_pin(args.pin)
-        if args.clock == "icount" and args.cpus != 1:
-            raise RunError(2, f"--clock icount --cpus {args.cpus}: icount takes 1 vCPU "
-                           "(its vCPUs take turns, and QEMU 7.2 crawls or livelocks "
-                           "booting a second one: docs/icount.md)")
-        if args.job and not args.out:
-            raise RunError(2, "--job needs --out DIR")
-        if args.out and not args.job:
-            raise RunError(2, "--out needs --job FILE")
-        for opt, val in (("--timeout", args.timeout), ("--silence", args.silence)):
-            if val is not None and not 0 < val <= 86400:
-                raise RunError(2, f"{opt} {val:g}: must be more than 0 s, at most a day")
-        if args.job and not os.path.isfile(args.job):
-            raise RunError(2, f"--job {args.job}: " + ("is a directory, not a job file"
-                                                        if os.path.isdir(args.job) else "no such file"))
-        if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
-            raise RunError(2, f"--out {args.out}: exists and is not a directory")
-        job = load_job(args.job) if args.job else None
-        qemu = arch_info(target(args.variant)[1])["qemu"]
-        if not shutil.which(qemu):
-            raise RunError(3, f"missing '{qemu}': run ./run.sh setup")
-        art = artifacts(args.variant)
-        if args.dry_run:
-            res = os.path.join(args.out, ".results.tar") if args.job else None
-            print(shlex.join(qemu_cmd(art, args.cpus, args.mem, "INITRD", res, args.clock)))
-            return 0
-        if not args.job:
-            with tempfile.TemporaryDirectory() as tmp:
-                initrd = os.path.join(tmp, "initrd")
-                make_initrd(initrd, art, None)
-                cmd = qemu_cmd(art, args.cpus, args.mem, initrd, None, args.clock)
-                if args.pin is None:
-                    return subprocess.call(cmd)
-                with subprocess.Popen(cmd) as proc:
-                    print(pin_line(f"{args.variant} c{args.cpus}",
-                                   apply_pin(proc, args.cpus, args.pin)), file=sys.stderr)
-                    return proc.wait()
-        meta = run_job(args, art, job)
-    except CliError as e:
-        print(f"boot: {e}", file=sys.stderr)
-        return e.exit_code
+        meta = _boot(args)
+    except CliError:
+        raise
     except OSError as e:
         if e.errno in NOSPACE:
-            print(f"boot: nospace: no space left on the results disk: cannot write {e.filename}",
-                  file=sys.stderr)
-            return EXIT["nospace"]
-        print(f"boot: {e}", file=sys.stderr)
-        return 2
+            raise RunError(EXIT["nospace"], "nospace: no space left on the results "
+                           f"disk: cannot write {e.filename}") from None
+        raise RunError(2, str(e)) from None
     except KeyboardInterrupt:
-        print("boot: interrupted before the guest ran", file=sys.stderr)
-        return EXIT["interrupted"]
+        raise RunError(EXIT["interrupted"], "interrupted before the guest ran") from None
+    if isinstance(meta, int):  # a shell, or --dry-run
+        return meta
     for pr in meta["problems"]:
         print(f"boot: {args.variant} c{args.cpus}: {pr['state']}: {pr['line']}", file=sys.stderr)
     print(f"boot: {args.variant} c{args.cpus}: {meta['state']}: "
@@ -336,6 +336,13 @@ def main(argv):
           f"boot-to-workload {meta['boot_to_workload_s']} s, wall {meta['wall_s']} s: {args.out}")
     return meta["exit_code"]
 
+
+def main(argv):
+    # SIGTERM as SIGINT until the guest runs (run_job handles both then).
+    signal.signal(signal.SIGTERM, interrupt)
+    # Results are never world-writable, whatever the caller's umask.
+    os.umask(os.umask(0) | 0o002)
+    return run_cli("boot", make_parser(), argv, _body)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -25,6 +25,8 @@ import json
 import os
 import stat
 
+from lockbench.cli import CliError
+
 #: how deep a JSON file this harness reads may nest; its own are 4 deep
 #: (manifest.json: campaign, cells, a cell, a try)
 MAX_JSON_DEPTH = 32
@@ -35,8 +37,10 @@ JSON_MAX_BYTES = 16 << 20
 _READ = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC | os.O_NOFOLLOW
 
 
-class Unsafe(OSError):
-    """A file this module will not read or write; str() is one line."""
+class Unsafe(OSError, CliError):
+    """A file this module will not read or write; str() is one line.  An
+    OSError to the code that reads (it is one), and bad input, exit 2, to
+    every command (run_cli)."""
 
     def __init__(self, path, why):
         super().__init__(errno.EINVAL, why, path)

@@ -25,10 +25,11 @@ before kernel-patches/targets/.
 """
 import os
 import re
+import sys
 import tomllib
 
 from lockbench import defaults
-from lockbench.cli import CliError
+from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from lockbench.paths import ROOT
 
@@ -176,56 +177,76 @@ def campaign(name, target, variants, workload):
             f"duration_ms = 1000\n")
 
 
+def make_parser():
+    p = OneLineParser(prog="python3 -m scripts.lock_target",
+                      description="The lock target steps of ./run.sh convert "
+                      "(scripts/convert/convert.sh).",
+                      epilog="Bad input: one line on stderr, exit status 2.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("check-workload", help="print a generic workload as the job "
+                       "spells it")
+    c.add_argument("workload", metavar="W")
+    w = sub.add_parser("write", help="write DIR/NAME.toml (and CAMPAIGN_FILE) and "
+                       "print its path")
+    for name in ("dir", "name", "file", "lock", "lock_class", "rwlock_variant",
+                 "spin_variant", "workload"):
+        w.add_argument(name, metavar=name.upper())
+    w.add_argument("k", metavar="K", type=int)
+    w.add_argument("campaign_file", metavar="CAMPAIGN_FILE", nargs="?")
+    return p
+
+
+def _check_workload(workload):
+    tok = jobmod.workload_token(workload)
+    if not jobmod.is_generic(tok):
+        raise TargetError(f"--workload {workload!r}: not a generic workload "
+                          f"({jobmod.GENERIC_SPELLING}); a shipped case has "
+                          "its target already")
+    print(jobmod.workload_spelled(tok))
+    return 0
+
+
+def _write(a):
+    global TARGET_DIR
+    if not NAME_RE.fullmatch(a.name):
+        raise TargetError(f"target name {a.name!r}: must match {NAME_RE.pattern}")
+    if not LOCK_CLASS_RE.fullmatch(a.lock_class):
+        raise TargetError(f"lock class {a.lock_class!r}: not a lock_stat class name")
+    variants = (a.rwlock_variant, a.spin_variant)
+    os.makedirs(a.dir, exist_ok=True)
+    path = os.path.join(a.dir, a.name + ".toml")
+    with open(path, "w") as f:
+        f.write(render(a.name, a.file, a.lock, a.lock_class, variants, a.workload, a.k,
+                       a.rwlock_variant))
+    # What was written must read back.
+    try:
+        with open(path, "rb") as f:
+            tomllib.load(f)
+        old, TARGET_DIR = TARGET_DIR, a.dir
+        try:
+            load(a.name)
+        finally:
+            TARGET_DIR = old
+    except Exception:
+        os.unlink(path)
+        raise
+    if a.campaign_file:
+        cf = a.campaign_file
+        os.makedirs(os.path.dirname(cf) or ".", exist_ok=True)
+        with open(cf, "w") as f:
+            f.write(campaign(os.path.basename(cf)[:-5], a.name, variants, a.workload))
+    print(path)
+    return 0
+
+
 def main(argv):
     """python3 -m scripts.lock_target check-workload W | write DIR NAME FILE LOCK
     CLASS RWLOCK_VARIANT SPIN_VARIANT WORKLOAD K [CAMPAIGN_FILE]: for
-    scripts/convert/convert.sh.  One line on stderr and exit 2 on bad input."""
-    import sys
-    try:
-        if len(argv) == 2 and argv[0] == "check-workload":
-            tok = jobmod.workload_token(argv[1])
-            if not jobmod.is_generic(tok):
-                raise TargetError(f"--workload {argv[1]!r}: not a generic workload "
-                                  f"({jobmod.GENERIC_SPELLING}); a shipped case has "
-                                  "its target already")
-            print(jobmod.workload_spelled(tok))
-            return 0
-        if len(argv) in (10, 11) and argv[0] == "write":
-            d, name, file, lock, cls, rw, spin, workload, k = argv[1:10]
-            if not NAME_RE.fullmatch(name):
-                raise TargetError(f"target name {name!r}: must match {NAME_RE.pattern}")
-            if not LOCK_CLASS_RE.fullmatch(cls):
-                raise TargetError(f"lock class {cls!r}: not a lock_stat class name")
-            os.makedirs(d, exist_ok=True)
-            path = os.path.join(d, name + ".toml")
-            with open(path, "w") as f:
-                f.write(render(name, file, lock, cls, (rw, spin), workload, int(k), rw))
-            # What was written must read back.
-            try:
-                with open(path, "rb") as f:
-                    tomllib.load(f)
-                global TARGET_DIR
-                old, TARGET_DIR = TARGET_DIR, d
-                try:
-                    load(name)
-                finally:
-                    TARGET_DIR = old
-            except Exception:
-                os.unlink(path)
-                raise
-            if len(argv) == 11:
-                os.makedirs(os.path.dirname(argv[10]) or ".", exist_ok=True)
-                with open(argv[10], "w") as f:
-                    f.write(campaign(os.path.basename(argv[10])[:-5], name, (rw, spin), workload))
-            print(path)
-            return 0
-        raise TargetError("usage: python3 -m scripts.lock_target check-workload W | write DIR NAME "
-                          "FILE LOCK CLASS RWLOCK_VARIANT SPIN_VARIANT WORKLOAD K [CAMPAIGN]")
-    except CliError as e:
-        print(f"convert: {e}", file=sys.stderr)
-        return 2
+    scripts/convert/convert.sh, whose errors say "convert"."""
+    return run_cli("convert", make_parser(), argv,
+                   lambda a: _check_workload(a.workload) if a.cmd == "check-workload"
+                   else _write(a))
 
 
 if __name__ == "__main__":
-    import sys
     sys.exit(main(sys.argv[1:]))

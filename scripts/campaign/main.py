@@ -56,7 +56,7 @@ import sys
 
 from analysis.estimate import exact, stats
 from analysis import primary as primarymod
-from lockbench.cli import CliError, OneLineParser
+from lockbench.cli import OneLineParser, run_cli
 from guest import judge, qemu, targets
 from lockbench import dirlock, safeio
 from lockbench.paths import ROOT
@@ -248,35 +248,23 @@ def print_block(d):
     print()
 
 
-def main(argv):
-    # Nothing this campaign makes is writable by group or others, whatever
-    # the caller's umask: another local user could plant links where the
-    # cells go (issue #27).
-    os.umask(os.umask(0) | 0o022)
-    try:
-        args = make_parser().parse_args(argv)
-        if bool(args.file) == bool(args.resume):
-            raise campaign_file.CampaignError("give a campaign FILE or --resume DIR (not both)")
-        if args.hosts:
-            if args.jobs:
-                raise campaign_file.CampaignError("--jobs and --hosts do not go together: "
-                                                  "the hosts file says how many jobs per host")
-            campaign_hosts.check_hosts_file(args.hosts)
-            if not shutil.which(campaign_hosts.PARALLEL):
-                raise judge.RunError(3, "missing 'parallel' (GNU parallel): run ./run.sh setup")
-        if args.jobs is not None and not 1 <= args.jobs <= 64:
-            raise campaign_file.CampaignError(f"--jobs {args.jobs}: must be 1..64")
-        variantmod.add_dirs(args.variants)
-        res = create(args) if args.file else resume(args)
-        if res is None:
-            return 0
-        d, man = res
-    except CliError as e:
-        print(f"campaign: {e}", file=sys.stderr)
-        return e.exit_code
-    except safeio.Unsafe as e:  # a file of the directory refused, in one line
-        print(f"campaign: {e}", file=sys.stderr)
-        return 2
+def _body(args):
+    if bool(args.file) == bool(args.resume):
+        raise campaign_file.CampaignError("give a campaign FILE or --resume DIR (not both)")
+    if args.hosts:
+        if args.jobs:
+            raise campaign_file.CampaignError("--jobs and --hosts do not go together: "
+                                              "the hosts file says how many jobs per host")
+        campaign_hosts.check_hosts_file(args.hosts)
+        if not shutil.which(campaign_hosts.PARALLEL):
+            raise judge.RunError(3, "missing 'parallel' (GNU parallel): run ./run.sh setup")
+    if args.jobs is not None and not 1 <= args.jobs <= 64:
+        raise campaign_file.CampaignError(f"--jobs {args.jobs}: must be 1..64")
+    variantmod.add_dirs(args.variants)
+    res = create(args) if args.file else resume(args)
+    if res is None:
+        return 0
+    d, man = res
     jobs = args.jobs or default_jobs(man.data["cells"])
     todo = sum(c["state"] not in campaign_manifest.SETTLED for c in man.data["cells"])
     print(f"campaign: {man.data['campaign']['name']}: {todo} of {len(man.data['cells'])} "
@@ -291,16 +279,14 @@ def main(argv):
         try:
             stop = campaign_run.run_on_hosts(d, man, args.hosts)
         except (campaign_hosts.HostsError, OSError) as e:
-            print(f"campaign: {e}; finish with: ./run.sh campaign --resume {d} --hosts "
-                  f"{args.hosts}", file=sys.stderr)
-            return 1
+            raise judge.RunError(1, f"{e}; finish with: ./run.sh campaign --resume {d} "
+                                 f"--hosts {args.hosts}") from None
     else:
         try:
             stop = campaign_run.run_cells(d, man, jobs)
         except campaign_run.CellRefused as e:
-            print(f"campaign: {e}; the running cells were stopped and recorded; finish "
-                  f"with: ./run.sh campaign --resume {d}", file=sys.stderr)
-            return e.exit_code
+            raise judge.RunError(e.exit_code, f"{e}; the running cells were stopped and "
+                                 f"recorded; finish with: ./run.sh campaign --resume {d}") from None
     states = {}
     for c in man.data["cells"]:
         states[c["state"]] = states.get(c["state"], 0) + 1
@@ -325,6 +311,14 @@ def main(argv):
     settled = sum(states.get(s, 0) for s in campaign_manifest.SETTLED)
     return 0 if settled == len(man.data["cells"]) else 1
 
+
+
+def main(argv):
+    # Nothing this campaign makes is writable by group or others, whatever
+    # the caller's umask: another local user could plant links where the
+    # cells go (issue #27).
+    os.umask(os.umask(0) | 0o022)
+    return run_cli("campaign", make_parser(), argv, _body)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
