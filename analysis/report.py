@@ -28,6 +28,7 @@ from analysis.render import commit_msg, summary
 from analysis.tidy import tables, tidy_csv
 from analysis.tidy.tidy_csv import TIDY_DIR
 from analysis.verdict import compare as compare_mod
+from analysis.verdict.table import VerdictTable
 from lockbench import safeio
 from lockbench.cli import OneLineParser, UsageError, run_cli
 
@@ -164,8 +165,10 @@ def _texts(path, f, c, observer, th, margin, run_dir):
     """{file name: text} of summary.md, commit-msg.txt, answer.txt and
     legend.txt: one set of facts (and one read of any lockdep report) for
     every output."""
-    rd, comps, baseline = f.rd, c.comps, c.baseline
+    rd, baseline = f.rd, c.baseline
     primary = rd.primary_metric
+    # the one table every text renders, in its one order
+    table = VerdictTable(c.comps, primary)
     notes = [f"{v}: {text}" for v, text in tables.variant_notes(rd)]
     overrides = {}
     if margin is not None and abs(margin - rd.margin) > 1e-12:
@@ -174,8 +177,8 @@ def _texts(path, f, c, observer, th, margin, run_dir):
         overrides["baseline"] = (rd.baseline, baseline)
     facts = summary.header_facts(rd, f.cells, f.samples, baseline, primary,
                                  c.unsafe, c.tally, overrides)
-    md = summary.render_markdown(rd, comps, facts, f.problems, baseline, th,
-                                 primary, notes, observer, f.samples)
+    md = summary.render_markdown(rd, table, facts, f.problems, baseline, th,
+                                 notes, observer, f.samples)
     # Reproduce names the copy the run directory keeps: the user's own
     # file may have changed or gone since.
     where = run_dir or path
@@ -188,11 +191,11 @@ def _texts(path, f, c, observer, th, margin, run_dir):
         campaign_file = " ".join([f"--variants {shlex.quote(x)}" for x in dirs]
                                  + [campaign_file])
     msg = commit_msg.render_commit_msg(
-        comps, facts, th, primary, campaign_file, where, samples=f.samples,
+        table, facts, th, campaign_file, where, samples=f.samples,
         lock_class=rd.lock_class,
         rw_variants=_rw_variants(f.lockstat, rd.lock_class))
-    answer = "\n\n".join(answer_mod.answer_text(comps, facts, th, primary))
-    legend = "\n".join(summary.legend(th, primary, comps))
+    answer = "\n\n".join(answer_mod.answer_text(table, facts, th))
+    legend = "\n".join(summary.legend(th, table))
     # answer.txt and legend.txt: what report.html opens with (the plots
     # step reads files: analysis/ never imports plots/)
     return {"summary.md": md, "commit-msg.txt": msg,

@@ -8,6 +8,8 @@ Thresholds()) uses the campaign's own default."""
 #: the smallest change that counts as harm or benefit, relative
 #: (campaign key `margin`; stats.Thresholds.margin)
 MARGIN = 0.05
+#: the confidence of a campaign judged at one look (stats.Thresholds)
+CONFIDENCE = 0.95
 #: the format of a results directory's manifest.json that
 #: scripts/campaign/manifest.py writes and analysis/parse/rundir.py reads
 MANIFEST_FORMAT = 1
@@ -15,3 +17,12 @@ MANIFEST_FORMAT = 1
 #: kernel-patches/targets/NAME.toml): the OMAP mailbox registry's lock,
 #: whose lock_stat class has the same name
 TARGET = "mboxes_lock"
+
+
+def look_confidence(looks, confidence=CONFIDENCE):
+    """The confidence of each look of a campaign that may stop at any of
+    `looks` looks: Bonferroni over the looks, so that the chance of a
+    false claim at any look stays within 1 - confidence.  The level
+    every verdict is judged at (stats.Thresholds.for_looks) and every
+    output prints (report.html too, which reads no statistics)."""
+    return confidence if looks <= 1 else 1 - (1 - confidence) / looks

@@ -9,7 +9,7 @@ wrote.
 
 import os
 
-from analysis import metrics
+from analysis.render.formatting import pct_s
 from lockbench import safeio
 from plots.common import TOKEN, PlotsError, read_csv
 
@@ -45,26 +45,11 @@ def ratio_text(x):
 
 def load_verdicts(run):
     """(source file name, rows) of tidy/comparisons.csv (None, [] when it
-    is not there), sorted by metric (the primary first, then the
-    registry's order: analysis.metrics.metric_order), variant, vCPUs,
-    point."""
+    is not there), in the file's order: the verdict table's one order
+    (analysis/verdict/table.py), which every output keeps."""
     if not run.has("comparisons.csv"):
         return None, []
-    src, rows = "tidy/comparisons.csv", run.tidy("comparisons.csv", NEEDED)
-    order = metrics.metric_order({r["metric"] for r in rows}, run.rd.primary_metric)
-    vorder = {v: i for i, v in enumerate(run.variants)}
-    porder = {p["id"]: i for i, p in enumerate(run.points)}
-
-    def key(r):
-        m = r["metric"]
-        try:
-            cpus = int(r["cpus"])
-        except ValueError:
-            cpus = 0
-        return (order.index(m) if m in order else len(order), m,
-                vorder.get(r["variant"], len(vorder)), r["variant"], cpus,
-                porder.get(r["point"], len(porder)), r["point"])
-    return src, sorted(rows, key=key)
+    return "tidy/comparisons.csv", run.tidy("comparisons.csv", NEEDED)
 
 
 class Table:
@@ -108,6 +93,9 @@ class Table:
         pairs = {(r["baseline"], r["variant"]) for r in rows}
         self.several = len(pairs) > 1
         self.head = dict(self.HEAD)
+        # the level the run was judged at, as summary.md prints it
+        self.pct = pct_s(run.rd.confidence)
+        self.head["ratio"] = f"ratio [{self.pct}% CI]"
         if len(pairs) == 1:
             base, var = pairs.pop()
             self.head.update(base=f"{base} median", var=f"{var} median")
@@ -138,8 +126,10 @@ def kernel_notes(run):
             for r in run.tidy("notes.csv", ("variant", "note"))]
 
 
-OBS_HEAD = ("vCPUs", "point", "with LOCK_STAT", "verdict", "without",
-            "verdict", "ratio of ratios [95% CI]", "LOCK_STAT cost (base, variant)")
+def obs_head(pct):
+    """The observer table's head; pct: the run's level (Table.pct)."""
+    return ("vCPUs", "point", "with LOCK_STAT", "verdict", "without",
+            "verdict", f"ratio of ratios [{pct}% CI]", "LOCK_STAT cost (base, variant)")
 
 
 def observer_rows(run):
@@ -167,8 +157,9 @@ def observer_rows(run):
     return list(out.items())
 
 
-OBS_NOTE = ("Ratio of ratios = the ratio without lock statistics / the ratio "
-            "with them, bootstrap 95% CI: 1 = lockdep leaves the comparison as "
+def obs_note(pct):
+    return ("Ratio of ratios = the ratio without lock statistics / the ratio "
+            f"with them, bootstrap {pct}% CI: 1 = lockdep leaves the comparison as "
             "it is. LOCK_STAT cost = median with / median without lock "
             "statistics. Details: summary.md.")
 

@@ -24,7 +24,7 @@ import sys
 from lockbench.cli import EXIT_OK, OneLineParser, run_cli
 from lockbench import safeio
 from plots.common import PlotsError, Run
-from plots.page_content import (OBS_HEAD, OBS_NOTE, Table, kernel_notes,
+from plots.page_content import (Table, obs_head, obs_note, kernel_notes,
                                   load_plots, load_verdicts, observer_rows,
                                   problems, read_text, setup_paragraph,
                                   split_primary, title_of)
@@ -92,12 +92,12 @@ def write_html(run, path, src, table, plots, probs):
     for otitle, orows in observer_rows(run):
         h.append(f"<h2>{e(otitle)}</h2><table><tr>"
                  + "".join(f'<th class="{"l" if i < 2 else ""}">{e(c)}</th>'
-                           for i, c in enumerate(OBS_HEAD)) + "</tr>")
+                           for i, c in enumerate(obs_head(table.pct))) + "</tr>")
         for r in orows:
             h.append("<tr>" + "".join(f'<td class="l">{e(c)}</td>' if i < 2 else
                                       f"<td>{e(c)}</td>" for i, c in enumerate(r))
                      + "</tr>")
-        h.append(f'</table><p class="note">{e(OBS_NOTE)}</p>')
+        h.append(f'</table><p class="note">{e(obs_note(table.pct))}</p>')
     h.append(f'<h2>Setup</h2><p class="setup">{e(setup_paragraph(run))}</p>')
     notes = kernel_notes(run)
     if notes:
@@ -158,10 +158,10 @@ def write_md(run, path, src, table, plots, probs):
     else:
         m += ["No comparisons (no tidy/comparisons.csv, or no row).", ""]
     for otitle, orows in observer_rows(run):
-        m += [f"## {otitle}", "", "| " + " | ".join(OBS_HEAD) + " |",
+        m += [f"## {otitle}", "", "| " + " | ".join(obs_head(table.pct)) + " |",
               "|---:|---|---|---|---|---|---|---|"]
         m += ["| " + " | ".join(r) + " |" for r in orows]
-        m += ["", OBS_NOTE, ""]
+        m += ["", obs_note(table.pct), ""]
     m += ["## Setup", "", setup_paragraph(run), ""]
     m += [f"- {n}" for n in kernel_notes(run)]
     if kernel_notes(run):

@@ -47,7 +47,7 @@ UNFAVOURABLE = (WORSE, HARM)
 class Thresholds:
     """Every number the verdict depends on, in one place (data, not
     arguments scattered through calls)."""
-    confidence: float = 0.95  # of the median CIs and the ratio CI
+    confidence: float = defaults.CONFIDENCE  # of the median CIs and the ratio CI
     alpha: float = 0.05  # significance of the Mann-Whitney U test
     margin: float = defaults.MARGIN  # non-inferiority margin, relative
     min_n: int = 6  # fewer boots in a group: no verdict
@@ -64,8 +64,8 @@ class Thresholds:
         false claim at any look stays within alpha (1 - confidence)."""
         if looks <= 1:
             return self
-        return replace(self, confidence=1 - (1 - self.confidence) / looks,
-                       alpha=self.alpha / looks)
+        return replace(self, confidence=defaults.look_confidence(
+            looks, self.confidence), alpha=self.alpha / looks)
 
 
 @dataclass(frozen=True)

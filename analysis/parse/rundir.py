@@ -168,6 +168,12 @@ class RunDir:
         return [self.campaign.get("repetitions")]
 
     @property
+    def confidence(self):
+        """The level the run's primary verdicts are judged and printed at:
+        the default, per look (defaults.look_confidence)."""
+        return defaults.look_confidence(len(self.looks))
+
+    @property
     def stopped(self):
         """The manifest's record of the looks taken: {"looks": [{"reps",
         "undecided"}...], "stopped_at": reps or None}; {} for a fixed

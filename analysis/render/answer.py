@@ -10,17 +10,11 @@ import math
 
 from analysis.tidy import boots
 from analysis.estimate import exact, stats
-from analysis.verdict import guards, safety
+from analysis.verdict import safety
+from analysis.verdict.table import aa_status, by_pair, pairs_of
 from analysis import metrics
 from analysis.render.formatting import (looks_s, missing, pct_s, row_point_label,
                                  row_ratio, verdict_s, vcpus_s)
-
-
-def comparison_pairs(comps):
-    """[(baseline, variant), ...] in the order of the comparisons table."""
-    if not len(comps):
-        return []
-    return list(dict.fromkeys(zip(comps["baseline"], comps["variant"])))
 
 
 def _label(v):
@@ -152,17 +146,17 @@ def metrics_s(rows, f):
     return text
 
 
-def answer_text(comps, f, th, primary):
-    """The bottom line, generated from the primary rows: per compared pair,
-    the boots it lost, per vCPU count what the verdicts say, the regime
-    (the points), and the setup.  One paragraph per pair, ready to
-    paste."""
-    prim = comps[comps["role"] == "primary"] if len(comps) else comps
+def answer_text(table, f, th):
+    """The bottom line, generated from the primary rows of table (a
+    verdict.table.VerdictTable): per compared pair, the boots it lost,
+    per vCPU count what the verdicts say, the regime (the points), and
+    the setup.  One paragraph per pair, ready to paste."""
+    prim = table.primary
     paras = []
     tally = f.get("tally") or {}
     # Unsafe first, whether or not the unsafe side has any samples (a
     # kernel that deadlocked in every boot has none).
-    rowpairs = comparison_pairs(prim) if len(prim) else []
+    rowpairs = pairs_of(prim)
     for b, v in dict.fromkeys(list(f["pairs"]) + rowpairs):
         bad = [x for x in (v, b) if x in f["unsafe"]]
         if bad:
@@ -174,20 +168,18 @@ def answer_text(comps, f, th, primary):
                 f"first in {rep['cell']}: that kernel can deadlock, so no "
                 f"performance verdict is given.")
     control_only = False
-    if prim.empty and not paras and len(comps):
+    if prim.empty and not paras and len(table):
         # A campaign of the baseline and its A/A control alone (a
         # calibration run): the control's primary rows are its answer.
-        prim = comps[(comps["role"] == "control")
-                     & (comps["metric"] == primary)]
+        prim = table.controls()
         control_only = not prim.empty
     if prim.empty:
         return paras or [f"No answer: no comparison of the primary metric "
-                         f"{primary} has samples on both sides."]
+                         f"{table.primary_metric} has samples on both sides."]
     over = set(f["over_cpus"])
     groups = [((b, v), rows, lost_lines(b, v, tally,
                                         sorted({int(c) for c in rows["cpus"]})))
-              for (b, v), rows in prim.groupby(["baseline", "variant"],
-                                               sort=False)]
+              for (b, v), rows in by_pair(prim)]
     clock = clock_sentence(f)
     # The pairs whose boots were lost first: the answer opens with them.
     for (b, v), rows, lost in sorted(groups, key=lambda g: not g[2]):
@@ -198,15 +190,10 @@ def answer_text(comps, f, th, primary):
         clauses = [_cpus_clause(int(c), blk, over) for c, blk in
                    rows.groupby("cpus", sort=True)]
         pts = {r["point"]: row_point_label(r) for _, r in rows.iterrows()}
-        cal = rows[rows["calibration"].fillna("") != ""]
-        if len(cal):
-            claims = {f"A/A {x}" for x in (stats.BETTER, stats.WORSE,
-                                           stats.HARM, guards.CONFLICT)}
-            verd = cal["calibration"].str.split(",").str[0]
-            bad = int(verd.isin(claims).sum())
-            nh = int((verd == "A/A no harm").sum())
+        ncal, nh, bad = aa_status(rows)
+        if ncal:
             clauses.append(f"the A/A control ({b} booted twice) is no harm "
-                           f"in {nh} of {len(cal)} cells and claims a "
+                           f"in {nh} of {ncal} cells and claims a "
                            f"difference in {bad}"
                            + (" (the comparison's CI widened by it there)"
                               if bad else ""))
@@ -227,11 +214,11 @@ def answer_text(comps, f, th, primary):
     return paras
 
 
-def short_answer(comps, f, th):
+def short_answer(table, f, th):
     """At most two sentences per compared pair for the commit block: what
-    the primary cells say (counts of verdicts, the harmful ones named),
-    and the boots each side lost."""
-    prim = comps[comps["role"] == "primary"] if len(comps) else comps
+    the primary cells of table say (counts of verdicts, the harmful ones
+    named), and the boots each side lost."""
+    prim = table.primary
     out = []
     tally = f.get("tally") or {}
     cpus = sorted({int(c) for c in prim["cpus"]}) if len(prim) else []

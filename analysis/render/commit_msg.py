@@ -17,6 +17,7 @@ from analysis.estimate import stats
 from analysis.render.answer import clock_sentence, overrides_s, short_answer
 from analysis.render.formatting import number_s, pct_s, vcpus_s, verdict_s
 from analysis.metrics import ICOUNT_UNITS
+from analysis.verdict.table import aa_status
 from lockbench import defaults
 
 WIDTH = 72  # commit message columns
@@ -98,8 +99,9 @@ def _cut(table, verdicts, keep):
     return kept + [f"(+{drop} more rows in summary.md)"]
 
 
-def lock_rates(comps, samples):
-    """lock_stat of the class per primary pair x vCPU count, from samples
+def lock_rates(prim, samples):
+    """lock_stat of the class per primary pair x vCPU count (prim: the
+    verdict table's primary rows), from samples
     (samples.csv as a data frame): per boot (a cell), the class's
     contentions, wait time and acquisitions summed over the primary
     points of that vCPU count, as contentions per 1000 acquisitions and
@@ -110,9 +112,8 @@ def lock_rates(comps, samples):
     count with no such boot on a side has no row.  Returns dicts:
     baseline, variant, cpus, clock, points (how many), n_base, n_var,
     cont_base, cont_var, wait_base, wait_var (ns)."""
-    if samples is None or not len(comps) or not len(samples):
+    if samples is None or not len(prim) or not len(samples):
         return []
-    prim = comps[comps["role"] == "primary"]
     s = samples[samples["metric"].isin(LOCK_TOTALS)]
     if not len(prim) or not len(s):
         return []
@@ -258,10 +259,12 @@ def lock_lines(rates, lock_class, rw_variants, max_lines=LOCK_MAX_LINES):
     return (head[:max_lines - 1] + body)[:max_lines]
 
 
-def render_commit_msg(comps, f, thresholds, primary, campaign_file,
+def render_commit_msg(table, f, thresholds, campaign_file,
                       run_dir, samples=None, lock_class=defaults.TARGET,
                       rw_variants=None):
-    """The block for a commit message (module docstring); f:
+    """The block for a commit message (module docstring); table: the
+    verdict table (verdict.table.VerdictTable), its primary rows in its
+    order; f:
     summary.header_facts(); campaign_file: the campaign file as the run
     directory keeps it (what Reproduce names); samples (samples.csv),
     lock_class and rw_variants (the variants whose class has -R rows in
@@ -270,22 +273,19 @@ def render_commit_msg(comps, f, thresholds, primary, campaign_file,
     w = textwrap.TextWrapper(width=WIDTH, break_on_hyphens=False)
     pct = pct_s(thresholds.confidence)
     head = []
-    for text in short_answer(comps, f, thresholds):
+    for text in short_answer(table, f, thresholds):
         head += w.wrap(text)
-    prim = comps[comps["role"] == "primary"] if len(comps) else comps
+    prim = table.primary
     many = len(prim) and len(set(zip(prim["baseline"], prim["variant"]))) > 1
     table = _table(prim, pct, many) if len(prim) else []
     tail = []
     if samples is not None and rw_variants is not None:
-        tail += lock_lines(lock_rates(comps, samples), lock_class,
+        tail += lock_lines(lock_rates(prim, samples), lock_class,
                            rw_variants)
-    cal = prim[prim["calibration"].fillna("") != ""] if len(prim) else prim
-    if len(cal):
-        verd = cal["calibration"].str.split(",").str[0]
-        claims = int(verd.isin([f"A/A {x}" for x in (
-            stats.BETTER, stats.WORSE, stats.HARM)]).sum())
+    ncal, _nh, claims = aa_status(prim)
+    if ncal:
         tail += w.wrap(f"A/A control (the baseline booted twice): a claim "
-                       f"in {claims} of {len(cal)} cells"
+                       f"in {claims} of {ncal} cells"
                        + (", which widened those CIs." if claims else "."))
     ov = overrides_s(f)
     if ov:

@@ -11,7 +11,7 @@ from analysis import metrics
 from analysis.render import run_setup
 from analysis.estimate import position
 from analysis.render import position_section
-from analysis.render.answer import answer_text, clock_sentence, comparison_pairs
+from analysis.render.answer import answer_text, clock_sentence
 from analysis.render.formatting import (delta_s, median_ci_s, missing,
                                         p_value_s, pct_s, ratio_s,
                                         row_point_label, row_ratio,
@@ -176,12 +176,14 @@ def render_observer(obs, metric, pct):
     return out
 
 
-def render_markdown(rundir, comps, f, problems, baseline, thresholds,
-                    primary, notes=(), observer=None, samples=None):
-    """summary.md; f: header_facts()."""
-    pairs = comparison_pairs(comps) or f["pairs"]
+def render_markdown(rundir, table, f, problems, baseline, thresholds,
+                    notes=(), observer=None, samples=None):
+    """summary.md; table: the verdict table (verdict.table.VerdictTable),
+    whose order its tables keep; f: header_facts()."""
+    primary = table.primary_metric
+    pairs = table.pairs() or f["pairs"]
     out = [f"# {rundir.name}: {pairs_title(pairs, baseline)}", ""]
-    for para in answer_text(comps, f, thresholds, primary):
+    for para in answer_text(table, f, thresholds):
         out += [f"**{para}**", ""]
     for v, rep in f["unsafe"].items():
         out += [f"Lockdep's report in boot {rep['cell']} of {v} "
@@ -217,7 +219,7 @@ def render_markdown(rundir, comps, f, problems, baseline, thresholds,
     else:
         out.append("- No cell is oversubscribed (vCPUs <= host cores).")
     pct = pct_s(thresholds.confidence)
-    out += [f"- {line}" for line in legend(thresholds, primary, comps)]
+    out += [f"- {line}" for line in legend(thresholds, table)]
     xc = problems[problems["file"] == "crosscheck"] if len(problems) else \
         problems
     if len(xc):
@@ -237,66 +239,59 @@ def render_markdown(rundir, comps, f, problems, baseline, thresholds,
         return f"[{notes[text]}]"
 
     over = set(f["over_cpus"])
-    for metric in metrics.metric_order(set(comps["metric"]) if len(comps) else set(),
-                               primary):
+    for metric, (baseline, variant), block in table.blocks():
         unit = metrics.unit(metric)
         direction = metrics.direction(metric)
         dtext = {"higher": "higher is better",
                  "lower": "lower is better"}.get(direction, "no verdict")
-        for baseline, variant in pairs:
-            block = comps[(comps["metric"] == metric)
-                          & (comps["baseline"] == baseline)
-                          & (comps["variant"] == variant)]
-            if block.empty:
-                continue
-            title = f"## {metric} ({unit}, {dtext})"
-            if len(pairs) > 1:
-                title += f": {variant} vs {baseline}"
-            ref = metric in metrics.REF_TWIN.values()
-            failed = bool((block["failed_base"] + block["failed_var"]).any())
-            cal = bool((block["calibration"].fillna("") != "").any())
-            # the paired ratio beside the primary metric's verdict
-            pair = metric == primary and bool(
-                (block["n_pairs"].fillna(0) >= thresholds.min_n).any())
-            extra = ((" failed (starved) |" if failed else "")
-                     + (" probe ratio |" if ref else "")
-                     + (f" paired [{pct}% CI] |" if pair else "")
-                     + (" A/A |" if cal else ""))
-            out += [title, "",
-                    f"| vCPUs | point | {baseline} | {variant} | "
-                    f"{variant}/{baseline} [{pct}% CI] | Δ | p |{extra} "
-                    f"verdict |",
-                    "|---:|---|---:|---:|---|---:|---:|"
-                    + "---|" * (failed + ref + pair + cal) + "---|"]
-            for _, row in block.iterrows():
-                cols = ""
-                if failed:
-                    cols += (f" {int(row['failed_base'])} "
-                             f"({int(row['starved_base'])}), "
-                             f"{int(row['failed_var'])} "
-                             f"({int(row['starved_var'])}) |")
-                if ref:
-                    cols += (f" {ratio_s(row['probe_ratio'], row['probe_ci_lo'], row['probe_ci_hi'])} |")
-                if pair:
-                    cols += (f" {ratio_s(row['paired_ratio'], row['paired_ci_lo'], row['paired_ci_hi'])}"
-                             f" (n={int(row['n_pairs'])}) |")
-                if cal:
-                    c = row["calibration"]
-                    cols += f" {'-' if missing(c) or not c else c} |"
-                cpus = f"{int(row['cpus'])}" + ("*" if int(row["cpus"]) in
-                                                 over else "")
-                marks = "".join(note(w) for w in
-                                split_warnings(row["warnings"]))
-                base = median_ci_s(row["median_base"], row["ci_lo_base"],
-                          row["ci_hi_base"])
-                var = median_ci_s(row["median_var"], row["ci_lo_var"],
-                         row["ci_hi_var"])
-                out.append(
-                    f"| {cpus} | {row_point_label(row)} | {base} | {var} | "
-                    f"{row_ratio(row)} | {delta_s(row)} | "
-                    f"{p_value_s(row['p_value'])} |{cols} "
-                    f"{verdict_s(row)}{(' ' + marks) if marks else ''} |")
-            out.append("")
+        title = f"## {metric} ({unit}, {dtext})"
+        if len(pairs) > 1:
+            title += f": {variant} vs {baseline}"
+        ref = metric in metrics.REF_TWIN.values()
+        failed = bool((block["failed_base"] + block["failed_var"]).any())
+        cal = bool((block["calibration"].fillna("") != "").any())
+        # the paired ratio beside the primary metric's verdict
+        pair = metric == primary and bool(
+            (block["n_pairs"].fillna(0) >= thresholds.min_n).any())
+        extra = ((" failed (starved) |" if failed else "")
+                 + (" probe ratio |" if ref else "")
+                 + (f" paired [{pct}% CI] |" if pair else "")
+                 + (" A/A |" if cal else ""))
+        out += [title, "",
+                f"| vCPUs | point | {baseline} | {variant} | "
+                f"{variant}/{baseline} [{pct}% CI] | Δ | p |{extra} "
+                f"verdict |",
+                "|---:|---|---:|---:|---|---:|---:|"
+                + "---|" * (failed + ref + pair + cal) + "---|"]
+        for _, row in block.iterrows():
+            cols = ""
+            if failed:
+                cols += (f" {int(row['failed_base'])} "
+                         f"({int(row['starved_base'])}), "
+                         f"{int(row['failed_var'])} "
+                         f"({int(row['starved_var'])}) |")
+            if ref:
+                cols += (f" {ratio_s(row['probe_ratio'], row['probe_ci_lo'], row['probe_ci_hi'])} |")
+            if pair:
+                cols += (f" {ratio_s(row['paired_ratio'], row['paired_ci_lo'], row['paired_ci_hi'])}"
+                         f" (n={int(row['n_pairs'])}) |")
+            if cal:
+                c = row["calibration"]
+                cols += f" {'-' if missing(c) or not c else c} |"
+            cpus = f"{int(row['cpus'])}" + ("*" if int(row["cpus"]) in
+                                             over else "")
+            marks = "".join(note(w) for w in
+                            split_warnings(row["warnings"]))
+            base = median_ci_s(row["median_base"], row["ci_lo_base"],
+                      row["ci_hi_base"])
+            var = median_ci_s(row["median_var"], row["ci_lo_var"],
+                     row["ci_hi_var"])
+            out.append(
+                f"| {cpus} | {row_point_label(row)} | {base} | {var} | "
+                f"{row_ratio(row)} | {delta_s(row)} | "
+                f"{p_value_s(row['p_value'])} |{cols} "
+                f"{verdict_s(row)}{(' ' + marks) if marks else ''} |")
+        out.append("")
     # Whether a cell's place in its repetition moved its numbers.
     pos = position.position_table(
         samples, rundir.cells,
@@ -316,16 +311,15 @@ def render_markdown(rundir, comps, f, problems, baseline, thresholds,
     return "\n".join(out)
 
 
-def legend(th, primary, comps):
+def legend(th, table):
     """What the numbers and the labels mean: lines of summary.md, also
     shown by report.html."""
     pct = pct_s(th.confidence)
     m = f"{100 * th.margin:g}%"
+    comps = table.rows
     k = int((comps["role"] == "exploratory").sum()) if len(comps) else 0
     icount = bool(len(comps) and (comps["clock"] == "icount").any())
-    prim = (list(dict.fromkeys(comps.loc[comps["role"] == "primary",
-                                         "metric"]))
-            if len(comps) else []) or [primary]
+    prim = list(dict.fromkeys(table.primary["metric"])) or [table.primary_metric]
     out = [
         f"Medians with {pct}% CIs from order statistics (`±`: the farther "
         f"bound). Ratio = exp(Hodges-Lehmann shift of log values), variant "

@@ -169,18 +169,20 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
     guards.failures(rows, tally, th.confidence)
     guards.flag_steal(rows, samples)
     safety.mark(rows, unsafe, controls)
-    return pd.DataFrame(_in_order(rows, samples, list(pairs) + list(controls)),
+    return pd.DataFrame(_in_order(rows, samples, list(pairs) + list(controls),
+                                  primary),
                         columns=COMPARISONS_COLUMNS)
 
 
-def _in_order(rows, samples, pairs):
+def _in_order(rows, samples, pairs, primary):
     """The rows in the one order every output shows them (comparisons.csv,
-    summary.md, the commit block, report.html): by metric (the registry's
+    summary.md, the commit block, report.html: analysis/verdict/table.py):
+    by metric (the campaign's primary metric first, then the registry's
     order, analysis.metrics.metric_order), pair (the campaign's order,
     the A/A controls last), vCPUs, point (the campaign's order).  Sorted
     after every verdict: Holm's ranking never sees it."""
     morder = {m: i for i, m in enumerate(
-        metrics.metric_order({r["metric"] for r in rows}))}
+        metrics.metric_order({r["metric"] for r in rows}, primary))}
     porder = {p: i for i, p in enumerate(dict.fromkeys(
         samples["point"].astype(str)))}
     pair_at = {p: i for i, p in enumerate(pairs)}

@@ -18,6 +18,7 @@ import pandas as pd
 
 from analysis import analyze, report
 from analysis.render import commit_msg
+from analysis.verdict.table import VerdictTable
 from tests.unit import synth
 from tests.unit.helpers import read_csv, run_main
 
@@ -260,6 +261,10 @@ class LockRates(unittest.TestCase):
             dict(baseline="b", variant="v", cpus=2, point="p1",
                  role="exploratory", clock="wall")])
 
+    def primary(self, points=("p1", "p2")):
+        """The verdict table's primary rows, as the commit block passes."""
+        return VerdictTable(self.comps(points), "throughput_ops_s").primary
+
     def test_median_of_the_boots_ratios_of_sums(self):
         s = self.samples({
             # 1 + 3 contentions of 1000 + 1000 acq: 2 per 1k
@@ -275,7 +280,7 @@ class LockRates(unittest.TestCase):
             ("v", "v2"): {"p1": (10, 5.0, 100), "p2": (30, 5.0, 900),
                           "p3": (1000, 1000.0, 1000)},
         })
-        got = commit_msg.lock_rates(self.comps(), s)
+        got = commit_msg.lock_rates(self.primary(), s)
         self.assertEqual(len(got), 1)
         r = got[0]
         self.assertEqual((r["baseline"], r["variant"], r["cpus"],
@@ -291,8 +296,8 @@ class LockRates(unittest.TestCase):
     def test_a_side_without_lock_stat_has_no_row(self):
         s = self.samples({("b", "b1"): {"p1": (1, 1.0, 1000),
                                         "p2": (3, 3.0, 1000)}})
-        self.assertEqual(commit_msg.lock_rates(self.comps(), s), [])
-        self.assertEqual(commit_msg.lock_rates(self.comps(), None), [])
+        self.assertEqual(commit_msg.lock_rates(self.primary(), s), [])
+        self.assertEqual(commit_msg.lock_rates(self.primary(), None), [])
 
 
 class LockLines(unittest.TestCase):
