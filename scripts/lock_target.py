@@ -23,6 +23,7 @@ Targets are searched in DIR/targets/ of each folder of
 LOCKBENCH_VARIANT_PATH (./run.sh convert --out DIR, --variants DIR)
 before kernel-patches/targets/.
 """
+import json
 import os
 import re
 import sys
@@ -129,23 +130,44 @@ def load(name):
     return {"name": name, **data, "workloads": workloads, LOCKS_PER_OP: locks}
 
 
+def toml_text(comments, table, tables=()):
+    """TOML for a file this module writes: '# ' comment lines, then the
+    keys of table, then each [name] or [[name]] of tables.  Strings are
+    written as JSON strings (valid TOML basic strings), so no name can
+    break out of its quotes; load() reads every file back."""
+    def value(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, (int, float)):
+            return f"{v:g}" if isinstance(v, float) else str(v)
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return json.dumps(str(v), ensure_ascii=False)
+
+    def keys(t):
+        return "".join(f"{k if re.fullmatch(r'[A-Za-z0-9_-]+', k) else value(k)} = "
+                       f"{value(v)}\n" for k, v in t.items())
+    out = "".join(f"# {c}\n".replace("# \n", "#\n") for c in comments) + keys(table)
+    for head, t in tables:
+        out += f"\n{head}\n" + keys(t)
+    return out
+
+
 def render(name, file, lock, lock_class, variants, workload, k, base):
     """The text of a target file for a generic WORKLOAD taking the lock K
     times an op (./run.sh convert --workload)."""
     spelled = jobmod.workload_spelled(jobmod.workload_token(workload))
-    return (f"# {lock} ({file}), driven by the generic lockload workload {spelled!r}:\n"
-            f"# written by ./run.sh convert --workload; locks_per_op measured on {base}\n"
-            f"# by ./run.sh calibrate (or given with --locks-per-op).\n"
-            f'description = "{lock} in {file}"\n'
-            f'file = "{file}"\n'
-            f'lock = "{lock}"\n'
-            f'lock_class = "{lock_class}"\n'
-            f'variants = ["{variants[0]}", "{variants[1]}"]\n'
-            f'workloads = ["{spelled}"]\n'
-            f'cross_check = "{k} read_lock{"s" if k != 1 else ""} an op of {spelled} '
-            f'(measured: ./run.sh calibrate); no writer"\n'
-            f"\n[locks_per_op]\n"
-            f'"{spelled}" = {k}\n')
+    return toml_text(
+        [f"{lock} ({file}), driven by the generic lockload workload {spelled!r}:",
+         f"written by ./run.sh convert --workload; locks_per_op measured on {base}",
+         "by ./run.sh calibrate (or given with --locks-per-op)."],
+        {"description": f"{lock} in {file}", "file": file, "lock": lock,
+         "lock_class": lock_class, "variants": list(variants), "workloads": [spelled],
+         "cross_check": f"{k} read_lock{'s' if k != 1 else ''} an op of {spelled} "
+                        "(measured: ./run.sh calibrate); no writer"},
+        [("[locks_per_op]", {spelled: k})])
 
 
 def campaign(name, target, variants, workload):
@@ -156,25 +178,18 @@ def campaign(name, target, variants, workload):
     the fewest that can reach a verdict there), the A/A control (icount
     needs it; on the wall clock it calibrates the verdict)."""
     spelled = jobmod.workload_spelled(jobmod.workload_token(workload))
-    return (f"# {variants[0]} against {variants[1]} under {spelled!r}: written by\n"
-            f"# ./run.sh convert --workload.  1 vCPU: the guest's clock is QEMU's\n"
-            f"# instruction count (docs/icount.md), 3 boots a side decide the cost\n"
-            f"# of an op in instructions.  2 vCPUs: contention, on the host's time,\n"
-            f"# 6 boots a side, the fewest that can reach a verdict: raise\n"
-            f"# repetitions (16 in the shipped campaigns/*.toml) for a firmer one.\n"
-            f'name = "{name}"\n'
-            f'variants = ["{variants[0]}", "{variants[1]}"]\n'
-            f"cpus = [1, 2]\n"
-            f'clock = {{ 1 = "icount", 2 = "wall" }}\n'
-            f"icount_repetitions = 3\n"
-            f"repetitions = 6\n"
-            f"control = true\n"
-            f"margin = {defaults.MARGIN:g}\n"
-            f'target = "{target}"\n'
-            f"\n[[points]]\n"
-            f'id = "load"\n'
-            f'workload = "{spelled}"\n'
-            f"duration_ms = 1000\n")
+    return toml_text(
+        [f"{variants[0]} against {variants[1]} under {spelled!r}: written by",
+         "./run.sh convert --workload.  1 vCPU: the guest's clock is QEMU's",
+         "instruction count (docs/icount.md), 3 boots a side decide the cost",
+         "of an op in instructions.  2 vCPUs: contention, on the host's time,",
+         "6 boots a side, the fewest that can reach a verdict: raise",
+         "repetitions (16 in the shipped campaigns/*.toml) for a firmer one."],
+        {"name": name, "variants": list(variants), "cpus": [1, 2],
+         "clock": {"1": "icount", "2": "wall"}, "icount_repetitions": 3,
+         "repetitions": 6, "control": True, "margin": defaults.MARGIN,
+         "target": target},
+        [("[[points]]", {"id": "load", "workload": spelled, "duration_ms": 1000})])
 
 
 def make_parser():
