@@ -128,7 +128,7 @@ def _build(path, thresholds, compare, want=("samples", "outcomes")):
                        medians_mod.MEDIANS_COLUMNS, medians.to_dict("records"))
     c = None
     if compare:
-        c = compare_mod.compare(rd, df["samples"], df["outcomes"], thresholds)
+        c = compare_mod.compare_run(rd, df["samples"], df["outcomes"], thresholds)
         write_comparisons(path, c.comps)
     return rd, t, df, medians, c
 

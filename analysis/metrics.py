@@ -18,6 +18,8 @@ Imports nothing: the bottom of analysis/ (analysis/README.md, "Rooms")."""
 
 from typing import NamedTuple
 
+from lockbench.defaults import ICOUNT, WALL
+
 
 class Metric(NamedTuple):
     unit: str
@@ -139,11 +141,11 @@ ICOUNT_MEANS = ("instructions (QEMU icount): 1 guest ns = 1 instruction; an "
 ICOUNT_UNITS = {"ns": "insn", "us": "k insn", "ms": "M insn"}
 
 
-def unit_of(metric, clock="wall"):
+def unit_of(metric, clock=WALL):
     """A metric's unit in a cell of this clock: under icount a guest
     nanosecond is an instruction."""
     u = unit(metric)
-    return ICOUNT_UNITS.get(u, u) if clock == "icount" else u
+    return ICOUNT_UNITS.get(u, u) if clock == ICOUNT else u
 
 
 def direction(metric):

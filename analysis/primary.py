@@ -19,9 +19,7 @@ Shared by the campaign file's checks and the analysis: pure functions of
 a campaign as scripts/campaign/file.py resolves it (a dict)."""
 
 from analysis.metrics import ICOUNT_EQUIV, RATE_METRICS
-
-WALL, ICOUNT = "wall", "icount"
-CLOCKS = (WALL, ICOUNT)
+from lockbench.defaults import CLOCKS, ICOUNT, WALL
 
 #: the default campaign's choices (campaigns/default.toml), per regime:
 #: (clock, paced) -> metric; a tight wall-clock loop is judged on

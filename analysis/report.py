@@ -146,7 +146,7 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     f = analyze_mod.frames(path, thresholds, reanalyze)
     rd = f.rd
     th = analyze_mod.run_thresholds(rd, thresholds, margin)
-    c = compare_mod.compare(rd, f.samples, f.outcomes, th, baseline)
+    c = compare_mod.compare_run(rd, f.samples, f.outcomes, th, baseline)
     compare_mod.check(path, c)
     # a console.log that is not read (a link, a FIFO): one line here, and
     # in summary.md in place of its lockdep report

@@ -19,6 +19,7 @@ from guest.collect import NOSPACE, write_all
 from guest.judge import RunError, split_lines
 from guest.vcpu import note_run_mark
 from guest import targets
+from lockbench.defaults import ICOUNT, WALL
 from lockbench.paths import BUILD, ROOT
 
 INIT = os.path.join(ROOT, "guest", "inside", "init.sh")
@@ -136,25 +137,22 @@ def make_initrd(path, art, job_text):
 # at once instead of waiting for the host's time.  It needs single-
 # threaded TCG (docs/icount.md).
 ICOUNT_SHIFT = 0
-CLOCKS = ("wall", "icount")
-
-
 def clock_meta(clock):
     """meta.json's record of a boot's clock."""
-    if clock == "icount":
-        return {"kind": "icount", "shift": ICOUNT_SHIFT, "sleep": False,
+    if clock == ICOUNT:
+        return {"kind": ICOUNT, "shift": ICOUNT_SHIFT, "sleep": False,
                 "means": "instructions (QEMU icount): 1 guest ns = "
                          f"{2 ** ICOUNT_SHIFT} instruction"}
-    return {"kind": "wall"}
+    return {"kind": WALL}
 
 
-def qemu_cmd(art, cpus, mem, initrd, results=None, clock="wall"):
+def qemu_cmd(art, cpus, mem, initrd, results=None, clock=WALL):
     """The one place the QEMU command is assembled."""
     a = arch_info(art["arch"])
     # GICv2 (-M virt's default) stops at 8 CPUs.
     machine = a["machine"] + (",gic-version=3" if cpus > a["gicv2_max_cpus"] else "")
     accel = ["-accel", "tcg,thread=multi"]
-    if clock == "icount":
+    if clock == ICOUNT:
         accel = ["-accel", "tcg,thread=single", "-icount",
                  f"shift={ICOUNT_SHIFT},sleep=off"]
     # debug-threads=on names the vCPU threads "CPU N/TCG" (else every

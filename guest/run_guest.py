@@ -52,8 +52,9 @@ from lockbench import dirlock
 from guest import job as jobmod
 from guest.collect import NOSPACE, collect, point_needs
 from guest.judge import EXIT, RunError
-from guest.qemu import (CLOCKS, arch_info, artifacts, clock_meta, die_with_parent,
+from guest.qemu import (arch_info, artifacts, clock_meta, die_with_parent,
                         host_info, make_initrd, qemu_cmd, stop, target, watch)
+from lockbench.defaults import CLOCKS, ICOUNT, WALL
 from guest.vcpu import apply_pin, parse_pin, pin_line, write_steal
 
 # Guest time for booting, and per point beyond its duration (perf, dumps).
@@ -96,7 +97,7 @@ def make_parser():
     p.add_argument("--pin", metavar="CORES",
                    help="pin vCPU N's thread to the Nth host core of this comma list "
                    "(e.g. 0,1); QEMU's other threads stay unpinned")
-    p.add_argument("--clock", choices=CLOCKS, default="wall",
+    p.add_argument("--clock", choices=CLOCKS, default=WALL,
                    help="the guest's clock: the host's time (wall, the default), or QEMU's "
                    "instruction count (icount: -icount shift=0,sleep=off, single-threaded "
                    "TCG, 1 vCPU; 1 guest ns = 1 instruction)")
@@ -124,7 +125,7 @@ def write_rerun(out, args):
     now: meta.json's build says which kernel this run had."""
     boot = shlex.join(["./run.sh", "boot", args.variant, "--cpus", str(args.cpus),
                        "--mem", str(args.mem)]
-                      + (["--clock", args.clock] if args.clock != "wall" else [])
+                      + (["--clock", args.clock] if args.clock != WALL else [])
                       + (["--pin", ",".join(map(str, args.pin))] if args.pin is not None else []))
     path = os.path.join(out, "rerun")
     with open(path, "w") as f:
@@ -274,7 +275,7 @@ def _boot(args):
         raise RunError(2, f"--mem {args.mem}: must be 128..2048")
     if args.pin is not None:
         args.pin = parse_pin(args.pin)
-    if args.clock == "icount" and args.cpus != 1:
+    if args.clock == ICOUNT and args.cpus != 1:
         raise RunError(2, f"--clock icount --cpus {args.cpus}: icount takes 1 vCPU "
                        "(its vCPUs take turns, and QEMU 7.2 crawls or livelocks "
                        "booting a second one: docs/icount.md)")

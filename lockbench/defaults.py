@@ -8,6 +8,11 @@ Thresholds()) uses the campaign's own default."""
 #: the smallest change that counts as harm or benefit, relative
 #: (campaign key `margin`; stats.Thresholds.margin)
 MARGIN = 0.05
+#: a guest's clock: the host's wall clock, or QEMU's instruction count
+#: (campaign key `clock`, the runner's --clock, a cell's and a row's
+#: `clock`); a campaign, cell or row that names none keeps wall time
+WALL, ICOUNT = "wall", "icount"
+CLOCKS = (WALL, ICOUNT)
 #: the confidence of a campaign judged at one look (stats.Thresholds)
 CONFIDENCE = 0.95
 #: the format of a results directory's manifest.json that

@@ -15,6 +15,7 @@ from analysis import primary as primarymod
 from analysis.parse.common import MAX_FILE_BYTES, ParseError, read_text
 from lockbench import safeio
 from lockbench import defaults
+from lockbench.defaults import CLOCKS, WALL
 
 MANIFEST_FORMATS = (defaults.MANIFEST_FORMAT,)
 POINT_FILES = ("results.txt", "lock_stat.txt", "perf-stat.csv")
@@ -70,7 +71,7 @@ class Cell:
     oversubscribed: bool
     arch: str
     pos: int = 0  # its place in its repetition's order (1 = first; 0: unknown)
-    clock: str = "wall"  # "wall" or "icount" (analysis/primary.py)
+    clock: str = WALL  # "wall" or "icount" (analysis/primary.py)
     tries: tuple = ()  # every try that ended: ({"state", "problems"...}, ...)
     pinned: bool = False  # its vCPU threads pinned one a host core
     host: str = ""  # the --hosts host it ran on ("": this host)
@@ -459,15 +460,15 @@ def load(path):
         if over is None:
             cores = host.get("cores")
             over = isinstance(cores, int) and cpus > cores
-        clock = c.get("clock", "wall")
+        clock = c.get("clock", WALL)
         cells.append(Cell(id=cid, variant=variant, cpus=cpus,
                           rep=_need(mpath, c, "rep", int, where),
                           state=str(c.get("state", "")),
                           oversubscribed=bool(over),
                           arch=_arch(builds, campaign, path, cid, variant),
                           pos=_int_or_zero(c.get("pos")),
-                          clock=clock if clock in primarymod.CLOCKS
-                          else "wall",
+                          clock=clock if clock in CLOCKS
+                          else WALL,
                           tries=_tries(c),
                           pinned=isinstance(c.get("pin"), list)
                           and len(c["pin"]) >= cpus,

@@ -15,6 +15,7 @@ from analysis.verdict.table import aa_status, by_pair, pairs_of
 from analysis import metrics
 from analysis.render.formatting import (looks_s, missing, pct_s, row_point_label,
                                  row_ratio, verdict_s, vcpus_s)
+from lockbench.defaults import ICOUNT, WALL
 
 
 def _label(v):
@@ -25,7 +26,7 @@ def _label(v):
 def exact_difference(r):
     """'+8.1 insn (+0.37%)': an icount row's difference of the means in
     its unit, or ''."""
-    if r.get("clock") != "icount" or missing(r.get("mean_base")) \
+    if r.get("clock") != ICOUNT or missing(r.get("mean_base")) \
             or missing(r.get("mean_var")):
         return ""
     unit = str(r.get("unit") or "")
@@ -46,9 +47,9 @@ def _point_s(r, with_metric):
 def _cpus_clause(cpus, block, over):
     """'1 vCPU (icount): no harm at all 3 points (p1 0.990 [...]; ...)', or
     each point's verdict with its ratio."""
-    clock = str(block["clock"].iloc[0]) if "clock" in block else "wall"
+    clock = str(block["clock"].iloc[0]) if "clock" in block else WALL
     head = f"{cpus} vCPU{'s' if cpus > 1 else ''}" + (
-        " (icount: instructions)" if clock == "icount" else "") + (
+        " (icount: instructions)" if clock == ICOUNT else "") + (
         " (oversubscribed)" if cpus in over else "")
     labels = [verdict_s(r) for _, r in block.iterrows()]
     many = block["metric"].nunique() > 1
@@ -58,7 +59,7 @@ def _cpus_clause(cpus, block, over):
              for _, r in block.iterrows()
              if r["failed_var"] or r["failed_base"]]
     if len(set(map(_label, labels))) == 1 and len(block) > 1 and not many \
-            and clock != "icount":
+            and clock != ICOUNT:
         cis = [row_ratio(r) for _, r in block.iterrows()]
         text = (f"{head}: {_label(labels[0])} at all {len(block)} points "
                 f"({'; '.join(f'{r.point} {c}' for (_, r), c in zip(block.iterrows(), cis))})")
@@ -113,7 +114,7 @@ def lost_lines(b, v, tally, cpus_list):
 
 def clock_sentence(f):
     """The one sentence on what an icount number is, or ''."""
-    ic = [c for c, k in (f.get("clock") or {}).items() if k == "icount"]
+    ic = [c for c, k in (f.get("clock") or {}).items() if k == ICOUNT]
     if not ic:
         return ""
     return (f"At {vcpus_s(sorted(ic))} the guest's clock counted "

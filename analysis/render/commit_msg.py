@@ -19,6 +19,7 @@ from analysis.render.formatting import number_s, pct_s, vcpus_s, verdict_s
 from analysis.metrics import ICOUNT_UNITS
 from analysis.verdict.table import aa_status
 from lockbench import defaults
+from lockbench.defaults import ICOUNT, WALL
 
 WIDTH = 72  # commit message columns
 MAX_LINES = 25  # what a commit message can carry of a benchmark
@@ -39,7 +40,7 @@ def shell_lines(cmd, arg):
 
 
 def _ratio(r):
-    d = 4 if r.get("clock") == "icount" else 3
+    d = 4 if r.get("clock") == ICOUNT else 3
     if r["ratio"] != r["ratio"]:  # NaN: a side without samples
         return "-"
     return f"{r['ratio']:.{d}f} [{r['ratio_ci_lo']:.{d}f},{r['ratio_ci_hi']:.{d}f}]"
@@ -50,7 +51,7 @@ def _table(rows, pct, many):
     medians go first when the line would be too wide."""
     body = []
     for _, r in rows.iterrows():
-        cpus = f"{int(r['cpus'])}" + (" icount" if r.get("clock") == "icount"
+        cpus = f"{int(r['cpus'])}" + (" icount" if r.get("clock") == ICOUNT
                                       else "")
         who = f"{r['variant']}/{r['baseline']} " if many else ""
         body.append([cpus, who + str(r["point"]), number_s(r["median_base"]),
@@ -152,7 +153,7 @@ def lock_rates(prim, samples):
                                          / acq)))
         if len(side) < 2:
             continue
-        clock = rows["clock"].iloc[0] if "clock" in rows else "wall"
+        clock = rows["clock"].iloc[0] if "clock" in rows else WALL
         out.append(dict(baseline=b, variant=v, cpus=cpus, clock=clock,
                         points=len(points),
                         n_base=side[b][0], n_var=side[v][0],
@@ -176,7 +177,7 @@ def _wait_s(a, b, clock):
         if max(abs(a), abs(b)) >= d:
             div, unit = d, u
             break
-    if clock == "icount":
+    if clock == ICOUNT:
         unit = ICOUNT_UNITS[unit]
     return f"{_num(a / div)} -> {_num(b / div)} {unit}"
 
@@ -228,7 +229,7 @@ def lock_lines(rates, lock_class, rw_variants, max_lines=LOCK_MAX_LINES):
     forms = []
     for r in rows:
         label = f"{r['cpus']} vCPU{'' if r['cpus'] == 1 else 's'}" + (
-            " icount" if r["clock"] == "icount" else "") + (
+            " icount" if r["clock"] == ICOUNT else "") + (
             f" {r['baseline']} -> {r['variant']}" if len(pairs) > 1 else "")
         c = f"{_num(r['cont_base'])} -> {_num(r['cont_var'])}"
         w = _wait_s(r["wait_base"], r["wait_var"], r["clock"])

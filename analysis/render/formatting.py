@@ -7,6 +7,7 @@ functions of values and table rows."""
 import math
 
 from analysis.parse.rundir import point_label
+from lockbench.defaults import ICOUNT
 
 
 def pct_s(confidence):
@@ -66,7 +67,7 @@ def row_ratio(row):
     """A row's ratio and CI; 4 decimals for exact (icount) rows, whose
     CIs are parts per million wide."""
     return ratio_s(row["ratio"], row["ratio_ci_lo"], row["ratio_ci_hi"],
-                   4 if row.get("clock") == "icount" else 3)
+                   4 if row.get("clock") == ICOUNT else 3)
 
 
 def p_value_s(p):

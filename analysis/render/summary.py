@@ -17,6 +17,7 @@ from analysis.render.formatting import (delta_s, median_ci_s, missing,
                                         row_point_label, row_ratio,
                                         split_warnings, verdict_s)
 from guest import job as jobmod
+from lockbench.defaults import ICOUNT
 
 
 def pinned_s(rundir):
@@ -318,7 +319,7 @@ def legend(th, table):
     m = f"{100 * th.margin:g}%"
     comps = table.rows
     k = int((comps["role"] == "exploratory").sum()) if len(comps) else 0
-    icount = bool(len(comps) and (comps["clock"] == "icount").any())
+    icount = bool(len(comps) and (comps["clock"] == ICOUNT).any())
     prim = list(dict.fromkeys(table.primary["metric"])) or [table.primary_metric]
     out = [
         f"Medians with {pct}% CIs from order statistics (`±`: the farther "

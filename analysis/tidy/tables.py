@@ -27,6 +27,7 @@ from analysis.parse.host_steal import (STEAL_FILE, parse_host_steal, run_metrics
 from analysis.metrics import METRICS, STEAL_FLAG_PCT, unit_of
 from analysis.tidy.point_metrics import (PERF_EVENTS, bench_metrics, icount_metrics,
                                     lock_metrics, rate_metrics)
+from lockbench.defaults import ICOUNT
 
 
 KEYS = ("campaign", "variant", "arch", "cpus", "rep", "cell", "point")
@@ -219,11 +220,11 @@ def build(rundir, tolerance=CROSSCHECK_TOLERANCE):
             continue
         for point in points:
             _one_point(tidy, rundir, cell, point, lock_class, tolerance)
-    _flag_steal(tidy)
+    _warn_steal(tidy)
     return tidy
 
 
-def _flag_steal(tidy):
+def _warn_steal(tidy):
     """One warning naming the points whose steal_max_pct is above
     STEAL_FLAG_PCT.  Not a problems.csv row: a busy host is a fact about
     the run, its files are fine and its numbers stay."""
@@ -366,11 +367,11 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
         metrics.update(steal_metrics(steal))
         # Under icount the guest's seconds are instructions: the host's
         # steal slows the emulation, not the count (nothing to divide).
-        if cell.clock != "icount":
+        if cell.clock != ICOUNT:
             metrics.update(run_metrics(metrics))
 
     metrics.update(rate_metrics(metrics, res))
-    if cell.clock == "icount" and res is not None and res.ok:
+    if cell.clock == ICOUNT and res is not None and res.ok:
         metrics.update(icount_metrics(res))
     for metric in METRICS:
         if metric in metrics and not math.isfinite(metrics[metric]):

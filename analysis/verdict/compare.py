@@ -29,7 +29,7 @@ class Compared:
     tally: dict = field(default_factory=dict)  # boots.tally(): lost boots
 
 
-def compare(rd, samples, outcomes, thresholds, baseline=None):
+def compare_run(rd, samples, outcomes, thresholds, baseline=None):
     """The comparisons of run directory rd: with `baseline`, every other
     variant against it; else the campaign's pairs (rundir.comparisons).
     A pair one side of which has no samples is left out with a warning.

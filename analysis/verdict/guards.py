@@ -33,6 +33,7 @@ from analysis.tidy import boots
 from analysis.estimate import mann_whitney, stats
 from analysis import metrics
 from analysis.metrics import REF_TWIN, RUN_TWIN
+from lockbench.defaults import ICOUNT
 
 PROBE = "ref_probe_ns"
 #: QEMU's own other threads' run time (TIDY.md, "throughput_run"), and how
@@ -144,7 +145,7 @@ def calibrate(rows, controls, th):
         r["calibration"] = f"A/A {a['verdict'] or 'n/a'}" + (
             f", CI widened by ±{100 * (math.exp(e) - 1):.1f}%" if e else "")
         r["aa_widen"] = e
-        if e and r["direction"] != "none" and r.get("clock") != "icount":
+        if e and r["direction"] != "none" and r.get("clock") != ICOUNT:
             widen(r, e, r["direction"], th.margin, th.min_n)
 
 
@@ -283,7 +284,7 @@ def flag_steal(rows, samples):
         hot[(v, int(c), str(p))] = (len(g), int(
             (g["value"] > metrics.STEAL_FLAG_PCT).sum()))
     for r in rows:
-        if r.get("clock") == "icount":
+        if r.get("clock") == ICOUNT:
             continue
         key = (int(r["cpus"]), str(r["point"]))
         nb, kb = hot.get((r["baseline"],) + key, (0, 0))

@@ -27,6 +27,7 @@ from analysis.estimate import exact, holm, mann_whitney, paired, stats
 from analysis.verdict import guards, safety
 from analysis.tidy import medians
 from analysis import metrics
+from lockbench.defaults import ICOUNT, WALL
 
 HOLM = stats.INCONCLUSIVE + " (Holm)"
 
@@ -91,7 +92,7 @@ class _Plan:
         return self.primary, "named"
 
     def clock(self, _cpus):
-        return "wall"
+        return WALL
 
 
 def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
@@ -128,7 +129,7 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
         clock = plan.clock(cpus)
         base = g.loc[g["variant"] == b, "value"].to_numpy()
         var = g.loc[g["variant"] == v, "value"].to_numpy()
-        if clock == "icount" and direction:
+        if clock == ICOUNT and direction:
             aa = (g.loc[g["variant"] == ctl_of[b], "value"].to_numpy()
                   if b in ctl_of else None)
             c = exact.compare(base, var, direction, th, aa,
@@ -142,7 +143,7 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
                    primary_how=how if role == "primary" else "",
                    failed_base=fb, failed_var=fv, starved_base=sb,
                    starved_var=sv)
-        level = (math.nan if clock == "icount" else
+        level = (math.nan if clock == ICOUNT else
                  _level(c, th.confidence))
         rows.append(_row(key, c, th, level))
         rows[-1].update(_paired(g, b, v, th.confidence))
@@ -258,7 +259,7 @@ def _holm(rows, groups, th):
     idx = [i for i, r in enumerate(rows)
            if r["role"] == "exploratory" and r["direction"] != "none"
            and r["verdict"] not in ("", stats.TOO_FEW)
-           and r.get("clock") != "icount"
+           and r.get("clock") != ICOUNT
            and not math.isnan(r["p_claim"])]
     if not idx:
         return

@@ -19,6 +19,7 @@ from guest import judge, qemu
 from lockbench import dirlock, safeio
 from lockbench.paths import ROOT
 from scripts.campaign import file as campaign_file
+from lockbench.defaults import WALL
 
 PY = "/usr/bin/python3"
 # A runner's meta.json is a few KB (its problems are capped).
@@ -64,7 +65,7 @@ def start_cell(d, man, cell, job_path, pin=()):
     cmd = [PY, "-m", "guest.run_guest", campaign_file.image(c, cell["variant"]),
            "--cpus", str(cell["cpus"]), "--mem", str(c["mem_mb"]),
            "--job", job_path, "--out", tmp] + (["--pin", ",".join(map(str, pin))] if pin else [])
-    if cell.get("clock", "wall") != "wall":
+    if cell.get("clock", WALL) != WALL:
         cmd += ["--clock", cell["clock"]]
     if c.get("silence_s"):
         cmd += ["--silence", str(c["silence_s"])]

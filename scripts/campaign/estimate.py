@@ -27,12 +27,13 @@ import os
 import statistics
 
 from lockbench import safeio
+from lockbench.defaults import ICOUNT, WALL
 
 # clock: (boot_s, point_s, stretch).  Measured on the default campaign (4
 # points of 1 s; 2-core host): wall clock 2 vCPUs boot 3.0-4.0 s, a point
 # 1.2-1.6 s beyond its second; icount 1 vCPU boot 3.2-4.8 s, 3.1-4.5 host
 # seconds per guest second.
-DEFAULTS = {"wall": (4.0, 1.5, 1.0), "icount": (4.0, 1.5, 4.5)}
+DEFAULTS = {WALL: (4.0, 1.5, 1.0), ICOUNT: (4.0, 1.5, 4.5)}
 # The newest results directories read, and the most bytes of a manifest.
 MAX_DIRS = 20
 MANIFEST_MAX_BYTES = 16 << 20
@@ -85,7 +86,7 @@ def samples(results, default_arch="arm"):
             wall, boot = _secs(c.get("wall_s")), _secs(c.get("boot_to_workload_s"))
             if c.get("state") != "done" or wall is None or boot is None or not n:
                 continue
-            key = (str(c.get("clock", "wall")), _arch(c.get("variant", ""), default_arch))
+            key = (str(c.get("clock", WALL)), _arch(c.get("variant", ""), default_arch))
             out.setdefault(key, []).append((wall, boot, n, dur))
             got += 1
         if got:
@@ -95,26 +96,26 @@ def samples(results, default_arch="arm"):
 
 def model(clock, arch, found):
     """(boot_s, point_s, stretch, measured) for cells of CLOCK on ARCH."""
-    d_boot, d_point, d_stretch = DEFAULTS.get(clock, DEFAULTS["wall"])
+    d_boot, d_point, d_stretch = DEFAULTS.get(clock, DEFAULTS[WALL])
 
     def pick(c):
         return found.get((c, arch)) or [s for (k, _a), v in found.items() if k == c for s in v]
 
-    wall = pick("wall")
+    wall = pick(WALL)
     point = (max(0.0, statistics.median((w - b - dur) / n for w, b, n, dur in wall))
              if wall else d_point)
     own = pick(clock)
     if not own:
         return d_boot, point, d_stretch, False
     boot = statistics.median(b for _w, b, _n, _d in own)
-    if clock == "wall":
+    if clock == WALL:
         return boot, point, 1.0, True
     runs = [max(0.0, w - b - n * point) / dur for w, b, n, dur in own if dur > 0]
     return boot, point, (statistics.median(runs) if runs else d_stretch), True
 
 
 def cell_seconds(c, cell, found, default_arch="arm"):
-    boot, point, stretch, _m = model(cell.get("clock", "wall"),
+    boot, point, stretch, _m = model(cell.get("clock", WALL),
                                      _arch(cell["variant"], default_arch), found)
     return boot + sum(p.get("duration_ms", 1000) / 1000 * stretch + point
                       for p in c["points"])
@@ -152,7 +153,7 @@ def estimate(c, cells, jobs, results, cores=None):
     looks = c.get("looks") or [c["repetitions"]]
     most = schedule(c, cells, secs, jobs, cores, looks[-1])
     least = schedule(c, cells, secs, jobs, cores, looks[0]) if len(looks) > 1 else most
-    measured = any(model(x.get("clock", "wall"), _arch(x["variant"], default_arch), found)[3]
+    measured = any(model(x.get("clock", WALL), _arch(x["variant"], default_arch), found)[3]
                    for x in cells)
 
     def mins(s):
@@ -165,7 +166,7 @@ def estimate(c, cells, jobs, results, cores=None):
                  + ", ".join(f"results/{u}" for u in used[:3])
                  + (f" +{len(used) - 3} more" if len(used) > 3 else ""))
     else:
-        b, p, s = DEFAULTS["wall"]
+        b, p, s = DEFAULTS[WALL]
         where = (f"no earlier cells in results/: the defaults, boot {b:g} s + "
                  f"{p:g} s a point (scripts/campaign/estimate.py)")
     return (f"about {span} ({len(cells)} cells, {jobs} side by side; from {where})")

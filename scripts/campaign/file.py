@@ -27,6 +27,7 @@ from lockbench import safeio
 from scripts.campaign import estimate as campaign_estimate
 from scripts import lock_target as targetmod
 from scripts import variant as variantmod
+from lockbench.defaults import CLOCKS, WALL
 
 # Matched whole (fullmatch): "$" would let a name end in a newline.
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -120,7 +121,7 @@ TOP = {
     # count (-icount shift=0,sleep=off: 1 guest ns = 1 instruction, single-
     # threaded TCG), for the whole campaign or per vCPU count.
     "clock": Key(object, None, "'wall' or 'icount', or a table of the campaign's vCPU "
-                 "counts { 1 = \"icount\", 2 = \"wall\" }", "wall",
+                 "counts { 1 = \"icount\", 2 = \"wall\" }", WALL,
                  "the guest's clock: the host's wall clock, or QEMU's instruction count "
                  "(1 vCPU only, needs control = true; docs/icount.md)",
                  kind="string or table"),
@@ -559,7 +560,7 @@ def _clock(path, out):
     val, cpus = out["clock"], out["cpus"]
     allowed = TOP["clock"][2]
     if isinstance(val, str):
-        if val not in primarymod.CLOCKS:
+        if val not in CLOCKS:
             raise CampaignError(f"{path}: clock: must be {allowed}, not {val[:40]!r}")
         table = {str(c): val for c in cpus}
     elif isinstance(val, dict):
@@ -568,7 +569,7 @@ def _clock(path, out):
             if key not in table:
                 raise CampaignError(f"{path}: clock.{key[:40]}: not one of the campaign's "
                                     f"vCPU counts ({', '.join(map(str, cpus))})")
-            if not isinstance(clock, str) or clock not in primarymod.CLOCKS:
+            if not isinstance(clock, str) or clock not in CLOCKS:
                 raise CampaignError(f"{path}: clock.{key}: must be 'wall' or 'icount', "
                                     f"not {str(clock)[:40]!r}")
             table[key] = clock
@@ -685,7 +686,7 @@ def reference():
         typ = "string" if key in ("id", "workload", "primary_metric") else "integer"
         out.append(f"| `{key}` | {takes[p.takes]} | {typ} | {_cell(_default(p.default, p.shown))} "
                    f"| {_cell(p.allowed)} | {_cell(p.meaning)} |")
-    boot, point, stretch = campaign_estimate.DEFAULTS["wall"]
+    boot, point, stretch = campaign_estimate.DEFAULTS[WALL]
     out += ["", "## How long: `--dry-run`", "",
             "`./run.sh campaign FILE --dry-run` ends with about how long the cells take:",
             "a cell is a boot plus, for each point, its `duration_ms` and what the point",

@@ -37,6 +37,7 @@ from lockbench import dirlock, safeio
 from lockbench.paths import BUILD, ROOT
 from scripts.campaign import cell as campaign_cell
 from scripts.campaign import file as campaign_file
+from lockbench.defaults import WALL
 
 PARALLEL = "parallel"
 
@@ -305,7 +306,7 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
             "--return", "cells/.tmp-{1}", "--return", "cells/.tmp-{1}.log",
             f"rm -rf cells/.tmp-{{1}}; mkdir -p cells && env PYTHONPATH=payload /usr/bin/python3 "
             f"-m guest.run_guest {{2}} --cpus {q(str(cpus))} --mem {q(str(c['mem_mb']))} "
-            + (f"--clock {q(cells[0]['clock'])} " if cells[0].get("clock", "wall") != "wall"
+            + (f"--clock {q(cells[0]['clock'])} " if cells[0].get("clock", WALL) != WALL
                else "")
             + (f"--silence {q(str(c['silence_s']))} " if c.get("silence_s") else "")
             + "--job payload/job.conf --out cells/.tmp-{1} >cells/.tmp-{1}.log 2>&1")

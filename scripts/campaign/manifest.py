@@ -23,6 +23,7 @@ from scripts.campaign import file as campaign_file
 from scripts.campaign import hosts as campaign_hosts
 from scripts import variant as variantmod
 from lockbench import defaults
+from lockbench.defaults import ICOUNT, WALL
 
 # A manifest of the biggest campaign (16 vCPU counts x 100 repetitions x
 # a few variants) is a few MB.
@@ -67,14 +68,14 @@ def plan(c):
     for rep in range(1, c["repetitions"] + 1):
         for cpus in c["cpus"]:
             order = variant_order(c, rep, rng)
-            clock = clocks.get(str(cpus), "wall")
-            if clock == "icount" and rep > c.get("icount_repetitions", 0):
+            clock = clocks.get(str(cpus), WALL)
+            if clock == ICOUNT and rep > c.get("icount_repetitions", 0):
                 continue
             for pos, v in enumerate(order, 1):
                 cell = {"id": f"r{rep:02d}-{v}-c{cpus}", "variant": v, "cpus": cpus,
                         "rep": rep, "state": "planned", "pos": pos,
                         "oversubscribed": cpus > (os.cpu_count() or 1)}
-                if clock != "wall":
+                if clock != WALL:
                     cell["clock"] = clock
                 cells.append(cell)
     return cells
@@ -214,7 +215,7 @@ def reuse(d, man, dirs):
             v = cell["variant"]
             arch = targets.parse_target(campaign_file.image(data["campaign"], v))[1]
             if not (o and cell["state"] not in SETTLED and o.get("state") == "done"
-                    and cell.get("clock") == "icount" and o.get("clock") == "icount"
+                    and cell.get("clock") == ICOUNT and o.get("clock") == ICOUNT
                     and isinstance(builds.get(v), dict) and same_kernel(builds[v], data["builds"][v])
                     and roots.get(arch) == data["rootfs_sha256_by_arch"].get(arch)):
                 continue
@@ -286,7 +287,7 @@ def checked_manifest(d, man):
             refuse(f"manifest.json's cell {str(cell.get('id') if isinstance(cell, dict) else cell)[:40]!r} "
                    f"is not the planned cell {want['id']!r}")
         # (pos: not in manifests from before cells kept their place)
-        if cell.get("clock", "wall") != want.get("clock", "wall") or \
+        if cell.get("clock", WALL) != want.get("clock", WALL) or \
                 ("pos" in cell and cell["pos"] != want["pos"]):
             refuse(f"manifest.json's cell {want['id']!r} is not planned with that clock or place")
         if not isinstance(cell.get("state"), str) or not STATE_RE.fullmatch(cell["state"]):
