@@ -54,7 +54,17 @@ class Resolution(unittest.TestCase):
             (1, "tight"): ("insn_per_op", "default"),
             (1, "paced"): ("lookup_lat_mean_ns", "default"),
             (2, "tight"): ("throughput_run", "default"),
-            (2, "paced"): ("lookup_lat_median_ref", "default")})
+            (2, "paced"): ("lookup_lat_median_ns", "default")})
+
+    def test_a_paced_point_of_one_wall_clock_vcpu_divides_the_probe(self):
+        # one vCPU: the probe shares no host time with another vCPU
+        c, paced = {"clock": "wall"}, {"id": "paced", "think_ns": 100000}
+        self.assertEqual(primary.metric_for(c, 1, paced),
+                         ("lookup_lat_median_ref", "default"))
+        self.assertEqual(primary.metric_for(c, 2, paced),
+                         ("lookup_lat_median_ns", "default"))
+        self.assertEqual(primary.metric_for(dict(c, pin=False), 2, paced),
+                         ("lookup_lat_median_ns", "default"))
 
     def test_unpinned_tight_loops_default_to_raw_throughput(self):
         c = load(extra="pin = false")
