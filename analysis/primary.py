@@ -19,6 +19,7 @@ Shared by the campaign file's checks and the analysis: pure functions of
 a campaign as scripts/campaign/file.py resolves it (a dict)."""
 
 from analysis.metrics import ICOUNT_EQUIV, RATE_METRICS
+from lockbench import defaults
 from lockbench.defaults import CLOCKS, ICOUNT, WALL
 
 #: the default campaign's choices (campaigns/default.toml), per regime:
@@ -59,7 +60,7 @@ def pinned(campaign, cpus):
     vCPUs: pin = true (the default) and 2 vCPUs or more (measured:
     docs/measurements.md, "Pinning vCPU threads"; scripts/campaign/run.py
     pin_for hands out the cores)."""
-    return campaign.get("pin", True) is not False and cpus >= 2
+    return defaults.campaign_value(campaign, "pin") is not False and cpus >= 2
 
 
 def default_metric(clock, paced, is_pinned=True, cpus=1):

@@ -31,3 +31,26 @@ def look_confidence(looks, confidence=CONFIDENCE):
     every verdict is judged at (stats.Thresholds.for_looks) and every
     output prints (report.html too, which reads no statistics)."""
     return confidence if looks <= 1 else 1 - (1 - confidence) / looks
+
+
+#: every campaign key whose default is a value (the rest are required, or
+#: computed: baseline, compare, primary_metric, primary_points,
+#: silence_s): scripts/campaign/file.py fills them in, and the analysis
+#: reads a manifest's campaign through campaign_value, so that a
+#: manifest from before a key existed reads as the file would have
+#: filled it in
+CAMPAIGN = {"description": "", "control": False, "pin": True, "arches": ["arm"],
+            "order": "alternate", "seed": 1, "mem_mb": 512, "margin": MARGIN,
+            "target": TARGET, "perf": {}, "clock": WALL, "icount_repetitions": 3}
+#: perf = { ... }
+PERF = {"stat": True, "lock": False}
+
+
+def campaign_value(campaign, key):
+    """A manifest campaign's KEY, or its default when the campaign (an
+    older one) does not have it: the one reading of a default."""
+    v = campaign.get(key)
+    if v is None and key in CAMPAIGN:
+        d = CAMPAIGN[key]
+        return list(d) if isinstance(d, list) else dict(d) if isinstance(d, dict) else d
+    return v

@@ -99,7 +99,7 @@ class RunDir:
 
     @property
     def margin(self):
-        m = self.campaign.get("margin")
+        m = defaults.campaign_value(self.campaign, "margin")
         return float(m) if isinstance(m, (int, float)) and 0 < m < 1 \
             else defaults.MARGIN
 

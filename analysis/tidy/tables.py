@@ -27,6 +27,7 @@ from analysis.parse.host_steal import (STEAL_FILE, parse_host_steal, run_metrics
 from analysis.metrics import METRICS, STEAL_FLAG_PCT, unit_of
 from analysis.tidy.point_metrics import (PERF_EVENTS, bench_metrics, icount_metrics,
                                     lock_metrics, rate_metrics)
+from lockbench import defaults
 from lockbench.defaults import ICOUNT
 
 
@@ -336,10 +337,10 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
         row["relation"] = "missing"
         t["crosscheck"].append(row)
 
-    perf = rundir.campaign.get("perf") or {}
+    perf = defaults.campaign_value(rundir.campaign, "perf") or {}
     ps, _ = _parse(tidy, cell, point, pdir, "perf-stat.csv",
                    perf_stat.parse_file,
-                   optional=perf.get("stat", True) is False)
+                   optional=perf.get("stat", defaults.PERF["stat"]) is False)
     if ps is not None and (res is None or res.ok):
         for event, metric in PERF_EVENTS.items():
             c = ps.get(event)

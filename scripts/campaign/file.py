@@ -11,6 +11,7 @@ build targets (scripts/variant.py): "before" for arm, "before@arm64" for
 arm64; the baseline is the first arch's, and each compared pair is
 compared within each arch, never across.
 """
+import copy
 import hashlib
 import os
 import re
@@ -27,7 +28,7 @@ from lockbench import safeio
 from scripts.campaign import estimate as campaign_estimate
 from scripts import lock_target as targetmod
 from scripts import variant as variantmod
-from lockbench.defaults import CLOCKS, WALL
+from lockbench.defaults import CLOCKS, ICOUNT, WALL
 
 # Matched whole (fullmatch): "$" would let a name end in a newline.
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -40,6 +41,9 @@ DOC = "docs/campaigns.md"
 # check, what is allowed, default) and by reference(), which writes
 # docs/campaigns.md from it (a unit test holds the file to it).
 REQUIRED = object()
+#: the key's default is lockbench/defaults.py's CAMPAIGN[key], which the
+#: analysis reads old manifests with (filled in below)
+DEFAULT = object()
 
 
 class Key(NamedTuple):
@@ -57,7 +61,7 @@ TOP = {
                 "with - or _", REQUIRED,
                 "the campaign's name: the results directory is results/NAME-UTCSTAMP"),
     "description": Key(str, lambda v: len(v) <= 200 and not CONTROL_RE.search(v),
-                       "text of at most 200 characters, without control characters", "",
+                       "text of at most 200 characters, without control characters", DEFAULT,
                        "one line for the report"),
     "variants": Key(list, None, "a non-empty list of distinct built variants", REQUIRED,
                     "the kernel variants compared (kernel-patches/variants/, "
@@ -69,18 +73,18 @@ TOP = {
                    "(their converts: docs/variants.md) needs points whose workload drives it "
                    "(kernel-patches/targets/)", kind="array of pairs",
                    shown="every other variant against the baseline"),
-    "control": Key(bool, None, "true or false", False,
+    "control": Key(bool, None, "true or false", DEFAULT,
                    "also boot the baseline a second time as BASELINE~aa: the A/A pair "
                    "that calibrates every verdict"),
     # Pin the vCPU threads of each cell of 2 vCPUs or more, one per host
     # core (guest/run_guest.py cell_cores; 1-vCPU cells stay unpinned;
     # local cells only, not --hosts; the default by measurement:
     # docs/measurements.md, "Pinning vCPU threads").
-    "pin": Key(bool, None, "true or false", True,
+    "pin": Key(bool, None, "true or false", DEFAULT,
                "pin the vCPU threads of each cell of 2 vCPUs or more, one per host core "
                "(local cells only)"),
     "arches": Key(list, None, "a non-empty list of distinct architectures from "
-                  + ", ".join(variantmod.ARCHES), ["arm"],
+                  + ", ".join(variantmod.ARCHES), DEFAULT,
                   "the guest architectures: every variant runs on each, pairs are compared "
                   "within an arch", kind="array of strings"),
     "cpus": Key(list, None, "a non-empty list of distinct integers 1..16", REQUIRED,
@@ -93,14 +97,14 @@ TOP = {
     # balanced: every variant in every position of a repetition equally
     # often (a cyclic Latin square and its mirror); alternate: the list
     # order, reversed on even repetitions; random: shuffled (seed)
-    "order": Key(str, lambda v: v in ORDERS, "'balanced', 'alternate' or 'random'", "alternate",
+    "order": Key(str, lambda v: v in ORDERS, "'balanced', 'alternate' or 'random'", DEFAULT,
                  "the variants' order in a repetition: a Latin square, the list reversed "
                  "every other repetition, or shuffled"),
-    "seed": Key(int, lambda v: 0 <= v < 2**32, "an integer 0..2^32-1", 1,
+    "seed": Key(int, lambda v: 0 <= v < 2**32, "an integer 0..2^32-1", DEFAULT,
                 "the seed of order = 'random'"),
-    "mem_mb": Key(int, lambda v: 128 <= v <= 2048, "an integer 128..2048", 512,
+    "mem_mb": Key(int, lambda v: 128 <= v <= 2048, "an integer 128..2048", DEFAULT,
                   "guest memory, MiB"),
-    "margin": Key(float, lambda v: 0 < v < 1, "a number between 0 and 1 (0.05 = 5%)", defaults.MARGIN,
+    "margin": Key(float, lambda v: 0 < v < 1, "a number between 0 and 1 (0.05 = 5%)", DEFAULT,
                   "the smallest change that counts as harm or benefit"),
     # None: per regime, what the default campaign uses (analysis/primary.py)
     "primary_metric": Key(str, lambda v: v in PRIMARY_CHOICES, "one of " + ", ".join(PRIMARY_CHOICES), None,
@@ -113,21 +117,21 @@ TOP = {
     # lock_stat table and the plots follow it) and the workloads that
     # drive it.
     "target": Key(str, targetmod.NAME_RE.fullmatch, "a target of kernel-patches/targets/ ("
-                  + ", ".join(targetmod.names()) + ")", defaults.TARGET,
+                  + ", ".join(targetmod.names()) + ")", DEFAULT,
                   "the lock under test: its lock_stat class and the workloads that drive it"),
-    "perf": Key(dict, None, "a table with keys stat, lock", {},
+    "perf": Key(dict, None, "a table with keys stat, lock", DEFAULT,
                 "perf around each point (perf.stat, perf.lock below)"),
     # What a guest's clock is: the host's wall clock, or QEMU's instruction
     # count (-icount shift=0,sleep=off: 1 guest ns = 1 instruction, single-
     # threaded TCG), for the whole campaign or per vCPU count.
     "clock": Key(object, None, "'wall' or 'icount', or a table of the campaign's vCPU "
-                 "counts { 1 = \"icount\", 2 = \"wall\" }", WALL,
+                 "counts { 1 = \"icount\", 2 = \"wall\" }", DEFAULT,
                  "the guest's clock: the host's wall clock, or QEMU's instruction count "
                  "(1 vCPU only, needs control = true; docs/icount.md)",
                  kind="string or table"),
     # Boots a side of each icount cell: they agree to parts per million,
     # so a few measure the spread the verdict is judged on.
-    "icount_repetitions": Key(int, lambda v: 2 <= v <= 100, "an integer 2..100", 3,
+    "icount_repetitions": Key(int, lambda v: 2 <= v <= 100, "an integer 2..100", DEFAULT,
                               "boots a side of each icount cell (at most repetitions)"),
     # The runner's silence limit (guest/run_guest.py --silence): a kernel
     # that may hang is lost sooner.
@@ -137,9 +141,13 @@ TOP = {
                   "the workload points every boot runs, in order (keys below)",
                   kind="array of tables"),
 }
+for _k, _key in TOP.items():
+    if _key.default is DEFAULT:
+        TOP[_k] = _key._replace(default=defaults.CAMPAIGN[_k])
+assert set(defaults.CAMPAIGN) <= set(TOP), "a default of no campaign key"
 # perf = { ... }: key: (type, what is allowed, default, meaning).
-PERF = {"stat": (bool, "true or false", True, "perf stat -a around each point"),
-        "lock": (bool, "true or false", False,
+PERF = {"stat": (bool, "true or false", defaults.PERF["stat"], "perf stat -a around each point"),
+        "lock": (bool, "true or false", defaults.PERF["lock"],
                  "also perf lock record -a and its report (doubles a point's overhead)")}
 
 # A point's keys ([[points]]).  Which points take a key: ALL, MODULE
@@ -412,7 +420,7 @@ def load(path, root=None):
         if key not in data:
             if default is REQUIRED:
                 raise CampaignError(f"{path}: {key}: missing; must be {allowed}")
-            out[key] = default
+            out[key] = copy.deepcopy(default)
             continue
         val = data[key]
         if not _type_ok(val, typ) or (check and not check(val)):
@@ -564,7 +572,7 @@ def _clock(path, out):
             raise CampaignError(f"{path}: clock: must be {allowed}, not {val[:40]!r}")
         table = {str(c): val for c in cpus}
     elif isinstance(val, dict):
-        table = {str(c): primarymod.WALL for c in cpus}
+        table = {str(c): WALL for c in cpus}
         for key, clock in val.items():
             if key not in table:
                 raise CampaignError(f"{path}: clock.{key[:40]}: not one of the campaign's "
@@ -576,7 +584,7 @@ def _clock(path, out):
     else:
         raise CampaignError(f"{path}: clock: must be {allowed}")
     out["clock"] = table
-    icount = sorted(int(c) for c, k in table.items() if k == primarymod.ICOUNT)
+    icount = sorted(int(c) for c, k in table.items() if k == ICOUNT)
     if not icount:
         return
     if icount[-1] > 1:

@@ -60,6 +60,7 @@ from lockbench.cli import OneLineParser, run_cli
 from guest import judge, qemu, targets
 from lockbench import dirlock, safeio
 from lockbench.paths import ROOT
+from lockbench.defaults import ICOUNT
 from scripts.campaign import cell as campaign_cell
 from scripts.campaign import estimate as campaign_estimate
 from scripts.campaign import file as campaign_file
@@ -130,12 +131,12 @@ def plan_lines(c, cells):
         vcpus = f"{cpus} vCPU{'s' if cpus > 1 else ''}"
         out.append(f"{vcpus} ({clock} clock): up to {boots} "
                    f"boots a side; primary: {', '.join(metrics)}")
-        need = exact.MIN_N if clock == primarymod.ICOUNT else stats.Thresholds().min_n
+        need = exact.MIN_N if clock == ICOUNT else stats.Thresholds().min_n
         if boots < need:
             out.append(f"warning: {boots} boots a side at {vcpus} cannot reach a verdict "
                        f"(at least {need} a side): every verdict there will read "
                        f"'inconclusive (n<{need})'; raise "
-                       + ("icount_repetitions" if clock == primarymod.ICOUNT else "repetitions"))
+                       + ("icount_repetitions" if clock == ICOUNT else "repetitions"))
     return out
 
 
