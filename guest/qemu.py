@@ -18,7 +18,7 @@ from guest import judge
 from guest.collect import NOSPACE, write_all
 from guest.judge import RunError, split_lines
 from guest.vcpu import note_run_mark
-from guest import targets
+from guest import build_target
 from lockbench.defaults import ICOUNT, WALL
 from lockbench.paths import BUILD, ROOT
 
@@ -32,38 +32,38 @@ LOW_SPACE = 16 << 20
 def target(name):
     """(variant, arch, label) of VARIANT or VARIANT@ARCH; RunError 2 if bad."""
     try:
-        variant, arch = targets.parse_target(name)
-    except targets.VariantError as e:
+        variant, arch = build_target.parse_target(name)
+    except build_target.VariantError as e:
         raise RunError(2, str(e)) from None
-    return variant, arch, targets.label(variant, arch)
+    return variant, arch, build_target.label(variant, arch)
 
 
 def arch_info(arch):
     """What builds and boots arch (guest/arches.toml): {"kernel", "qemu",
     "machine", "cpu", "console", "gicv2_max_cpus", ...}."""
-    return targets.ARCHES[arch]
+    return build_target.ARCHES[arch]
 
 
 def rootfs_path(arch):
     """The guest root file system of arch's guests."""
-    return os.path.join(BUILD, targets.rootfs_dir(arch), "rootfs.cpio")
+    return os.path.join(BUILD, build_target.rootfs_dir(arch), "rootfs.cpio")
 
 
 def artifacts(name):
     """The files that boot target NAME: a boot variant's are its image's
-    (guest/targets.py boot_spec), with "cmdline" its kernel parameters."""
+    (guest/build_target.py boot_spec), with "cmdline" its kernel parameters."""
     variant, arch, label = target(name)
     try:
-        image, cmdline = targets.boot_spec(variant)
-    except targets.VariantError as e:
+        image, cmdline = build_target.boot_spec(variant)
+    except build_target.VariantError as e:
         raise RunError(2, str(e)) from None
     if image != variant:
-        label = targets.label(image, arch)
+        label = build_target.label(image, arch)
     vdir = os.path.join(BUILD, label)
-    if not os.path.isdir(vdir) and targets.find_file(variant) is None:
-        known = ", ".join(targets.variant_names())
+    if not os.path.isdir(vdir) and build_target.find_file(variant) is None:
+        known = ", ".join(build_target.variant_names())
         raise RunError(2, f"unknown variant {variant!r} (known: {known}; "
-                          f"{targets.ADD_FOLDER})")
+                          f"{build_target.ADD_FOLDER})")
     need = {"kernel": os.path.join(vdir, arch_info(arch)["kernel"]),
             "mbox_bench.ko": os.path.join(vdir, "mbox_bench.ko"),
             "build-meta.json": os.path.join(vdir, "build-meta.json")}
@@ -73,7 +73,7 @@ def artifacts(name):
     rootfs = rootfs_path(arch)
     if not os.path.isfile(rootfs):
         raise RunError(3, f"no guest root file system ({rootfs}): run ./run.sh build"
-                       + ("" if arch == targets.DEFAULT_ARCH else f" {label}"))
+                       + ("" if arch == build_target.DEFAULT_ARCH else f" {label}"))
     need["rootfs"] = rootfs
     need["arch"] = arch
     need["cmdline"] = cmdline

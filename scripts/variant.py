@@ -45,8 +45,8 @@ import sys
 import tomllib
 
 from lockbench.cli import OneLineParser, run_cli
-# A target's name and its arch, which the runner needs too: guest/targets.py.
-from guest.targets import (ADD_FOLDER, ARCHES, VARIANT_DIRS, VariantError, boot_spec,
+# A target's name and its arch, which the runner needs too: guest/build_target.py.
+from guest.build_target import (ADD_FOLDER, ARCHES, VARIANT_DIRS, VariantError, boot_spec,
                            find_file, label, parse_target, variant_names, REF_RE, ROOT)
 
 PATCH_DIR = os.path.join(ROOT, "kernel-patches")
@@ -62,7 +62,7 @@ CONVERTS_ALLOWED = "a list of distinct C identifiers (the locks the series conve
 
 def add_dirs(dirs):
     """Put the variant folders DIRS in front of LOCKBENCH_VARIANT_PATH, for
-    this process (guest/targets.py read it at import: its list after
+    this process (guest/build_target.py read it at import: its list after
     kernel-patches/variants) and for every process it starts."""
     dirs = [os.path.abspath(d) for d in dirs]
     for d in dirs:
@@ -78,7 +78,7 @@ def load(target):
     """Return the variant built for a target (VARIANT or VARIANT@ARCH) as a
     dict with absolute patch and config paths, the arch's base fragment
     first.  A boot variant (boots = "OTHER", cmdline = "..."; guest/
-    targets.py boot_spec) is OTHER's build, with "boots" (OTHER's label)
+    build_target.py boot_spec) is OTHER's build, with "boots" (OTHER's label)
     and "cmdline" added: it builds nothing of its own."""
     name, arch = parse_target(target)
     path = find_file(name)

@@ -32,7 +32,7 @@ import tarfile
 import time
 
 from lockbench.cli import CliError
-from guest import qemu, targets
+from guest import build_target, qemu
 from lockbench import dirlock, safeio
 from lockbench.paths import BUILD, ROOT
 from scripts.campaign import cell as campaign_cell
@@ -111,11 +111,11 @@ def is_remote(d, name):
 
 # The runner and what it imports or reads, as paths in the repository:
 # all a host needs of the harness (the runner names targets and reads the
-# arch table with guest/targets.py; its errors are lockbench/cli.py's,
+# arch table with guest/build_target.py; its errors are lockbench/cli.py's,
 # as every command's, and its files lockbench's safe I/O and lock).  The host runs python3 -m
 # guest.run_guest with payload/ as the root.
 RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "guest/collect.py",
-                "guest/vcpu.py", "guest/job.py", "guest/qemu.py", "guest/targets.py",
+                "guest/vcpu.py", "guest/job.py", "guest/qemu.py", "guest/build_target.py",
                 "guest/inside/init.sh", "guest/arches.toml",
                 "lockbench/__init__.py", "lockbench/cli.py", "lockbench/dirlock.py",
                 "lockbench/paths.py", "lockbench/safeio.py")
@@ -130,15 +130,15 @@ def make_payload(path, build, variants, job):
             tar.add(os.path.join(ROOT, f), f"payload/{f}")
         arches = []
         for v in variants:
-            arch = targets.parse_target(v)[1]
+            arch = build_target.parse_target(v)[1]
             arches += [] if arch in arches else [arch]
-            for f in (targets.ARCHES[arch]["kernel"], "mbox_bench.ko", "build-meta.json"):
+            for f in (build_target.ARCHES[arch]["kernel"], "mbox_bench.ko", "build-meta.json"):
                 tar.add(os.path.join(build, v, f), f"payload/build/{v}/{f}")
             # The file system writer of lockload's points, where built.
             if os.path.isfile(os.path.join(build, v, "fs_writer.ko")):
                 tar.add(os.path.join(build, v, "fs_writer.ko"), f"payload/build/{v}/fs_writer.ko")
         for a in arches:
-            rootfs = f"{targets.rootfs_dir(a)}/rootfs.cpio"
+            rootfs = f"{build_target.rootfs_dir(a)}/rootfs.cpio"
             tar.add(os.path.join(build, rootfs), f"payload/build/{rootfs}")
             lockload = f"lockload/{a}/lockload"
             if os.path.isfile(os.path.join(build, lockload)):
@@ -261,7 +261,7 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
     images = list(dict.fromkeys(campaign_file.image(c, v) for v in c["variants"]))
     # A boot variant is another variant's image with kernel parameters
     # that live in its file here, not on the hosts.
-    boots_other = [v for v in images if targets.boot_spec(targets.parse_target(v)[0])[1]]
+    boots_other = [v for v in images if build_target.boot_spec(build_target.parse_target(v)[0])[1]]
     if boots_other:
         raise HostsError(f"variant {boots_other[0]} boots another variant's image with its "
                          f"own kernel parameters: run it on this host, not with --hosts")

@@ -57,7 +57,7 @@ import sys
 from analysis.estimate import exact, stats
 from analysis import primary as primarymod
 from lockbench.cli import OneLineParser, run_cli
-from guest import judge, qemu, targets
+from guest import build_target, judge, qemu
 from lockbench import dirlock, safeio
 from lockbench.paths import ROOT
 from lockbench.defaults import ICOUNT
@@ -199,7 +199,7 @@ def create(args):
         f.write(campaign_file.job_text(c))
     host = qemu.host_info(qemu.arch_info(c["arches"][0])["qemu"])
     # What boots each arch, for the report's setup lines.
-    host["qemu_guests"] = {a: targets.guest_desc(a) for a in c["arches"]}
+    host["qemu_guests"] = {a: build_target.guest_desc(a) for a in c["arches"]}
     man = campaign_manifest.Manifest.new(d, c, host, builds, rootfs, cells,
                                          getattr(args, "variants", None))
     man.save()

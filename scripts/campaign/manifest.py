@@ -16,7 +16,7 @@ import random
 import shutil
 import stat
 
-from guest import judge, qemu, targets
+from guest import build_target, judge, qemu
 
 from lockbench import safeio
 from scripts.campaign import file as campaign_file
@@ -105,10 +105,10 @@ def build_command(target):
     when its variant file is in a folder of its own (--variants DIR,
     LOCKBENCH_VARIANT_PATH), which the build must be given too."""
     try:
-        name, _arch = targets.parse_target(target)
-    except targets.VariantError:
+        name, _arch = build_target.parse_target(target)
+    except build_target.VariantError:
         return f"./run.sh build [--variants DIR] {target}"
-    path = targets.find_file(name)
+    path = build_target.find_file(name)
     shipped = os.path.join(variantmod.ROOT, "kernel-patches", "variants")
     if path is None or os.path.dirname(os.path.abspath(path)) == shipped:
         return f"./run.sh build {target}"
@@ -213,7 +213,7 @@ def reuse(d, man, dirs):
         for cell in data["cells"]:
             o = by_id.get(cell["id"])
             v = cell["variant"]
-            arch = targets.parse_target(campaign_file.image(data["campaign"], v))[1]
+            arch = build_target.parse_target(campaign_file.image(data["campaign"], v))[1]
             if not (o and cell["state"] not in SETTLED and o.get("state") == "done"
                     and cell.get("clock") == ICOUNT and o.get("clock") == ICOUNT
                     and isinstance(builds.get(v), dict) and same_kernel(builds[v], data["builds"][v])

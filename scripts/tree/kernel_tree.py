@@ -43,7 +43,7 @@ import subprocess
 import sys
 
 from lockbench.cli import CliError, OneLineParser, run_cli
-from guest import targets
+from guest import build_target
 from lockbench.paths import BUILD, ROOT
 
 # The kernel versions the module, lockload, the fragments and the lock_stat
@@ -54,7 +54,7 @@ SUPPORTED_S = "6.1"
 # first when its variant merges mbox-registry.config.
 REGISTRY_FILE = "drivers/mailbox/omap-mbox-registry.c"
 REGISTRY_PATCH = "0001-mailbox-add-the-2.6.34-OMAP-mailbox-name-registry-fo.patch"
-REF_RE = targets.REF_RE  # a ref as the user writes it
+REF_RE = build_target.REF_RE  # a ref as the user writes it
 ID_RE = re.compile(r"[0-9a-f]{40}")
 
 
@@ -227,7 +227,7 @@ def donor(build, repo, target_dir, commit, arch, shas):
 
 def variant_name(tree, commit):
     """"linux-1a2b3c4d5e6f": the tree's folder name, cut and cleaned, and
-    the commit's first 12 hex digits (targets.NAME_RE: at most 32)."""
+    the commit's first 12 hex digits (build_target.NAME_RE: at most 32)."""
     base = re.sub(r"[^a-z0-9]+", "-", os.path.basename(tree.rstrip("/")).lower()).strip("-")
     base = (base or "tree")[:19].rstrip("-") or "tree"
     if not base[0].isalnum():
@@ -345,7 +345,7 @@ def body(args):
         if best:
             print(*best)
     else:
-        if args.like not in targets.variant_names():
+        if args.like not in build_target.variant_names():
             raise TreeError(f"--like {args.like}: no such variant")
         names, camp = write_variants(args.tree, args.refs, args.out, args.like)
         for n in names:

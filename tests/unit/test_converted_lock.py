@@ -26,7 +26,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from guest import judge, qemu, targets
+from guest import build_target, judge, qemu
 from scripts.campaign import file as campaign_file
 from scripts.campaign import hosts as campaign_hosts
 from scripts.campaign import manifest as campaign_manifest
@@ -80,8 +80,8 @@ class Folder(unittest.TestCase):
         self.vdir = os.path.join(self.tmp, "vars")
         os.mkdir(self.vdir)
         self.write_variant("spin-resource-lock", RESOURCE)
-        saved = list(targets.VARIANT_DIRS)
-        self.addCleanup(targets.VARIANT_DIRS.__setitem__, slice(None), saved)
+        saved = list(build_target.VARIANT_DIRS)
+        self.addCleanup(build_target.VARIANT_DIRS.__setitem__, slice(None), saved)
         env = mock.patch.dict(os.environ)
         env.start()
         self.addCleanup(env.stop)
@@ -238,8 +238,8 @@ class ShippedCampaigns(unittest.TestCase):
         self.files = sorted(glob.glob(os.path.join(ROOT, "campaigns", "*.toml"))
                             + glob.glob(os.path.join(ROOT, "tests", "campaigns", "*.toml")))
         self.assertGreater(len(self.files), 15)
-        saved = list(targets.VARIANT_DIRS)
-        self.addCleanup(targets.VARIANT_DIRS.__setitem__, slice(None), saved)
+        saved = list(build_target.VARIANT_DIRS)
+        self.addCleanup(build_target.VARIANT_DIRS.__setitem__, slice(None), saved)
         env = mock.patch.dict(os.environ)
         env.start()
         self.addCleanup(env.stop)
@@ -349,8 +349,8 @@ class FollowUps(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "zz-mine.toml"), "w") as f:
                 f.write(RESOURCE)
-            saved = list(targets.VARIANT_DIRS)
-            self.addCleanup(targets.VARIANT_DIRS.__setitem__, slice(None), saved)
+            saved = list(build_target.VARIANT_DIRS)
+            self.addCleanup(build_target.VARIANT_DIRS.__setitem__, slice(None), saved)
             with mock.patch.dict(os.environ):
                 variantmod.add_dirs([d])
                 self.assertEqual(campaign_manifest.build_command("zz-mine@arm64"),

@@ -12,7 +12,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
-from guest import targets  # noqa: E402
+from guest import build_target  # noqa: E402
 from scripts import variant  # noqa: E402
 from scripts.campaign import file as campaign_file  # noqa: E402
 
@@ -70,9 +70,9 @@ class Targets(unittest.TestCase):
     def test_label_and_dirs(self):
         self.assertEqual(variant.label("before", "arm"), "before")
         self.assertEqual(variant.label("before", "arm64"), "before@arm64")
-        self.assertEqual(targets.rootfs_dir("arm"), "rootfs")
-        self.assertEqual(targets.rootfs_dir("arm64"), "rootfs-arm64")
-        self.assertEqual(targets.guest_desc("arm64"), "qemu-system-aarch64 -M virt, cortex-a57")
+        self.assertEqual(build_target.rootfs_dir("arm"), "rootfs")
+        self.assertEqual(build_target.rootfs_dir("arm64"), "rootfs-arm64")
+        self.assertEqual(build_target.guest_desc("arm64"), "qemu-system-aarch64 -M virt, cortex-a57")
 
     def test_one_arch_table(self):
         """guest/arches.toml is what builds and boots an arch, for the
@@ -81,10 +81,10 @@ class Targets(unittest.TestCase):
         import contextlib
         import io
         from guest import qemu
-        self.assertEqual(targets.DEFAULT_ARCH, "arm")
+        self.assertEqual(build_target.DEFAULT_ARCH, "arm")
         for arch, info in variant.ARCHES.items():
             with self.subTest(arch=arch):
-                self.assertEqual(set(info) - {"triplet"}, set(targets.ARCH_KEYS))
+                self.assertEqual(set(info) - {"triplet"}, set(build_target.ARCH_KEYS))
                 out = io.StringIO()
                 with contextlib.redirect_stdout(out):
                     self.assertEqual(variant.main(["arch", arch]), 0)
@@ -122,9 +122,9 @@ class VariantFiles(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.addCleanup(self.tmp.cleanup)
-        # The one list guest/targets.py searches (variant.py shares it).
-        targets.VARIANT_DIRS.insert(0, self.tmp.name)
-        self.addCleanup(targets.VARIANT_DIRS.remove, self.tmp.name)
+        # The one list guest/build_target.py searches (variant.py shares it).
+        build_target.VARIANT_DIRS.insert(0, self.tmp.name)
+        self.addCleanup(build_target.VARIANT_DIRS.remove, self.tmp.name)
 
     def write(self, name, body):
         with open(os.path.join(self.tmp.name, name + ".toml"), "w") as f:
