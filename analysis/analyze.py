@@ -26,8 +26,6 @@ from analysis.verdict import verdicts
 from lockbench.cli import CliError, OneLineParser, run_cli
 
 PROG = "analyze"
-#: the file whose mtime says when the tidy tables were written (last one)
-STAMP_FILE = "comparisons.csv"
 
 
 def make_parser():
@@ -64,7 +62,8 @@ def make_parser():
 class Frames(NamedTuple):
     """The tidy tables every judging step reads, as data frames of their
     CSV text (tidy_csv.frame): the same whether analyze has just built
-    them or they are read from DIR/tidy."""
+    them or they are read from DIR/tidy; and the thresholds the run is
+    judged by."""
     rd: object  # rundir.RunDir
     samples: object
     cells: object
@@ -72,10 +71,11 @@ class Frames(NamedTuple):
     outcomes: object  # None: a run analysed before outcomes.csv
     lockstat: object  # None: lockstat.csv not read as a table
     warnings: list  # analyze's, when it has just run
+    th: object  # stats.Thresholds: run_thresholds()
 
 
 #: the tables a judging step reads, in Frames' order
-FRAMED = Frames._fields[1:-1]
+FRAMED = Frames._fields[1:-2]
 
 
 def analyze(path, thresholds=None, compare=True):
@@ -91,11 +91,11 @@ def analyze(path, thresholds=None, compare=True):
     return rd, t, medians, c
 
 
-def _build(path, thresholds, compare, want=("samples", "outcomes")):
+def _build(path, thresholds, compare, want=("samples", "outcomes"), rd=None):
     """analyze(), each table written from one CSV text: (rundir, Tidy,
     {table: the data frame of that text} for the tables in want, medians,
-    Compared or None)."""
-    rd = rundir_mod.load(path)
+    Compared or None); rd: the run directory, when loaded already."""
+    rd = rd or rundir_mod.load(path)
     t = tables.build(rd)
     if not t.tables["samples"]:
         done = sum(1 for c in rd.cells if c.state == "done")
@@ -114,7 +114,7 @@ def _build(path, thresholds, compare, want=("samples", "outcomes")):
     why = dir_refusal(out)  # a planted link would take the tables elsewhere
     if why:
         raise ParseError(out, None, f"{why}: refusing to write the tidy tables there")
-    stamp = os.path.join(out, STAMP_FILE)
+    stamp = os.path.join(out, tidy_csv.COMPARISONS_FILE)
     if not compare and os.path.exists(stamp):
         os.remove(stamp)
     for name, text in texts.items():
@@ -129,18 +129,21 @@ def _build(path, thresholds, compare, want=("samples", "outcomes")):
     c = None
     if compare:
         c = compare_mod.compare_run(rd, df["samples"], df["outcomes"], thresholds)
-        write_comparisons(path, c.comps)
+        tidy_csv.write_comparisons(path, verdicts.COMPARISONS_COLUMNS, c.comps)
     return rd, t, df, medians, c
 
 
-def frames(path, thresholds=None, reanalyze=None):
+def frames(path, thresholds=None, reanalyze=None, margin=None):
     """The tidy tables of DIR: analyze's, built now, when they are stale
     (reanalyze None: when stale; True/False: always/never) or else read
-    from DIR/tidy.  Built now: no comparisons (the caller judges)."""
-    stale = is_stale(path) if reanalyze is None else reanalyze
+    from DIR/tidy; with the thresholds the run is judged by (margin:
+    report's --margin).  Built now: no comparisons (the caller judges)."""
+    rd = rundir_mod.load(path)
+    th = run_thresholds(rd, thresholds, margin)
+    stale = is_stale(path, rd) if reanalyze is None else reanalyze
     if stale:
-        rd, t, df, _m, _c = _build(path, thresholds, False, FRAMED)
-        return Frames(rd, *(df[n] for n in FRAMED), list(t.warnings))
+        _rd, t, df, _m, _c = _build(path, thresholds, False, FRAMED, rd)
+        return Frames(rd, *(df[n] for n in FRAMED), list(t.warnings), th)
 
     def optional(name, unreadable_ok):
         # None when absent (outcomes.csv: a run analysed before it);
@@ -154,18 +157,11 @@ def frames(path, thresholds=None, reanalyze=None):
             if not unreadable_ok:
                 raise
             return None
-    return Frames(rundir_mod.load(path), tidy_csv.read_table(path, "samples.csv"),
+    return Frames(rd, tidy_csv.read_table(path, "samples.csv"),
                   tidy_csv.read_table(path, "cells.csv"),
                   tidy_csv.read_table(path, "problems.csv"),
                   optional("outcomes.csv", False), optional("lockstat.csv", True),
-                  [])
-
-
-def write_comparisons(path, comps):
-    """DIR/tidy/comparisons.csv, the one comparisons file (analysis/TIDY.md);
-    written last: its time says when the tidy tables were (is_stale)."""
-    tidy_csv.write_csv(os.path.join(path, TIDY_DIR, STAMP_FILE),
-                   verdicts.COMPARISONS_COLUMNS, comps.to_dict("records"))
+                  [], th)
 
 
 def run_thresholds(rd, thresholds=None, margin=None):
@@ -177,13 +173,14 @@ def run_thresholds(rd, thresholds=None, margin=None):
             len(rd.looks))
 
 
-def is_stale(path):
-    """True when DIR/tidy is missing or older than a raw file."""
-    stamp = os.path.join(path, TIDY_DIR, STAMP_FILE)
+def is_stale(path, rd=None):
+    """True when DIR/tidy is missing or older than a raw file (rd: the
+    run directory, when loaded already)."""
+    stamp = os.path.join(path, TIDY_DIR, tidy_csv.COMPARISONS_FILE)
     if not os.path.exists(stamp):
         return True
     when = os.path.getmtime(stamp)
-    rd = rundir_mod.load(path)
+    rd = rd or rundir_mod.load(path)
     for f in rd.raw_files():
         try:
             if os.path.getmtime(f) > when:

@@ -28,6 +28,7 @@ from analysis.render import commit_msg, summary
 from analysis.tidy import tables, tidy_csv
 from analysis.tidy.tidy_csv import TIDY_DIR
 from analysis.verdict import compare as compare_mod
+from analysis.verdict import verdicts
 from analysis.verdict.table import VerdictTable
 from lockbench import safeio
 from lockbench.cli import OneLineParser, UsageError, run_cli
@@ -143,9 +144,8 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     _check_tidy(path)
     # the tidy tables once: analyze's, built now when they are stale,
     # else read from DIR/tidy
-    f = analyze_mod.frames(path, thresholds, reanalyze)
-    rd = f.rd
-    th = analyze_mod.run_thresholds(rd, thresholds, margin)
+    f = analyze_mod.frames(path, thresholds, reanalyze, margin)
+    rd, th = f.rd, f.th
     c = compare_mod.compare_run(rd, f.samples, f.outcomes, th, baseline)
     compare_mod.check(path, c)
     # a console.log that is not read (a link, a FIFO): one line here, and
@@ -205,7 +205,7 @@ def _texts(path, f, c, observer, th, margin, run_dir):
 def _write_all(path, c, observer, texts):
     """Every file of this step: the one comparisons file (what the plots
     and report.html read), observer.csv, then the texts."""
-    analyze_mod.write_comparisons(path, c.comps)
+    tidy_csv.write_comparisons(path, verdicts.COMPARISONS_COLUMNS, c.comps)
     obs_path = os.path.join(path, "observer.csv")
     if len(observer):
         tidy_csv.write_csv(obs_path, observer_mod.OBSERVER_COLUMNS,

@@ -16,6 +16,9 @@ from analysis.parse.common import ParseError, read_text
 from lockbench import safeio
 
 TIDY_DIR = "tidy"
+#: the comparisons file, written last of the tidy tables: its time says
+#: when they were written (analyze.is_stale)
+COMPARISONS_FILE = "comparisons.csv"
 #: columns read as text whatever they hold (a variant named 1, a point 007)
 TEXT_COLUMNS = ("campaign", "variant", "cell", "point", "state", "metric",
                 "unit", "file", "problem", "arch")
@@ -48,6 +51,14 @@ def csv_text(columns, rows):
     for r in rows:
         w.writerow([csv_value(r.get(c)) for c in columns])
     return out.getvalue()
+
+
+def write_comparisons(path, columns, comps):
+    """DIR/tidy/comparisons.csv, the one comparisons file (analysis/TIDY.md),
+    from the comparisons data frame with its columns (verdicts'); written
+    last: its time says when the tidy tables were."""
+    write_csv(os.path.join(path, TIDY_DIR, COMPARISONS_FILE), columns,
+              comps.to_dict("records"))
 
 
 def write_text(path, text):

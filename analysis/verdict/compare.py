@@ -34,7 +34,7 @@ def compare_run(rd, samples, outcomes, thresholds, baseline=None):
     variant against it; else the campaign's pairs (rundir.comparisons).
     A pair one side of which has no samples is left out with a warning.
     samples, outcomes: the tidy tables as data frames (outcomes may be
-    None or empty); thresholds: analyze.run_thresholds()."""
+    None or empty); thresholds: analyze.run_thresholds() (Frames.th)."""
     warnings = []
     explicit = baseline is not None
     baseline = baseline or rd.baseline
