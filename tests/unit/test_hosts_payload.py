@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """What a remote host gets of the harness (scripts/campaign/hosts.py
-RUNNER_FILES) is all the runner needs: every guest/ and scripts/ module
-that guest/run_guest.py imports, directly or through another, and every
-file they read from the repository.  A module added to the runner and
+RUNNER_FILES) is all the runner needs: every guest/, lockbench/ and
+scripts/ module that guest/run_guest.py imports, directly or through
+another, and every file they read from the repository.  A module added to the runner and
 left out of the payload fails only on a remote host (t-hosts), so it is
 checked here, from the sources."""
 
@@ -15,7 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, ROOT)
 from scripts.campaign import hosts as campaign_hosts  # noqa: E402
 
-PACKAGES = ("guest", "scripts")
+PACKAGES = ("guest", "lockbench", "scripts")
 
 
 def module_file(name):
@@ -29,7 +29,7 @@ def module_file(name):
 
 
 def local_imports(path):
-    """The guest/ and scripts/ files path imports, as repository paths: the
+    """The PACKAGES' files path imports, as repository paths: the
     modules ("import guest.judge", "from guest import judge", "from
     guest.judge import RunError", and relative forms) and the packages'
     __init__.py, which an import of one of their modules runs too."""
