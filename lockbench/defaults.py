@@ -5,6 +5,8 @@ a key existed reads as the campaign file would have filled it in, and a
 verdict judged without a campaign (report --margin absent, a test's
 Thresholds()) uses the campaign's own default."""
 
+import copy
+
 #: the smallest change that counts as harm or benefit, relative
 #: (campaign key `margin`; stats.Thresholds.margin)
 MARGIN = 0.05
@@ -50,7 +52,4 @@ def campaign_value(campaign, key):
     """A manifest campaign's KEY, or its default when the campaign (an
     older one) does not have it: the one reading of a default."""
     v = campaign.get(key)
-    if v is None and key in CAMPAIGN:
-        d = CAMPAIGN[key]
-        return list(d) if isinstance(d, list) else dict(d) if isinstance(d, dict) else d
-    return v
+    return copy.deepcopy(CAMPAIGN[key]) if v is None and key in CAMPAIGN else v

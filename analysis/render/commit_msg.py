@@ -17,7 +17,7 @@ from analysis.estimate import stats
 from analysis.render.answer import clock_sentence, overrides_s, short_answer
 from analysis.render.formatting import number_s, pct_s, vcpus_s, verdict_s
 from analysis.metrics import ICOUNT_UNITS
-from analysis.verdict.table import aa_status
+from analysis.verdict.table import aa_status, pairs_of
 from lockbench import defaults
 from lockbench.defaults import ICOUNT, WALL
 
@@ -277,8 +277,8 @@ def render_commit_msg(table, f, thresholds, campaign_file,
     for text in short_answer(table, f, thresholds):
         head += w.wrap(text)
     prim = table.primary
-    many = len(prim) and len(set(zip(prim["baseline"], prim["variant"]))) > 1
-    table = _table(prim, pct, many) if len(prim) else []
+    many = len(pairs_of(prim)) > 1
+    rows_text = _table(prim, pct, many) if len(prim) else []
     tail = []
     if samples is not None and rw_variants is not None:
         tail += lock_lines(lock_rates(prim, samples), lock_class,
@@ -314,7 +314,7 @@ def render_commit_msg(table, f, thresholds, campaign_file,
         repro += shell_lines("./run.sh report", f"{run_dir} {' '.join(opts)}")
     # The table gives way first: its rows are all in summary.md.
     room = MAX_LINES - len(head) - len(tail) - len(repro) - 3
-    if len(table) > room:
-        table = _cut(table, list(prim["verdict"]), max(room - 1, 1))
-    out = head + [""] + table + [""] + tail + [""] + repro
+    if len(rows_text) > room:
+        rows_text = _cut(rows_text, list(prim["verdict"]), max(room - 1, 1))
+    out = head + [""] + rows_text + [""] + tail + [""] + repro
     return "\n".join(out[:MAX_LINES]) + "\n"

@@ -52,10 +52,6 @@ class VerdictTable:
         return [(m, (b, v), g) for (m, b, v), g in self.rows.groupby(
             ["metric", "baseline", "variant"], sort=False)]
 
-    def metrics(self):
-        """The metrics with rows, in the table's order."""
-        return list(dict.fromkeys(self.rows["metric"])) if len(self) else []
-
 
 def pairs_of(rows):
     """[(baseline, variant), ...] of a table's rows, in their order."""
