@@ -94,6 +94,59 @@ class SafeIO(unittest.TestCase):
         with self.assertRaises(ValueError):
             safeio.write_json(self.p("m2.json"), {"wall_s": float("inf")})
 
+    def test_finite_numbers_only(self):
+        """Issue #43, hole 7: 1e400 is read as inf by float(); refused, as
+        Infinity is."""
+        for text in ("1e400", "-1e400", '{"wall_s": 1E+999}', "[0.5, 1e309]"):
+            with self.subTest(text):
+                self.assertIn("not a finite number", self.refused(safeio.loads_json, text))
+        self.assertEqual(safeio.loads_json("[1e308, -2.5e-300, 7]"), [1e308, -2.5e-300, 7])
+
+    def test_toml(self):
+        cases = {"fifo": None, "deep": "x = " + "[" * 100000 + "]" * 100000,
+                 "digits": "x = " + "1" * 5000, "latin1": b"x = \"\xe9\"\n",
+                 "garbled": "x = [", "big": "x = 1\n" + "#" * (2 << 20)}
+        for name, text in cases.items():
+            with self.subTest(name):
+                if text is None:
+                    os.mkfifo(self.p(name))
+                else:
+                    with open(self.p(name), "wb") as f:
+                        f.write(text if isinstance(text, bytes) else text.encode())
+                self.refused(safeio.read_toml, self.p(name))
+        with open(self.p("ok.toml"), "w") as f:
+            f.write('a = "\U0001d11e"\n[t]\nb = [1, 2]\n')
+        self.assertEqual(safeio.read_toml(self.p("ok.toml")), {"a": "\U0001d11e", "t": {"b": [1, 2]}})
+
+    def test_dir_never_follows_a_link(self):
+        """A Dir reads, writes, appends and renames through its descriptor:
+        a link at a name or on the way is refused or replaced, never
+        followed; a swap of a checked folder for a link after the Dir
+        opened it changes nothing written."""
+        os.symlink(self.secret, self.p("log"))
+        os.symlink(self.d, self.p("up"))
+        with safeio.Dir.open(self.run) as d:
+            self.assertIn("symbolic link", self.refused(d.open_append, "log"))
+            self.assertIn("symbolic link", self.refused(d.read_text, "log", 100))
+            self.assertIn("symbolic link", self.refused(d.read_text, "up/secret", 100))
+            self.refused(d.write_atomic, "../secret", "x")
+            d.write_atomic("log", "mine\n")  # the link replaced
+            self.assertFalse(os.path.islink(self.p("log")))
+            tidy = d.sub("tidy", create=True)
+            os.rename(self.p("tidy"), self.p("tidy.old"))
+            os.symlink(self.d, self.p("tidy"))  # swapped after the open
+            tidy.write_atomic("secret", "overwritten?\n")
+            tidy.close()
+            self.assertTrue(os.path.isfile(self.p("tidy.old", "secret")))
+            d.write_new("new", "1")
+            self.assertIn("exists: not overwritten", self.refused(d.write_new, "new", "2"))
+            self.assertTrue(d.lock())
+            other = safeio.Dir.open(self.run)
+            self.assertFalse(other.lock())
+            other.close()
+        with open(self.secret) as f:
+            self.assertEqual(f.read(), "secret\n")
+
     def test_explicit_mode_under_umask_000(self):
         old = os.umask(0)
         try:
