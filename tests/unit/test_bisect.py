@@ -18,6 +18,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
+from scripts.campaign import file as campaign_file  # noqa: E402
 from scripts.tree import bisect  # noqa: E402
 from tests.unit.test_kernel_tree import commit, git, makefile  # noqa: E402
 
@@ -34,9 +35,30 @@ def kernel_repo(test):
     return tmp, t, base
 
 
+# A campaign the campaign loader takes (its variants are replaced by each
+# step's).
+CAMPAIGN = """name = "x"
+description = "a bisection's campaign"
+variants = ["before", "after"]
+cpus = [1]
+repetitions = 2
+[[points]]
+id = "p"
+read_pct = 50
+mailboxes = 16
+"""
+
+
+def shut(log):
+    """A stand-in call's log: a file object to close (a path before
+    issue #43)."""
+    getattr(log, "close", lambda: None)()
+
+
 def state(n):
     return {"tree": "/t", "like": "before", "campaign": "campaign.toml",
-            "good": {"id": "g" * 40, "subject": "good"},
+            "good": {"id": "f" * 40, "subject": "good"},
+            "bad_ref": "HEAD", "good_ref": "good",
             "commits": [{"id": f"{i:040d}", "subject": f"c{i}"} for i in range(n)],
             "steps": []}
 
@@ -143,6 +165,7 @@ class Step(unittest.TestCase):
     def test_build_failure_is_a_skip(self):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
+        os.mkdir(os.path.join(tmp.name, "steps"))
         st = state(3)
         b = bisect.Bisect(tmp.name, st)
         b.variant = lambda i: f"v{i}"
@@ -150,15 +173,42 @@ class Step(unittest.TestCase):
         saved = bisect.call
         self.addCleanup(setattr, bisect, "call", saved)
         for rc in (4, 5, 6):
-            bisect.call = lambda cmd, log, rc=rc: calls.append(cmd) or (0 if cmd[-1] == "v-1" else rc)
+            bisect.call = lambda cmd, log, rc=rc: shut(log) or calls.append(cmd) or (
+                0 if cmd[-1] == "v-1" else rc)
             cls, why, cells = b.campaign_step({"index": 1, "base": -1, "run": "steps/01"})
             self.assertEqual((cls, cells), (bisect.SKIP, []))
             self.assertIn(f"v1 does not build (exit {rc}", why)
         self.assertEqual(st["built"], ["v-1"])  # GOOD built once, then not again
         self.assertEqual(sum(c[-1] == "v-1" for c in calls), 1)
-        bisect.call = lambda cmd, log: 3
+        bisect.call = lambda cmd, log: shut(log) or 3
         with self.assertRaises(bisect.BisectError):
             b.campaign_step({"index": 2, "base": -1, "run": "steps/02"})
+
+    def test_step_campaign_outside_the_bmp(self):
+        """Issue #43, hole 10: a description with a character outside the
+        BMP is written as itself, not as the surrogate pair json.dumps
+        makes and TOML refuses: the step campaign loads with the campaign
+        loader, the description whole."""
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        os.mkdir(os.path.join(tmp.name, "steps"))
+        desc = "the \U0001d11e clef, \u2603 and a \\ \" quote"
+        with open(os.path.join(tmp.name, "campaign.toml"), "w", encoding="utf-8") as f:
+            f.write(CAMPAIGN.replace("a bisection's campaign", desc.replace("\\", "\\\\")
+                                     .replace('"', '\\"')))
+        st = state(3)
+        st["built"] = ["before", "after"]
+        b = bisect.Bisect(tmp.name, st)
+        b.variant = lambda i: "before" if i < 0 else "after"
+        saved = bisect.call
+        self.addCleanup(setattr, bisect, "call", saved)
+        bisect.call = lambda cmd, log: shut(log) or 1
+        cls, why, _cells = b.campaign_step({"index": 1, "base": -1, "run": "steps/01-step"})
+        self.assertEqual(cls, bisect.SKIP)
+        self.assertIn("its report failed", why)
+        c = campaign_file.load(os.path.join(tmp.name, "steps", "01-step.toml"))
+        self.assertEqual(c["description"], desc)
+        self.assertEqual((c["variants"][:2], c["baseline"]), (["before", "after"], "before"))
 
 
 class Start(unittest.TestCase):
@@ -174,7 +224,7 @@ class Start(unittest.TestCase):
         m = git(t, "rev-parse", "HEAD")
         camp = os.path.join(tmp.name, "c.toml")
         with open(camp, "w") as f:
-            f.write('name = "x"\n')
+            f.write(CAMPAIGN)
         args = argparse.Namespace(tree=t, good=good, bad="HEAD", campaign=camp, like="before",
                                   out=os.path.join(tmp.name, "out"))
         b = bisect.start(args)
@@ -223,7 +273,7 @@ class Judge(unittest.TestCase):
             f.write(JUDGE.format(root=ROOT, calls=calls))
         camp = os.path.join(tmp.name, "c.toml")
         with open(camp, "w") as f:
-            f.write('name = "x"\n')
+            f.write(CAMPAIGN)
         out = os.path.join(tmp.name, "out")
         cmd = [sys.executable, script, "--judge", "--tree", t, "good", "--campaign", camp,
                "--out", out]
