@@ -5,7 +5,6 @@ cross-check of bench-module lock operations against lock_stat.
 Usage: /usr/bin/python3 -m analysis.analyze DIR
 """
 
-import contextlib
 import os
 import sys
 from typing import NamedTuple
@@ -17,7 +16,7 @@ require("analyze", "pandas", "scipy")
 
 from analysis.estimate import stats
 from analysis.parse import rundir as rundir_mod
-from analysis.parse.common import ParseError, dir_refusal
+from analysis.parse.common import ParseError
 from analysis.tidy import medians as medians_mod
 from analysis.tidy import tables, tidy_csv
 from analysis.tidy.tidy_csv import TIDY_DIR
@@ -108,28 +107,23 @@ def _build(path, thresholds, compare, want=("samples", "outcomes"), rd=None):
              for name, columns in tables.COLUMNS.items()}
     df = {name: tidy_csv.frame(texts[name], "(in memory)") for name in want}
     medians = medians_mod.medians_table(df["samples"], thresholds)
-    out = os.path.join(path, TIDY_DIR)
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(out, 0o755)
-    why = dir_refusal(out)  # a planted link would take the tables elsewhere
-    if why:
-        raise ParseError(out, None, f"{why}: refusing to write the tidy tables there")
-    stamp = os.path.join(out, tidy_csv.COMPARISONS_FILE)
-    if not compare and os.path.exists(stamp):
-        os.remove(stamp)
-    for name, text in texts.items():
-        if name == "perf_lock" and not t.tables[name]:
-            stale = os.path.join(out, "perf_lock.csv")
-            if os.path.exists(stale):
-                os.remove(stale)
-            continue
-        tidy_csv.write_text(os.path.join(out, name + ".csv"), text)
-    tidy_csv.write_csv(os.path.join(out, "medians.csv"),
-                       medians_mod.MEDIANS_COLUMNS, medians.to_dict("records"))
-    c = None
-    if compare:
-        c = compare_mod.compare_run(rd, df["samples"], df["outcomes"], thresholds)
-        tidy_csv.write_comparisons(path, verdicts.COMPARISONS_COLUMNS, c.comps)
+    # DIR/tidy held by a descriptor, no link on the way: a planted link
+    # would take the tables elsewhere, and one swapped in after a check
+    # by path did (issue #43)
+    with tidy_csv.tidy_dir(path) as out:
+        if not compare:
+            out.unlink(tidy_csv.COMPARISONS_FILE)
+        for name, text in texts.items():
+            if name == "perf_lock" and not t.tables[name]:
+                out.unlink("perf_lock.csv")
+                continue
+            tidy_csv.write_text(out, name + ".csv", text)
+        tidy_csv.write_csv(out, "medians.csv",
+                           medians_mod.MEDIANS_COLUMNS, medians.to_dict("records"))
+        c = None
+        if compare:
+            c = compare_mod.compare_run(rd, df["samples"], df["outcomes"], thresholds)
+            tidy_csv.write_comparisons(out, verdicts.COMPARISONS_COLUMNS, c.comps)
     return rd, t, df, medians, c
 
 

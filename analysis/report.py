@@ -205,13 +205,14 @@ def _texts(path, f, c, observer, th, margin, run_dir):
 def _write_all(path, c, observer, texts):
     """Every file of this step: the one comparisons file (what the plots
     and report.html read), observer.csv, then the texts."""
-    tidy_csv.write_comparisons(path, verdicts.COMPARISONS_COLUMNS, c.comps)
-    obs_path = os.path.join(path, "observer.csv")
-    if len(observer):
-        tidy_csv.write_csv(obs_path, observer_mod.OBSERVER_COLUMNS,
-                           observer.to_dict("records"))
-    elif os.path.lexists(obs_path):  # a link: the link goes, not its target
-        os.remove(obs_path)
+    with tidy_csv.tidy_dir(path) as tidy:
+        tidy_csv.write_comparisons(tidy, verdicts.COMPARISONS_COLUMNS, c.comps)
+    with safeio.Dir.open(path) as run:
+        if len(observer):
+            tidy_csv.write_csv(run, "observer.csv", observer_mod.OBSERVER_COLUMNS,
+                               observer.to_dict("records"))
+        else:  # a link: the link goes, not its target
+            run.unlink("observer.csv")
     for name, text in texts.items():
         _write(path, name, text)
 

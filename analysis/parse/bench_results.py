@@ -47,7 +47,7 @@ import re
 from dataclasses import dataclass, field
 
 from analysis.parse import fine_hist
-from analysis.parse.common import (MAX_DIGITS, U64_MAX, ParseError, clip,
+from analysis.parse.common import (full_path, MAX_DIGITS, U64_MAX, ParseError, clip,
                                    parse_uint, read_text, split_lines)
 
 MAGIC = "mbox_bench-results"
@@ -381,5 +381,6 @@ def parse_text(text, path="<string>"):
                    status=status, extra=extra, warnings=warnings)
 
 
-def parse_file(path):
-    return parse_text(read_text(path), path)
+def parse_file(path, root=None):
+    # root: the run directory PATH is read under, no link followed
+    return parse_text(read_text(path, root=root), full_path(path, root))

@@ -175,6 +175,11 @@ def read_text(path, limit=MAX_FILE_BYTES, root=None):
         raise ParseError(path, line, "binary data (not UTF-8 text)") from None
 
 
+def full_path(path, root=None):
+    """PATH as an error names it: under ROOT when read under it."""
+    return path if root is None else os.path.join(root, path)
+
+
 def split_lines(text, path, limit=MAX_LINE_CHARS, sep=None):
     """text's lines (str.splitlines(), or split on sep); ParseError naming
     the first line longer than limit characters."""

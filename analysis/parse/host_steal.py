@@ -9,7 +9,7 @@ one raw file that comes from the host, not the guest.
 
 import re
 
-from analysis.parse.common import (MAX_DIGITS, ParseError, clip, parse_decimal,
+from analysis.parse.common import (full_path, MAX_DIGITS, ParseError, clip, parse_decimal,
                                    parse_uint, read_text, split_lines)
 from analysis.metrics import STEAL_FLAG_PCT
 
@@ -46,11 +46,14 @@ def _steal_row(path, n, line):
     return row
 
 
-def parse_host_steal(path):
+def parse_host_steal(path, root=None):
     """The rows of a point's host-steal.txt (guest/JOB.md): one dict per
     QEMU vCPU thread, keys STEAL_COLUMNS.  ParseError if malformed or
-    without a row (the runner writes none without a vCPU thread)."""
-    lines = split_lines(read_text(path), path, sep="\n")
+    without a row (the runner writes none without a vCPU thread).  root:
+    the run directory PATH is read under, no link followed."""
+    text = read_text(path, root=root)
+    path = full_path(path, root)
+    lines = split_lines(text, path, sep="\n")
     if lines[0] != STEAL_MAGIC:
         raise ParseError(path, 1, f"not {STEAL_MAGIC!r}")
     body = [(n, ln) for n, ln in enumerate(lines[1:], 2)

@@ -38,7 +38,7 @@ that backtrack.
 import re
 from dataclasses import dataclass, field
 
-from analysis.parse.common import (MAX_DIGITS, ParseError, clip, parse_uint,
+from analysis.parse.common import (full_path, MAX_DIGITS, ParseError, clip, parse_uint,
                                    read_text, split_lines)
 
 SUPPORTED_VERSIONS = ("0.3", "0.4")
@@ -287,6 +287,7 @@ def parse_text(text, path="<string>"):
     return result
 
 
-def parse_file(path):
+def parse_file(path, root=None):
     """Parse a lock_stat dump file; ParseError on any problem."""
-    return parse_text(read_text(path), path)
+    # root: the run directory PATH is read under, no link followed
+    return parse_text(read_text(path, root=root), full_path(path, root))

@@ -21,7 +21,7 @@ backtrack.
 
 from dataclasses import dataclass
 
-from analysis.parse.common import (MAX_DIGITS, ParseError, clip, parse_decimal,
+from analysis.parse.common import (full_path, MAX_DIGITS, ParseError, clip, parse_decimal,
                                    parse_uint, read_text, split_lines)
 
 #: header text -> (field name, kind)
@@ -117,5 +117,6 @@ def parse_text(text, path="<string>"):
     return rows
 
 
-def parse_file(path):
-    return parse_text(read_text(path), path)
+def parse_file(path, root=None):
+    # root: the run directory PATH is read under, no link followed
+    return parse_text(read_text(path, root=root), full_path(path, root))

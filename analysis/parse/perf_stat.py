@@ -22,7 +22,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from analysis.parse.common import (MAX_DIGITS, ParseError, clip, parse_uint,
+from analysis.parse.common import (full_path, MAX_DIGITS, ParseError, clip, parse_uint,
                                    read_text, split_lines)
 
 NOT_SUPPORTED = "<not supported>"
@@ -107,5 +107,6 @@ def parse_text(text, path="<string>"):
     return counters
 
 
-def parse_file(path):
-    return parse_text(read_text(path), path)
+def parse_file(path, root=None):
+    # root: the run directory PATH is read under, no link followed
+    return parse_text(read_text(path, root=root), full_path(path, root))

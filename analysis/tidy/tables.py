@@ -111,17 +111,20 @@ def _folder(root, rel):
     return None
 
 
-def _parse(tidy, cell, point, pdir, name, parser, optional=False):
+def _parse(tidy, cell, point, rundir, name, parser, optional=False):
     """(the parsed file, None), or (None, why) after a problem row saying
-    why (why is None for an optional file that is absent)."""
-    path = os.path.join(pdir, name)
-    if not os.path.lexists(path):
+    why (why is None for an optional file that is absent).  The file is
+    read under the run directory with every component opened without
+    following a link (parser(rel, root=)): a point folder swapped for a
+    link after _folder checked it is refused, never read (issue #43)."""
+    rel = os.path.join("cells", cell.id, "points", point.id, name)
+    if not os.path.lexists(os.path.join(rundir.path, rel)):
         if optional:
             return None, None
         tidy.problem(cell.id, point.id, name, "missing")
         return None, f"{name} missing"
     try:
-        return parser(path), None
+        return parser(rel, root=rundir.path), None
     except ParseError as e:
         where = f"line {e.line}: " if e.line is not None else ""
         tidy.problem(cell.id, point.id, name, where + e.message)
@@ -249,7 +252,6 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
     t = tidy.tables
     pkey = _point_key(rundir, cell, point)
     key = {k: pkey[k] for k in KEYS}
-    pdir = rundir.point_dir(cell, point)
     # the ids as the manifest has them, not normalized: "a/../b" must be
     # refused, not read through whatever "a" is
     why = _folder(rundir.path, os.path.join("cells", cell.id, "points",
@@ -261,7 +263,7 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
         return
     metrics = {}
 
-    res, why = _parse(tidy, cell, point, pdir, "results.txt",
+    res, why = _parse(tidy, cell, point, rundir, "results.txt",
                       bench_results.parse_file)
     got, detail = outcome(res, why)
     t["outcomes"].append(dict(pkey, outcome=got, detail=detail))
@@ -295,7 +297,7 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
 
     ls, rows = None, []
     if rundir.has_lock_stat(cell.variant):
-        ls, _ = _parse(tidy, cell, point, pdir, "lock_stat.txt",
+        ls, _ = _parse(tidy, cell, point, rundir, "lock_stat.txt",
                        lockstat.parse_file)
     if ls is not None:
         rows = ls.select(exact=lock_class)
@@ -338,7 +340,7 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
         t["crosscheck"].append(row)
 
     perf = defaults.campaign_value(rundir.campaign, "perf") or {}
-    ps, _ = _parse(tidy, cell, point, pdir, "perf-stat.csv",
+    ps, _ = _parse(tidy, cell, point, rundir, "perf-stat.csv",
                    perf_stat.parse_file,
                    optional=perf.get("stat", defaults.PERF["stat"]) is False)
     if ps is not None and (res is None or res.ok):
@@ -347,7 +349,7 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
             if c is not None and c.value is not None:
                 metrics[metric] = c.value
 
-    pl, _ = _parse(tidy, cell, point, pdir, "perf-lock.txt",
+    pl, _ = _parse(tidy, cell, point, rundir, "perf-lock.txt",
                    perf_lock.parse_file, optional=not perf.get("lock", False))
     if pl is not None:
         for r in pl:
@@ -362,7 +364,7 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
 
     # The host's side of the point, written by the runner (optional: runs
     # before it, and runs without the guest's run markers, have none).
-    steal, _ = _parse(tidy, cell, point, pdir, STEAL_FILE, parse_host_steal,
+    steal, _ = _parse(tidy, cell, point, rundir, STEAL_FILE, parse_host_steal,
                       optional=True)
     if steal and (res is None or res.ok):
         metrics.update(steal_metrics(steal))

@@ -53,27 +53,40 @@ def csv_text(columns, rows):
     return out.getvalue()
 
 
-def write_comparisons(path, columns, comps):
-    """DIR/tidy/comparisons.csv, the one comparisons file (analysis/TIDY.md),
-    from the comparisons data frame with its columns (verdicts'); written
-    last: its time says when the tidy tables were."""
-    write_csv(os.path.join(path, TIDY_DIR, COMPARISONS_FILE), columns,
-              comps.to_dict("records"))
+def tidy_dir(path):
+    """DIR/tidy as a safeio.Dir: opened under the run directory DIR with
+    no link followed (made 0755 when missing), so that every table is
+    written into the folder checked, through its descriptor, whatever is
+    swapped for a link at its name meanwhile (issue #43); ParseError
+    for a link or anything but a folder there."""
+    out = os.path.join(path, TIDY_DIR)
+    try:
+        with safeio.Dir.open(path) as run:
+            return run.sub(TIDY_DIR, create=True, mode=0o755)
+    except safeio.Unsafe as e:
+        raise ParseError(out, None, f"{e.why}: refusing to write the tidy tables there") from None
 
 
-def write_text(path, text):
-    """Write a table's CSV text atomically (tmp+rename).  The tmp file is
-    a new one (safeio.open_new): never written through a link someone
-    planted at its name in a results directory."""
-    tmp = path + ".tmp"
-    with safeio.open_new(tmp) as f:
-        f.write(text)
-    os.replace(tmp, path)
+def write_comparisons(tidy, columns, comps):
+    """tidy/comparisons.csv (TIDY a tidy_dir), the one comparisons file
+    (analysis/TIDY.md), from the comparisons data frame with its columns
+    (verdicts'); written last: its time says when the tidy tables were."""
+    write_csv(tidy, COMPARISONS_FILE, columns, comps.to_dict("records"))
 
 
-def write_csv(path, columns, rows):
+def write_text(where, name, text):
+    """Write a table's CSV text as NAME in the safeio.Dir WHERE: a new
+    NAME.tmp (a link planted there unlinked, never written through),
+    renamed over NAME, both through WHERE's descriptor."""
+    try:
+        where.write_atomic(name, text)
+    except OSError as e:
+        raise ParseError(where.where(name), None, f"cannot write: {e.strerror or e}") from None
+
+
+def write_csv(where, name, columns, rows):
     """Write rows (dicts) with the given columns (write_text)."""
-    write_text(path, csv_text(columns, rows))
+    write_text(where, name, csv_text(columns, rows))
 
 
 def frame(text, where):

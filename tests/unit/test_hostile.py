@@ -375,11 +375,11 @@ class AnalyzeKeepsTheGoodPoints(unittest.TestCase):
             synth.make_run(d, reps=2)
             real = bench_results.parse_file
 
-            def buggy(path):
+            def buggy(path, root=None):
                 if "r01-after-c2" in path and path.endswith(
                         os.path.join("p1", "results.txt")):
                     raise ValueError("a bug")
-                return real(path)
+                return real(path, root=root)
             with mock.patch.object(bench_results, "parse_file", buggy), \
                     mock.patch.dict(os.environ, {"ANALYSIS_DEBUG": ""}):
                 _rd, t, _m, _c = analyze.analyze(d)
