@@ -22,14 +22,17 @@ commands:
   setup                       install the Debian packages the harness needs
   build [--variants DIR] [TARGET...]
                               build kernels + module (default: every variant,
-                              arm), the guest root fs and lockload of each
-                              arch built;
-                              TARGET: VARIANT (arm) or VARIANT@arm64;
+                              arm, 6.1), the guest root fs and lockload of
+                              each arch built;
+                              TARGET: VARIANT[@ARCH][@VERSION]: before (arm,
+                              Linux 6.1), before@arm64, before@6.12,
+                              before@arm64@6.12 (kernel-patches/kernels.toml);
                               DIR: variant files (./run.sh convert --out)
   build --tree PATH [--like V] REF...
-                              build commits of your own git tree (a variant
-                              file each in build/trees, configs as V's:
-                              before), and a campaign for two or more
+                              build commits of your own git tree, Linux 6.1
+                              or later (tested: 6.1, 6.12; a variant file
+                              each in build/trees, configs as V's: before),
+                              and a campaign for two or more
   bisect --tree PATH GOOD BAD --campaign FILE [--out DIR]
   bisect --resume DIR         the first commit of GOOD..BAD (first parents)
                               that the campaign judges harm or worse
@@ -87,7 +90,7 @@ setup)
 	;;
 build)
 	case ${1:-} in -h | --help)
-		echo "usage: ./run.sh build [--variants DIR] [TARGET...]  (TARGET: VARIANT for an arm guest, VARIANT@arm64 for an arm64 one; variants: $(lb_py -m scripts.variant list | tr '\n' ' '); --variants DIR: a folder of variant files, such as ./run.sh convert --out DIR writes, searched first, as LOCKBENCH_VARIANT_PATH=DIR); or: ./run.sh build --tree PATH [--like VARIANT] REF...  (commits of your own git tree, each a variant in build/trees with the configs of VARIANT, before by default; two or more refs also get a campaign; docs/trees.md)"
+		echo "usage: ./run.sh build [--variants DIR] [TARGET...]  (TARGET: VARIANT[@ARCH][@VERSION]: VARIANT for an arm guest of Linux 6.1, @arm64 for an arm64 one, @6.12 for Linux 6.12 (kernel-patches/kernels.toml); variants: $(lb_py -m scripts.variant list | tr '\n' ' '); --variants DIR: a folder of variant files, such as ./run.sh convert --out DIR writes, searched first, as LOCKBENCH_VARIANT_PATH=DIR); or: ./run.sh build --tree PATH [--like VARIANT] REF...  (commits of your own git tree, Linux 6.1 or later, tested on 6.1 and 6.12, any other version built with one warning line, each a variant in build/trees with the configs of VARIANT, before by default; two or more refs also get a campaign; docs/trees.md)"
 		exit 0
 		;;
 	esac
@@ -137,9 +140,8 @@ build)
 	arches=()
 	for v in $order; do
 		scripts/build-kernel.sh "$v"
-		a=arm
-		[[ $v != *@* ]] || a=${v#*@}
-		[[ " ${arches[*]} " == *" $a "* ]] || arches+=("$a")
+		lb_variant "$v"
+		[[ " ${arches[*]} " == *" $lb_arch "* ]] || arches+=("$lb_arch")
 	done
 	for a in "${arches[@]}"; do
 		guest/inside/build-rootfs.sh --arch "$a"

@@ -8,6 +8,7 @@ build (scripts/variant.py, which reads the variant files themselves) to
 build one; it sits here, below both, and travels to --hosts machines with
 the runner.
 """
+import collections
 import os
 import re
 import tomllib
@@ -57,6 +58,34 @@ def _load_arches():
 
 ARCHES = _load_arches()
 DEFAULT_ARCH = next(iter(ARCHES))
+
+# The kernel sources (kernel-patches/kernels.toml): the version a target
+# builds on, the Debian package that holds it.  The first is the default:
+# its targets carry no version in their name.
+KERNEL_FILE = os.path.join(ROOT, "kernel-patches", "kernels.toml")
+KERNEL_KEYS = {"package": str, "rt_arches": list}
+VERSION_RE = re.compile(r"[1-9][0-9]?\.[0-9]{1,2}")
+
+
+def _load_kernels():
+    with open(KERNEL_FILE, "rb") as f:
+        data = tomllib.load(f)
+    for ver, info in data.items():
+        if (not VERSION_RE.fullmatch(ver) or set(info) != set(KERNEL_KEYS)
+                or not all(isinstance(info[k], t) for k, t in KERNEL_KEYS.items())
+                or not all(a in ARCHES for a in info["rt_arches"])):
+            raise SystemExit(f"targets: {KERNEL_FILE}: [{ver!r}] must be a version "
+                             f"(6.12) with exactly {', '.join(KERNEL_KEYS)}")
+    return data
+
+
+KERNELS = _load_kernels()
+DEFAULT_KERNEL = next(iter(KERNELS))
+
+
+def version_key(ver):
+    """"6.12" -> (6, 12), for ordering versions."""
+    return tuple(int(x) for x in ver.split("."))
 
 
 class VariantError(CliError):
@@ -128,24 +157,37 @@ def _keys(path):
         return set()
 
 
-def label(name, arch):
-    """The target's name: the variant for the default arch, else VARIANT@ARCH
-    (also its folder in build/ and its name in campaigns)."""
-    return name if arch == DEFAULT_ARCH else f"{name}@{arch}"
+Target = collections.namedtuple("Target", "name arch kernel")
+
+
+def label(name, arch, kernel=DEFAULT_KERNEL):
+    """The target's name: the variant, then @ARCH unless the arch is the
+    default, then @VERSION unless the kernel is the default ("before",
+    "before@arm64", "before@6.12", "before@arm64@6.12"); also its folder
+    in build/ and its name in campaigns."""
+    return (name + ("" if arch == DEFAULT_ARCH else f"@{arch}")
+            + ("" if kernel == DEFAULT_KERNEL else f"@{kernel}"))
 
 
 def parse_target(target):
-    """"before" -> ("before", "arm"); "before@arm64" -> ("before", "arm64").
-    Checks the syntax only, not that the variant exists."""
-    name, sep, arch = target.partition("@")
+    """"before" -> Target("before", "arm", "6.1"); "before@arm64" ->
+    ("before", "arm64", "6.1"); "before@6.12" -> ("before", "arm",
+    "6.12"); "before@arm64@6.12" (either order) -> ("before", "arm64",
+    "6.12").  Checks the syntax only, not that the variant exists."""
+    name, *parts = target.split("@")
     if not NAME_RE.fullmatch(name):
         raise VariantError(f"variant name {name!r} is not [a-z0-9][a-z0-9_-]{{0,31}}")
-    if not sep:
-        arch = DEFAULT_ARCH
-    elif arch not in ARCHES:
-        raise VariantError(f"target {target!r}: unknown arch {arch!r} "
-                           f"(known: {', '.join(ARCHES)})")
-    return name, arch
+    arch = kernel = None
+    for part in parts:
+        if part in ARCHES and arch is None:
+            arch = part
+        elif part in KERNELS and kernel is None:
+            kernel = part
+        else:
+            raise VariantError(f"target {target!r}: {part!r} is not an arch "
+                               f"({', '.join(ARCHES)}) or a kernel ({', '.join(KERNELS)}), "
+                               f"or names one twice (VARIANT[@ARCH][@VERSION])")
+    return Target(name, arch or DEFAULT_ARCH, kernel or DEFAULT_KERNEL)
 
 
 def rootfs_dir(arch):

@@ -30,12 +30,13 @@ LOW_SPACE = 16 << 20
 
 
 def target(name):
-    """(variant, arch, label) of VARIANT or VARIANT@ARCH; RunError 2 if bad."""
+    """(variant, arch, kernel, label) of VARIANT[@ARCH][@VERSION]; RunError
+    2 if bad."""
     try:
-        variant, arch = build_target.parse_target(name)
+        variant, arch, kernel = build_target.parse_target(name)
     except build_target.VariantError as e:
         raise RunError(2, str(e)) from None
-    return variant, arch, build_target.label(variant, arch)
+    return variant, arch, kernel, build_target.label(variant, arch, kernel)
 
 
 def arch_info(arch):
@@ -52,13 +53,13 @@ def rootfs_path(arch):
 def artifacts(name):
     """The files that boot target NAME: a boot variant's are its image's
     (guest/build_target.py boot_spec), with "cmdline" its kernel parameters."""
-    variant, arch, label = target(name)
+    variant, arch, kernel, label = target(name)
     try:
         image, cmdline = build_target.boot_spec(variant)
     except build_target.VariantError as e:
         raise RunError(2, str(e)) from None
     if image != variant:
-        label = build_target.label(image, arch)
+        label = build_target.label(image, arch, kernel)
     vdir = os.path.join(BUILD, label)
     if not os.path.isdir(vdir) and build_target.find_file(variant) is None:
         known = ", ".join(build_target.variant_names())

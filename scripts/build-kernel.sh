@@ -5,8 +5,10 @@
 #
 # A target is VARIANT (32-bit ARM, the default: built in build/VARIANT) or
 # VARIANT@ARCH (built in build/VARIANT@ARCH; ARCH arm or arm64, see
-# scripts/variant.py).  The Debian linux-source-6.1 tarball is extracted
-# once into build/src as a git repository (tag "base"); each target gets a
+# scripts/variant.py), or VARIANT@VERSION for a kernel version other than
+# the default (kernel-patches/kernels.toml: 6.1, 6.12).  The version's
+# Debian tarball (linux-source-6.1, linux-source-6.12) is extracted once
+# into build/src/PACKAGE as a git repository (tag "base"); each target gets a
 # git worktree of it, build/TARGET/src, with its series applied by "git
 # am", and its own O= directory inside it, build/TARGET/src/obj: Kbuild
 # then names the sources "../" in every command it records, the same in
@@ -50,7 +52,7 @@ tree_only=
 [ "${1:-}" != --tree-only ] || { tree_only=1 && shift; }
 [ $# -eq 1 ] || lb_die 2 "usage: build-kernel.sh [--tree-only] TARGET"
 lb_variant "$1"
-arch=$lb_arch variant=$lb_label patches=("${lb_patches[@]}") configs=("${lb_configs[@]}")
+arch=$lb_arch kernel=$lb_kernel variant=$lb_label patches=("${lb_patches[@]}") configs=("${lb_configs[@]}")
 src_tree=$lb_tree src_ref=$lb_ref
 
 # The compiler and the image to boot: guest/arches.toml.
@@ -59,7 +61,6 @@ export ARCH=${lb_archinfo[kernel_arch]} CROSS_COMPILE=${lb_archinfo[cross_prefix
 image=${lb_archinfo[kernel]}
 lb_need make gcc ccache "${CROSS_COMPILE}gcc" bison flex bc git xz perl flock
 [ "$image" != uImage ] || lb_need mkimage
-lb_need_file /usr/src/linux-source-6.1.tar.xz linux-source
 # Reproducible version strings: a rebuild with nothing changed relinks
 # nothing.
 export KBUILD_BUILD_TIMESTAMP="2010-05-05 00:00:00 UTC" KBUILD_BUILD_USER=lockbench KBUILD_BUILD_HOST=lockbench
@@ -137,7 +138,7 @@ apply_series() {
 	for p in "${patches[@]}"; do
 		if ! git -C "$tree" am -q --keep-cr "$p" >"$vdir/am.log" 2>&1; then
 			git -C "$tree" am --abort >/dev/null 2>&1 || true
-			lb_die 4 "patch $(basename "$p") does not apply to ${src_commit:+$src_tree at ${src_commit:0:12}}${src_commit:-linux-source-6.1 $pkgver} (variant $variant): see $vdir/am.log"
+			lb_die 4 "patch $(basename "$p") does not apply to ${src_commit:+$src_tree at ${src_commit:0:12}}${src_commit:-$pkg $pkgver} (variant $variant): see $vdir/am.log"
 		fi
 	done
 }
@@ -177,49 +178,64 @@ share_tree_objects() {
 	echo "build: $variant: objects from $(basename "$best"), rebuilding what differs from its sources"
 }
 
-# 1. The pristine tree, extracted once per Debian package version.
-pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-base=$LB_BUILD/src
-exec 9>"$LB_BUILD/.src.lock"
-flock 9
-if [ "$(cat "$base/.stamp" 2>/dev/null)" != "$pkgver" ]; then
-	echo "build: extracting linux-source-6.1 $pkgver into $base"
-	rm -rf "$base"
-	mkdir -p "$base"
-	tar -C "$base" -xf /usr/src/linux-source-6.1.tar.xz
-	# Debian's top-level .gitignore ignores everything: add with -f.
-	(cd "$base/linux-source-6.1" &&
-		git init -q -b debian . &&
-		git add -A -f . &&
-		git -c user.name=lockbench -c user.email=lockbench@localhost \
-			commit -q -m "Debian linux-source-6.1 $pkgver" &&
-		git tag base)
-	echo "$pkgver" >"$base/.stamp"
-fi
-repo=$base/linux-source-6.1
-# A tree whose variants were built here and that is gone since (a test's
-# scratch tree): git would complain of its folder in every command.
-[ ! -s "$repo/.git/objects/info/alternates" ] || lb_py -m scripts.tree.kernel_tree prune "$repo"
-flock -u 9
-
-# 1b. A variant of the user's git tree: its commit, checked (one line and
-# exit 2 for a missing ref, a dirty tree, not a kernel, another version)
-# and made readable here, never written there.
+# 1. The source: a tarball variant's kernel version (kernel-patches/
+# kernels.toml); a tree's commit (checked: one line and exit 2 for a
+# missing ref, a dirty tree, not a kernel, a version before 6.1) is
+# hosted by the repository of the tested version nearest its own, whose
+# builds are its donors, and its own objects are read from the tree.
 src_commit='' src_subject=''
 if [ -n "$src_tree" ]; then
 	info=$(lb_py -m scripts.tree.kernel_tree resolve "$src_tree" "$src_ref") || exit 2
 	src_commit=$(sed -n 's/^commit //p' <<<"$info")
 	src_subject=$(sed -n 's/^subject //p' <<<"$info")
+	kernel=$(sed -n 's/^base //p' <<<"$info")
+	warning=$(sed -n 's/^warning //p' <<<"$info")
+	[ -z "$warning" ] || lb_err "warning: $variant: $warning"
 	if [ "$(sed -n 's/^registry //p' <<<"$info")" = no ] &&
 		[[ " ${configs[*]} " == *"/mbox-registry.config "* ]]; then
 		patches=("$(sed -n 's/^registry_patch //p' <<<"$info")" "${patches[@]}")
 		echo "build: $variant: ${src_commit:0:12} has no mailbox registry: patch 0001 first"
 	fi
-	flock 9
+fi
+lb_kernel_info "$kernel"
+pkg=${lb_kernelinfo[package]}
+lb_need_file "${lb_kernelinfo[tarball]}" "$pkg"
+pkgver=$(dpkg-query -W -f='${Version}' "$pkg")
+
+# 1b. The pristine tree, extracted once per Debian package version, as
+# a git repository of its own (build/src/PACKAGE, tag "base").
+srcdir=$LB_BUILD/src
+repo=$srcdir/$pkg
+exec 9>"$LB_BUILD/.src.lock"
+flock 9
+# Before 6.12 the one tree's stamp was build/src/.stamp.
+[ "$pkg" != linux-source-6.1 ] || [ ! -f "$srcdir/.stamp" ] || [ -e "$repo.stamp" ] ||
+	mv "$srcdir/.stamp" "$repo.stamp"
+if [ "$(cat "$repo.stamp" 2>/dev/null)" != "$pkgver" ]; then
+	echo "build: extracting $pkg $pkgver into $repo"
+	rm -rf "$repo" "$repo.stamp"
+	mkdir -p "$srcdir"
+	tar -C "$srcdir" -xf "${lb_kernelinfo[tarball]}"
+	[ -d "$repo" ] || lb_die 5 "${lb_kernelinfo[tarball]} has no top folder $pkg"
+	# Debian's top-level .gitignore ignores everything: add with -f.
+	(cd "$repo" &&
+		git init -q -b debian . &&
+		git add -A -f . &&
+		git -c user.name=lockbench -c user.email=lockbench@localhost \
+			commit -q -m "Debian $pkg $pkgver" &&
+		git tag base)
+	echo "$pkgver" >"$repo.stamp"
+fi
+# A tree whose variants were built here and that is gone since (a test's
+# scratch tree): git would complain of its folder in every command.
+[ ! -s "$repo/.git/objects/info/alternates" ] || lb_py -m scripts.tree.kernel_tree prune "$repo"
+# A variant of the user's git tree: its commit made readable here, never
+# written there.
+if [ -n "$src_tree" ]; then
 	lb_py -m scripts.tree.kernel_tree attach "$repo" "$src_tree" || exit 2
 	git -C "$repo" update-ref "refs/lockbench/commits/$src_commit" "$src_commit"
-	flock -u 9
 fi
+flock -u 9
 first=${src_commit:-base}
 
 # 2. The variant's tree: a worktree with its series applied.
@@ -291,7 +307,7 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$vdir/config.sha256" 2>/dev/null)" != "$
 			"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${configs[@]}" &&
 			"${kmake[@]}" -C "$tree" O="$obj" olddefconfig
 	} >"$vdir/config.log" 2>&1 || lb_die 5 "configuring $variant failed: see $vdir/config.log"
-	"$LB_ROOT/scripts/configcheck.sh" "$obj/.config" "${configs[@]}" ||
+	"$LB_ROOT/scripts/configcheck.sh" --tree "$tree" "$obj/.config" "${configs[@]}" ||
 		lb_die 6 "variant $variant: requested config options did not stick (see above)"
 	echo "$config_id" >"$vdir/config.sha256"
 fi

@@ -114,19 +114,36 @@ lb_arch_info() {
 	done <<<"$spec"
 }
 
+# lb_kernel_info VERSION: the source of a kernel version (kernel-patches/
+# kernels.toml) into the associative array lb_kernelinfo (package,
+# tarball, rt_arches); exit 2 with one line for an unknown version.
+declare -gA lb_kernelinfo=()
+# shellcheck disable=SC2034 # lb_kernelinfo is the caller's
+lb_kernel_info() {
+	local spec key val
+	lb_need_file "$LB_PY" python3
+	spec=$(lb_py -m scripts.variant kernel "$1") || exit 2
+	lb_kernelinfo=()
+	while read -r key val; do
+		lb_kernelinfo[$key]=$val
+	done <<<"$spec"
+}
+
 # lb_variant TARGET : read a build target (scripts/variant.py show) into
-# lb_arch, lb_label, lb_tree and lb_ref (a variant of a git tree; empty
-# for Debian's tarball) and the arrays lb_patches and lb_configs; exit 2
-# (its one line said) for a bad target.
+# lb_arch, lb_kernel (its kernel version; empty for a tree's commit),
+# lb_label, lb_tree and lb_ref (a variant of a git tree; empty for
+# Debian's tarball) and the arrays lb_patches and lb_configs; exit 2 (its
+# one line said) for a bad target.
 # shellcheck disable=SC2034 # the lb_* variables are the caller's
 lb_variant() {
 	local spec key val
 	lb_need_file "$LB_PY" python3
 	spec=$(lb_py -m scripts.variant show "$1") || exit 2
-	lb_arch='' lb_label='' lb_tree='' lb_ref='' lb_patches=() lb_configs=()
+	lb_arch='' lb_kernel='' lb_label='' lb_tree='' lb_ref='' lb_patches=() lb_configs=()
 	while read -r key val; do
 		case $key in
 		arch) lb_arch=$val ;;
+		kernel) lb_kernel=$val ;;
 		label) lb_label=$val ;;
 		tree) lb_tree=$val ;;
 		ref) lb_ref=$val ;;

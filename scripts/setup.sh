@@ -15,9 +15,8 @@ LB_PROG=setup
 
 # What each group is for, so that a package can be traced to its user.
 pkgs=(
-	# kernels: Debian's source, kbuild's host tools (each guest arch's
-	# cross compiler: below)
-	linux-source
+	# kernels: kbuild's host tools (Debian's sources and each guest
+	# arch's cross compiler: below)
 	gcc libc6-dev make bc bison flex libssl-dev cpio kmod perl git xz-utils
 	ccache
 	# the kernel's Image in a uImage header, for a fast guest boot
@@ -46,6 +45,11 @@ mapfile -t -O "${#pkgs[@]}" pkgs < <(awk -F' *= *' '
 	{ gsub(/"/, "", $2) }
 	$1 == "cross_prefix" { sub(/-$/, "", $2); print "gcc-" $2; print "binutils-" $2 }
 	$1 == "libc_package" || $1 == "qemu_package" { print $2 }' "$LB_ROOT/guest/arches.toml" | sort -u)
+
+# The kernel sources, from kernel-patches/kernels.toml (linux-source-6.1,
+# and linux-source-6.12 from bookworm-security).
+mapfile -t -O "${#pkgs[@]}" pkgs < <(awk -F' *= *' '$1 == "package" { gsub(/"/, "", $2); print $2 }' \
+	"$LB_ROOT/kernel-patches/kernels.toml")
 
 check=0
 case ${1:-} in

@@ -3,15 +3,17 @@
 
 A variant is data: the patches of the series it applies, in order, and the
 config fragments merged onto tinyconfig.  Adding a variant is adding a file.
-Variants are architecture-neutral: the per-architecture base fragment,
-configs/virt-ARCH.config, is merged first for every build, and a build
-target is VARIANT or VARIANT@ARCH (ARCH one of ARCHES; "before" is
-"before@arm", built in build/before; "before@arm64" in build/before@arm64).
+Variants are architecture- and version-neutral: the per-architecture base
+fragment, configs/virt-ARCH.config, is merged first for every build, and a
+build target is VARIANT[@ARCH][@VERSION] (ARCH one of ARCHES, VERSION one
+of KERNELS, kernel-patches/kernels.toml; "before" is "before@arm@6.1",
+built in build/before; "before@arm64" in build/before@arm64,
+"before@6.12" in build/before@6.12, Debian's linux-source-6.12).
 A boot variant boots another variant's image with kernel parameters of
 its own, building nothing: `boots = "OTHER"`, `cmdline = "k=v ..."` and a
 description (tests/variants: one test kernel, several planted faults).
 Optional keys: arches = [...] (the architectures the variant fits; default
-all), lookup_lock = "lock" (default: omap_mbox_get() takes mboxes_lock) or
+all), kernels = [...] (the kernel versions it fits; default all), lookup_lock = "lock" (default: omap_mbox_get() takes mboxes_lock) or
 "none" (lookups take no lock, e.g. under RCU: lock_stat then counts the
 writes only); converts = ["lock", ...] (default []): the locks whose
 rwlock its series makes a spinlock, C identifiers (./run.sh convert
@@ -27,12 +29,15 @@ Usage (variant.py is python3 -m scripts.variant with the repository root
 on PYTHONPATH; the shell scripts run it as lib.sh's lb_py -m scripts.variant):
   variant.py list                  names of all variants, one per line
   variant.py order TARGET...       the targets in build order
-  variant.py show TARGET           "arch A", "variant V", "label L",
+  variant.py show TARGET           "arch A", "kernel K" (not for a tree's
+                                   commit), "variant V", "label L",
                                    "lookup_lock L", "converts LOCK...",
                                    "patch FILE",
                                    "config FILE" lines
   variant.py arch ARCH             what builds and boots ARCH (guest/arches.toml):
                                    "KEY VALUE" lines, plus "triplet T"
+  variant.py kernel VERSION        its source (kernel-patches/kernels.toml):
+                                   "package P", "tarball T", "rt_arches A..."
   variant.py meta TARGET ...       print build-meta.json (see build-kernel.sh)
 
 Exit status: 0 ok, 2 bad variant name, target or file.
@@ -46,8 +51,9 @@ import tomllib
 
 from lockbench.cli import OneLineParser, run_cli
 # A target's name and its arch, which the runner needs too: guest/build_target.py.
-from guest.build_target import (ADD_FOLDER, ARCHES, VARIANT_DIRS, VariantError, boot_spec,
-                           find_file, label, parse_target, variant_names, REF_RE, ROOT)
+from guest.build_target import (ADD_FOLDER, ARCHES, DEFAULT_KERNEL, KERNELS, VARIANT_DIRS,
+                                VariantError, boot_spec, find_file, label, parse_target,
+                                variant_names, REF_RE, ROOT)
 
 PATCH_DIR = os.path.join(ROOT, "kernel-patches")
 CONFIG_DIR = os.path.join(PATCH_DIR, "configs")
@@ -80,23 +86,23 @@ def load(target):
     first.  A boot variant (boots = "OTHER", cmdline = "..."; guest/
     build_target.py boot_spec) is OTHER's build, with "boots" (OTHER's label)
     and "cmdline" added: it builds nothing of its own."""
-    name, arch = parse_target(target)
+    name, arch, kernel = parse_target(target)
     path = find_file(name)
     if path is None:
         raise VariantError(f"unknown variant {name!r} (known: {', '.join(variant_names())}; "
                            f"{ADD_FOLDER})")
     image, cmdline = boot_spec(name)
     if image != name:
-        out = load(label(image, arch))
+        out = load(label(image, arch, kernel))
         out.update(boots=out["label"], cmdline=cmdline, name=name,
-                   label=label(name, arch), file=path)
+                   label=label(name, arch, kernel), file=path)
         return out
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise VariantError(f"{path}: {e}") from None
-    allowed = ", ".join(list(KEYS) + ["arches"] + list(OPTIONAL)
+    allowed = ", ".join(list(KEYS) + ["arches", "kernels"] + list(OPTIONAL)
                         + ["converts", "tree", "ref"])
     if "tree" in data or "ref" in data:
         # A commit of the user's own git tree (scripts/tree/kernel_tree.py):
@@ -123,11 +129,13 @@ def load(target):
                 raise VariantError(f"{path}: converts must be {CONVERTS_ALLOWED}, "
                                    f"not {str(val)[:80]!r}")
             continue
-        if key == "arches":
+        if key in ("arches", "kernels"):
+            known = ARCHES if key == "arches" else KERNELS
             if (not isinstance(val, list) or not val or len(set(map(str, val))) != len(val)
-                    or not all(a in ARCHES for a in val)):
-                raise VariantError(f"{path}: arches must be a non-empty list of distinct "
-                                   f"architectures from {', '.join(ARCHES)}")
+                    or not all(isinstance(a, str) and a in known for a in val)):
+                what = "architectures" if key == "arches" else "kernel versions"
+                raise VariantError(f"{path}: {key} must be a non-empty list of distinct "
+                                   f"{what} from {', '.join(known)}")
             continue
         if key == "arch":
             raise VariantError(f"{path}: key 'arch' is gone: variants are arch-neutral "
@@ -140,14 +148,28 @@ def load(target):
         if key not in data:
             raise VariantError(f"{path}: missing key {key!r}")
     arches = data.get("arches", list(ARCHES))
+    kernels = data.get("kernels", list(KERNELS))
+    fits = label(name, arch if arch in arches else arches[0],
+                 kernel if kernel in kernels or "tree" in data else kernels[0])
     if arch not in arches:
         raise VariantError(f"variant {name!r} is not for {arch} "
-                           f"(its arches: {', '.join(arches)})")
+                           f"(its arches: {', '.join(arches)}; build {fits})")
+    if "tree" in data:
+        # A tree's commit is the kernel it is: its version is the tree's
+        # (scripts/tree/kernel_tree.py resolve), never a suffix.
+        if kernel != DEFAULT_KERNEL or "kernels" in data:
+            raise VariantError(f"variant {name!r} builds a commit of {data['tree']}: its "
+                               f"kernel is that commit's, not @{kernel} or kernels = [...]")
+        kernel = None
+    elif kernel not in kernels:
+        raise VariantError(f"variant {name!r} is not for Linux {kernel} "
+                           f"(its kernels: {', '.join(kernels)}; build {fits})")
     base_config = os.path.join(CONFIG_DIR, f"virt-{arch}.config")
     if not os.path.isfile(base_config):
         raise VariantError(f"no base config fragment for {arch}: {base_config}")
     here = os.path.dirname(path)
-    out = {"name": name, "arch": arch, "label": label(name, arch), "arches": arches,
+    out = {"name": name, "arch": arch, "label": label(name, arch, kernel or DEFAULT_KERNEL),
+           "arches": arches, "kernel": kernel, "kernels": kernels,
            "file": path, "description": data["description"], "patches": [],
            "configs": [base_config]}
     for key, (_allowed, default) in OPTIONAL.items():
@@ -179,8 +201,9 @@ def sha256(path):
 
 
 def config_flags(path, arch):
-    """What a .config says of lock statistics and lock implementations:
-    {"lock_stat": bool, "lockdep": bool, "rwlock_impl": str,
+    """What a .config says of lock statistics, preemption and lock
+    implementations: {"lock_stat": bool, "lockdep": bool, "preempt":
+    "none", "voluntary", "full", "dynamic" or "rt", "rwlock_impl": str,
     "spinlock_impl": str}.  Without CONFIG_QUEUED_RWLOCKS an rwlock is the
     architecture's own: on 32-bit ARM a reader-preferring one (a reader
     gets in whenever no writer holds it, so readers can starve a writer);
@@ -189,7 +212,19 @@ def config_flags(path, arch):
     with open(path) as f:
         on = {line.split("=", 1)[0] for line in f if line.rstrip().endswith("=y")}
     own = (ARCHES[arch]["own_rwlock"], ARCHES[arch]["own_spinlock"])
+    # The first that is on, in this order: RT implies full preemption.
+    models = (("CONFIG_PREEMPT_RT", "rt"), ("CONFIG_PREEMPT_DYNAMIC", "dynamic"),
+              ("CONFIG_PREEMPT", "full"), ("CONFIG_PREEMPT_VOLUNTARY", "voluntary"))
+    preempt = next((name for opt, name in models if opt in on), "none")
+    if preempt == "rt":
+        # PREEMPT_RT: both are sleeping locks on rt_mutex (kernel/locking/
+        # spinlock_rt.c, rwbase_rt.c); the raw spinlock underneath is not
+        # what the code under test takes.
+        return {"lock_stat": "CONFIG_LOCK_STAT" in on, "lockdep": "CONFIG_LOCKDEP" in on,
+                "preempt": preempt, "rwlock_impl": "rwbase_rt (sleeping, on rt_mutex)",
+                "spinlock_impl": "rt_mutex (sleeping, priority inheritance)"}
     return {"lock_stat": "CONFIG_LOCK_STAT" in on, "lockdep": "CONFIG_LOCKDEP" in on,
+            "preempt": preempt,
             "rwlock_impl": "qrwlock" if "CONFIG_QUEUED_RWLOCKS" in on else own[0],
             "spinlock_impl": "qspinlock" if "CONFIG_QUEUED_SPINLOCKS" in on else own[1]}
 
@@ -212,6 +247,9 @@ def make_parser():
     a = sub.add_parser("arch", help="what builds and boots ARCH (guest/arches.toml), "
                        "as KEY VALUE lines")
     a.add_argument("arch", metavar="ARCH")
+    k = sub.add_parser("kernel", help="the source of kernel VERSION (kernel-patches/"
+                       "kernels.toml), as KEY VALUE lines: package, tarball, rt_arches")
+    k.add_argument("version", metavar="VERSION")
     m = sub.add_parser("meta", help="print build-meta.json")
     m.add_argument("name", metavar="TARGET")
     m.add_argument("--kernel-version", required=True)
@@ -244,6 +282,13 @@ def _body(args):
             raise VariantError(f"unknown arch {args.arch!r} (known: {', '.join(ARCHES)})")
         print("\n".join(f"{k} {v}" for k, v in ARCHES[args.arch].items()))
         return 0
+    if args.cmd == "kernel":
+        if args.version not in KERNELS:
+            raise VariantError(f"unknown kernel {args.version!r} (known: {', '.join(KERNELS)})")
+        info = KERNELS[args.version]
+        print(f"package {info['package']}\ntarball /usr/src/{info['package']}.tar.xz\n"
+              f"rt_arches {' '.join(info['rt_arches'])}")
+        return 0
     if args.cmd == "order":
         # A boot variant builds the image it boots.
         image = {n: load(n).get("boots", n) for n in dict.fromkeys(args.names)}
@@ -266,6 +311,8 @@ def _body(args):
                            f"{v['boots']} (./run.sh build {args.name} does)")
     if args.cmd == "show":
         print(f"arch {v['arch']}")
+        if v["kernel"]:
+            print(f"kernel {v['kernel']}")
         print(f"variant {v['name']}")
         print(f"label {v['label']}")
         print(f"lookup_lock {v['lookup_lock']}")
@@ -283,7 +330,8 @@ def _body(args):
         "description": v["description"],
         "arch": v["arch"],
         "kernel_version": args.kernel_version,
-        "debian_package": "linux-source-6.1",
+        "kernel": v["kernel"],
+        "debian_package": KERNELS[v["kernel"]]["package"] if v["kernel"] else None,
         "debian_package_version": args.package_version,
         "patches": [{"name": os.path.basename(p), "sha256": sha256(p)}
                     for p in (v["patches"] if args.applied is None else args.applied)],
@@ -303,6 +351,7 @@ def _body(args):
     if v["tree"]:
         # Built from the user's tree, not Debian's tarball.
         meta["debian_package"] = meta["debian_package_version"] = None
+        meta["kernel"] = ".".join(args.kernel_version.split(".")[:2])
         meta["source"] = {"tree": v["tree"], "ref": v["ref"], "commit": args.source_commit,
                           "subject": args.source_subject}
     json.dump(meta, sys.stdout, indent=2)

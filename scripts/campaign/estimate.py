@@ -26,6 +26,7 @@ import math
 import os
 import statistics
 
+from guest import build_target
 from lockbench import safeio
 from lockbench.defaults import ICOUNT, WALL
 
@@ -46,7 +47,10 @@ def _secs(v):
 
 
 def _arch(variant, default):
-    return str(variant).split("~")[0].partition("@")[2] or default
+    try:
+        return build_target.parse_target(str(variant).split("~")[0]).arch
+    except build_target.VariantError:
+        return default
 
 
 def _manifests(results):

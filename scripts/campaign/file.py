@@ -5,11 +5,13 @@ Every rule gives one line naming the file, the key and what is allowed:
 unknown keys, wrong types, out-of-range values, empty lists, unknown or
 duplicate variants, unsafe names, unknown architectures.
 
-The architecture is a dimension: arches = ["arm", "arm64"] (default
-["arm"]) runs every variant on each.  The campaign as resolved names
-build targets (scripts/variant.py): "before" for arm, "before@arm64" for
-arm64; the baseline is the first arch's, and each compared pair is
-compared within each arch, never across.
+The architecture and the kernel version are dimensions: arches = ["arm",
+"arm64"] (default ["arm"]) and kernels = ["6.1", "6.12"] (default
+["6.1"]) run every variant on each arch and kernel.  The campaign as
+resolved names build targets (scripts/variant.py): "before" for arm on
+6.1, "before@arm64" for arm64, "before@6.12" for 6.12; the baseline is
+the first arch's and kernel's, and each compared pair is compared within
+each arch and kernel, never across.
 """
 import copy
 import hashlib
@@ -87,6 +89,10 @@ TOP = {
                   + ", ".join(variantmod.ARCHES), DEFAULT,
                   "the guest architectures: every variant runs on each, pairs are compared "
                   "within an arch", kind="array of strings"),
+    "kernels": Key(list, None, "a non-empty list of distinct kernel versions from "
+                   + ", ".join(variantmod.KERNELS), DEFAULT,
+                   "the kernel versions (kernel-patches/kernels.toml): every variant runs "
+                   "on each, pairs are compared within a version", kind="array of strings"),
     "cpus": Key(list, None, "a non-empty list of distinct integers 1..16", REQUIRED,
                 "the vCPU counts: one cell per variant, vCPU count and repetition",
                 kind="array of integers"),
@@ -325,31 +331,38 @@ def _repetitions(path, out):
     out["looks"] = look_schedule(lo, hi, k)
 
 
-def _arches(path, out):
-    """Check arches and expand variants, baseline and compare to the build
-    targets of every arch (in place).  Return {variant: the locks its
-    series converts} (the variant file's converts, the same on every arch)."""
-    arches = out["arches"]
-    if (not arches or not all(isinstance(a, str) and a in variantmod.ARCHES for a in arches)
-            or len(set(arches)) != len(arches)):
-        raise CampaignError(f"{path}: arches: must be {TOP['arches'][2]}, not {arches!r}")
+def _platforms(path, out):
+    """Check arches and kernels and expand variants, baseline and compare
+    to the build targets of every arch and kernel (in place), kernel by
+    kernel, arch by arch within each.  Return {variant: the locks its
+    series converts} (the variant file's converts, the same on every arch
+    and kernel)."""
+    known = {"arches": variantmod.ARCHES, "kernels": variantmod.KERNELS}
+    for key, allowed in known.items():
+        vals = out[key]
+        if (not vals or not all(isinstance(a, str) and a in allowed for a in vals)
+                or len(set(vals)) != len(vals)):
+            raise CampaignError(f"{path}: {key}: must be {TOP[key][2]}, not {vals!r}")
+    where = [(a, k) for k in out["kernels"] for a in out["arches"]]
     converts = {}
-    for a in arches:
+    for a, k in where:
         for v in out["variants"]:
             try:
-                loaded = variantmod.load(variantmod.label(v, a))
+                loaded = variantmod.load(variantmod.label(v, a, k))
             except variantmod.VariantError as e:
-                raise CampaignError(f"{path}: arches: {e}") from None
+                raise CampaignError(f"{path}: variants: {e}") from None
             converts.setdefault(v, loaded["converts"])
     lab = variantmod.label
-    # control = true: the baseline of each arch boots a second time as
-    # the pseudo-variant BASELINE~aa (the same image; no build), the A/A
-    # pair that calibrates every vCPU count and point (analysis/README.md).
-    out["controls"] = ({lab(out["baseline"], a) + CONTROL_SUFFIX: lab(out["baseline"], a)
-                        for a in arches} if out["control"] else {})
-    out["variants"] = [lab(v, a) for a in arches for v in out["variants"]] + list(out["controls"])
-    out["baseline"] = lab(out["baseline"], arches[0])
-    out["compare"] = [[lab(b, a), lab(v, a)] for a in arches for b, v in out["compare"]]
+    # control = true: the baseline of each arch and kernel boots a second
+    # time as the pseudo-variant BASELINE~aa (the same image; no build),
+    # the A/A pair that calibrates every vCPU count and point
+    # (analysis/README.md).
+    out["controls"] = ({lab(out["baseline"], a, k) + CONTROL_SUFFIX: lab(out["baseline"], a, k)
+                        for a, k in where} if out["control"] else {})
+    out["variants"] = ([lab(v, a, k) for a, k in where for v in out["variants"]]
+                       + list(out["controls"]))
+    out["baseline"] = lab(out["baseline"], *where[0])
+    out["compare"] = [[lab(b, a, k), lab(v, a, k)] for a, k in where for b, v in out["compare"]]
     return converts
 
 
@@ -444,7 +457,7 @@ def load(path, root=None):
     _repetitions(path, out)
     out["compare"] = _compare(path, out["compare"], variants, out["baseline"])
     pairs = out["compare"]
-    converts = _arches(path, out)
+    converts = _platforms(path, out)
     cpus = out["cpus"]
     if (not cpus or len(set(map(str, cpus))) != len(cpus)
             or not all(_type_ok(c, int) and 1 <= c <= 16 for c in cpus)):

@@ -131,7 +131,7 @@ def make_payload(path, build, variants, job):
             tar.add(os.path.join(ROOT, f), f"payload/{f}")
         arches = []
         for v in variants:
-            arch = build_target.parse_target(v)[1]
+            arch = build_target.parse_target(v).arch
             arches += [] if arch in arches else [arch]
             for f in (build_target.ARCHES[arch]["kernel"], "mbox_bench.ko", "build-meta.json"):
                 tar.add(os.path.join(build, v, f), f"payload/build/{v}/{f}")
@@ -262,7 +262,7 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
     images = list(dict.fromkeys(campaign_file.image(c, v) for v in c["variants"]))
     # A boot variant is another variant's image with kernel parameters
     # that live in its file here, not on the hosts.
-    boots_other = [v for v in images if build_target.boot_spec(build_target.parse_target(v)[0])[1]]
+    boots_other = [v for v in images if build_target.boot_spec(build_target.parse_target(v).name)[1]]
     if boots_other:
         raise HostsError(f"variant {boots_other[0]} boots another variant's image with its "
                          f"own kernel parameters: run it on this host, not with --hosts")

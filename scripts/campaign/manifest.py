@@ -105,7 +105,7 @@ def build_command(target):
     when its variant file is in a folder of its own (--variants DIR,
     LOCKBENCH_VARIANT_PATH), which the build must be given too."""
     try:
-        name, _arch = build_target.parse_target(target)
+        name = build_target.parse_target(target).name
     except build_target.VariantError:
         return f"./run.sh build [--variants DIR] {target}"
     path = build_target.find_file(name)
@@ -213,7 +213,7 @@ def reuse(d, man, dirs):
         for cell in data["cells"]:
             o = by_id.get(cell["id"])
             v = cell["variant"]
-            arch = build_target.parse_target(campaign_file.image(data["campaign"], v))[1]
+            arch = build_target.parse_target(campaign_file.image(data["campaign"], v)).arch
             if not (o and cell["state"] not in SETTLED and o.get("state") == "done"
                     and cell.get("clock") == ICOUNT and o.get("clock") == ICOUNT
                     and isinstance(builds.get(v), dict) and same_kernel(builds[v], data["builds"][v])

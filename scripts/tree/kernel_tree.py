@@ -12,14 +12,22 @@ the harness's own, under build/TARGET/src.  `git worktree add` or `git
 bisect` in the user's tree would write into it; nothing here does.
 
 Kernel versions: the module (bench-module/), lockload, the config
-fragments and the lock_stat parser are written and tested against 6.1
-(Debian's linux-source-6.1, and trees made from it in the tests); a
-commit of another version is refused by version with one line.
+fragments and the lock_stat parser are tested against the versions of
+kernel-patches/kernels.toml (6.1 and 6.12: Debian's linux-source-6.1 and
+-6.12, and trees made from them in the tests).  A commit of any version
+from the first on builds; one of a version not listed gets one warning
+line (a piece that then fails says so in its own line: the patch, the
+config option or the module's build, with the kernel's error).  A
+commit is hosted by the build repository of the tested version nearest
+its own (build/src/linux-source-V): that version's builds are its
+donors.
 
 Usage (python3 -m scripts.tree.kernel_tree with the repository root on
 PYTHONPATH; build-kernel.sh and run.sh call it through lb_py):
   kernel_tree.py resolve TREE REF      check TREE and REF; print "commit ID",
-                                       "version V", "subject S",
+                                       "version V", "base B" (the tested
+                                       version hosting it), "warning W"
+                                       (an untested version), "subject S",
                                        "registry yes|no", "registry_patch P"
   kernel_tree.py attach REPO TREE      make TREE's objects readable in REPO
   kernel_tree.py detach REPO TREE      forget TREE there
@@ -47,9 +55,10 @@ from guest import build_target
 from lockbench.paths import BUILD, ROOT
 
 # The kernel versions the module, lockload, the fragments and the lock_stat
-# parser are tested against (docs/trees.md).
-SUPPORTED = {(6, 1)}
-SUPPORTED_S = "6.1"
+# parser are tested against (kernel-patches/kernels.toml, docs/trees.md);
+# the first is the oldest a tree may be.
+TESTED = {build_target.version_key(v): v for v in build_target.KERNELS}
+OLDEST = min(TESTED)
 # What the mailbox registry's patch 0001 adds: a tree without it gets 0001
 # first when its variant merges mbox-registry.config.
 REGISTRY_FILE = "drivers/mailbox/omap-mbox-registry.c"
@@ -121,17 +130,29 @@ def resolve(tree, ref):
     if not commit:
         raise TreeError(f"ref {ref!r} is not a commit in {tree}")
     ver = kernel_version(tree, commit)
-    if ver[:2] not in SUPPORTED:
+    if ver[:2] < OLDEST:
         raise TreeError(f"{ref} ({commit[:12]}) in {tree} is Linux "
-                        f"{ver[0]}.{ver[1]}.{ver[2]}: lockbench builds {SUPPORTED_S} "
-                        f"(the module, lockload, the config fragments and the lock_stat "
-                        f"parser are tested there; docs/trees.md)")
+                        f"{ver[0]}.{ver[1]}.{ver[2]}: lockbench builds "
+                        f"{TESTED[OLDEST]} and later (docs/trees.md)")
+    base = host_version(ver[:2])
+    warning = None
+    if ver[:2] not in TESTED:
+        warning = (f"{commit[:12]} is Linux {ver[0]}.{ver[1]}.{ver[2]}, not a tested version "
+                   f"({', '.join(TESTED.values())}): building it anyway, from {base}'s "
+                   f"objects (docs/trees.md)")
     registry = git(tree, "cat-file", "-e", f"{commit}:{REGISTRY_FILE}",
                    check=False) is not None
     return {"tree": tree, "commit": commit, "ref": ref,
-            "version": f"{ver[0]}.{ver[1]}.{ver[2]}",
+            "version": f"{ver[0]}.{ver[1]}.{ver[2]}", "base": base, "warning": warning,
             "subject": git(tree, "log", "-1", "--format=%s", commit),
             "registry": registry}
+
+
+def host_version(ver):
+    """The tested version (kernel-patches/kernels.toml) whose build
+    repository hosts a commit of version VER ((6, 9)): the same, else the
+    newest before it (its builds share the most sources)."""
+    return TESTED[max(k for k in TESTED if k <= ver)]
 
 
 def objects_dir(tree):
@@ -327,8 +348,9 @@ def make_parser():
 def body(args):
     if args.cmd == "resolve":
         info = resolve(args.tree, args.ref)
-        print(f"commit {info['commit']}\nversion {info['version']}\n"
-              f"registry {'yes' if info['registry'] else 'no'}\n"
+        print(f"commit {info['commit']}\nversion {info['version']}\nbase {info['base']}\n"
+              + (f"warning {info['warning']}\n" if info["warning"] else "")
+              + f"registry {'yes' if info['registry'] else 'no'}\n"
               f"registry_patch {os.path.join(ROOT, 'kernel-patches', REGISTRY_PATCH)}\n"
               f"subject {info['subject']}")
     elif args.cmd == "attach":

@@ -82,8 +82,8 @@ class Tree(unittest.TestCase):
         self.refused("linux", "HEAD", ["absolute path"])
         self.refused(os.path.join(self.tmp.name, "none"), "HEAD", ["no such folder"])
         self.refused(self.tmp.name, "HEAD", ["not a git repository"])
-        other = commit(self.tree, {"Makefile": makefile(6, 6, 1)}, "v6.6")
-        self.refused(self.tree, other, ["Linux 6.6.1", "builds 6.1"])
+        old = commit(self.tree, {"Makefile": makefile(5, 15, 1)}, "v5.15")
+        self.refused(self.tree, old, ["Linux 5.15.1", "builds 6.1 and later"])
         git(self.tree, "rm", "-q", "-r", "kernel")
         git(self.tree, "commit", "-q", "-m", "no kernel")
         self.refused(self.tree, "HEAD", ["is not a Linux kernel"])
@@ -91,6 +91,24 @@ class Tree(unittest.TestCase):
         with open(os.path.join(self.tree, "Makefile"), "a") as f:
             f.write("# edited\n")
         self.refused(self.tree, "HEAD", ["uncommitted changes"])
+
+    def test_versions(self):
+        """A tested version is hosted by its own repository, silently; any
+        later one by the nearest tested version before it, with one
+        warning line naming the tested ones."""
+        self.assertIsNone(kernel_tree.resolve(self.tree, "HEAD")["warning"])
+        self.assertEqual(kernel_tree.resolve(self.tree, "HEAD")["base"], "6.1")
+        for (ver, plevel), base in (((6, 12), "6.12"), ((6, 6), "6.1"), ((6, 18), "6.12"),
+                                    ((7, 0), "6.12")):
+            c = commit(self.tree, {"Makefile": makefile(ver, plevel, 3)}, f"v{ver}.{plevel}")
+            info = kernel_tree.resolve(self.tree, c)
+            self.assertEqual(info["base"], base, (ver, plevel))
+            if (ver, plevel) == (6, 12):
+                self.assertIsNone(info["warning"])
+            else:
+                self.assertIn(f"is Linux {ver}.{plevel}.3, not a tested version (6.1, 6.12)",
+                              info["warning"])
+                self.assertNotIn("\n", info["warning"])
 
     def test_untracked_files_are_not_dirt(self):
         with open(os.path.join(self.tree, "notes.txt"), "w") as f:

@@ -21,12 +21,31 @@ POINT = '\n[[points]]\nid = "p1"\nread_pct = 90\nmailboxes = 16\n'
 
 class Targets(unittest.TestCase):
     def test_parse(self):
-        self.assertEqual(variant.parse_target("before"), ("before", "arm"))
-        self.assertEqual(variant.parse_target("before@arm"), ("before", "arm"))
-        self.assertEqual(variant.parse_target("before@arm64"), ("before", "arm64"))
-        for bad in ("before@x86", "before@", "Before", "../x", "@arm64", "a@arm64@arm"):
+        self.assertEqual(variant.parse_target("before"), ("before", "arm", "6.1"))
+        self.assertEqual(variant.parse_target("before@arm"), ("before", "arm", "6.1"))
+        self.assertEqual(variant.parse_target("before@arm64"), ("before", "arm64", "6.1"))
+        self.assertEqual(variant.parse_target("before@6.12"), ("before", "arm", "6.12"))
+        self.assertEqual(variant.parse_target("before@arm64@6.12"),
+                         ("before", "arm64", "6.12"))
+        self.assertEqual(variant.parse_target("before@6.12@arm64"),
+                         ("before", "arm64", "6.12"))
+        for bad in ("before@x86", "before@", "Before", "../x", "@arm64", "a@arm64@arm",
+                    "a@6.12@6.1", "a@6.6", "a@6.12@", "a@6.12.1"):
             with self.subTest(bad), self.assertRaises(variant.VariantError):
                 variant.parse_target(bad)
+
+    def test_kernel_table(self):
+        """kernel-patches/kernels.toml names the default kernel first, the
+        one lockbench/defaults.py's campaign default must name too, and a
+        package for each (setup.sh installs it, build-kernel.sh extracts
+        /usr/src/PACKAGE.tar.xz)."""
+        from lockbench import defaults
+        self.assertEqual(build_target.DEFAULT_KERNEL, "6.1")
+        self.assertEqual(defaults.CAMPAIGN["kernels"], [build_target.DEFAULT_KERNEL])
+        self.assertEqual({v: k["package"] for v, k in build_target.KERNELS.items()},
+                         {"6.1": "linux-source-6.1", "6.12": "linux-source-6.12"})
+        # 32-bit ARM selects ARCH_SUPPORTS_RT only from 6.13 on.
+        self.assertEqual(build_target.KERNELS["6.12"]["rt_arches"], ["arm64"])
 
     def test_build_order_puts_donors_first(self):
         """./run.sh build's order (variant.py order): a variant whose series
@@ -70,6 +89,10 @@ class Targets(unittest.TestCase):
     def test_label_and_dirs(self):
         self.assertEqual(variant.label("before", "arm"), "before")
         self.assertEqual(variant.label("before", "arm64"), "before@arm64")
+        self.assertEqual(variant.label("before", "arm", "6.12"), "before@6.12")
+        self.assertEqual(variant.label("before", "arm64", "6.12"), "before@arm64@6.12")
+        for t in ("before", "before@arm64", "before@6.12", "before@arm64@6.12"):
+            self.assertEqual(variant.label(*variant.parse_target(t)), t)
         self.assertEqual(build_target.rootfs_dir("arm"), "rootfs")
         self.assertEqual(build_target.rootfs_dir("arm64"), "rootfs-arm64")
         self.assertEqual(build_target.guest_desc("arm64"), "qemu-system-aarch64 -M virt, cortex-a57")
@@ -111,11 +134,24 @@ class Targets(unittest.TestCase):
         self.assertEqual(variant.load("before")["label"], "before")
         self.assertEqual(variant.load("before@arm64")["label"], "before@arm64")
 
-    def test_every_variant_file_is_arch_neutral(self):
+    def test_every_variant_file_is_arch_and_version_neutral(self):
+        """Every shipped variant builds on every arch and kernel, but the
+        PREEMPT_RT ones (arm64 selects ARCH_SUPPORTS_RT in 6.12, arm only
+        from 6.13): those load where they fit and are refused elsewhere
+        with the target that fits."""
+        rt = {"before-rt", "after-rt"}
         for name in variant.variant_names():
             for arch in variant.ARCHES:
-                with self.subTest(name=name, arch=arch):
-                    variant.load(variant.label(name, arch))
+                for kernel in variant.KERNELS:
+                    target = variant.label(name, arch, kernel)
+                    with self.subTest(target=target):
+                        fits = name not in rt or (arch, kernel) == ("arm64", "6.12")
+                        if fits:
+                            self.assertEqual(variant.load(target)["kernel"], kernel)
+                            continue
+                        with self.assertRaises(variant.VariantError) as cm:
+                            variant.load(target)
+                        self.assertIn(f"build {name}@arm64@6.12", str(cm.exception))
 
 
 class VariantFiles(unittest.TestCase):
@@ -138,7 +174,7 @@ class VariantFiles(unittest.TestCase):
     def test_arches_limits(self):
         self.write("onlyarm", 'configs = []\narches = ["arm"]\n')
         self.assertEqual(variant.load("onlyarm")["arches"], ["arm"])
-        self.assertIn("is not for arm64 (its arches: arm)", self.error("onlyarm@arm64"))
+        self.assertIn("is not for arm64 (its arches: arm; build onlyarm)", self.error("onlyarm@arm64"))
 
     def test_bad_arches(self):
         for val in ('[]', '["x86"]', '"arm"', '["arm", "arm"]'):
@@ -166,6 +202,20 @@ class ConfigFlags(unittest.TestCase):
         self.assertEqual((f["rwlock_impl"], f["spinlock_impl"]), ("qrwlock", "qspinlock"))
         self.assertTrue(f["lock_stat"])
         self.assertFalse(f["lockdep"])
+
+    def test_preempt_rt(self):
+        """Under PREEMPT_RT both locks sleep on rt_mutex, whatever the
+        arch's own or queued locks would be; the model is recorded."""
+        f = self.flags("CONFIG_LOCK_STAT=y\nCONFIG_PREEMPT_RT=y\nCONFIG_PREEMPTION=y\n"
+                       "CONFIG_QUEUED_SPINLOCKS=y\n", "arm64")
+        self.assertEqual(f["preempt"], "rt")
+        self.assertEqual((f["rwlock_impl"], f["spinlock_impl"]),
+                         ("rwbase_rt (sleeping, on rt_mutex)",
+                          "rt_mutex (sleeping, priority inheritance)"))
+        self.assertEqual(self.flags("CONFIG_PREEMPT=y\n", "arm")["preempt"], "full")
+        self.assertEqual(self.flags("CONFIG_PREEMPT_VOLUNTARY=y\n", "arm")["preempt"],
+                         "voluntary")
+        self.assertEqual(self.flags("CONFIG_SMP=y\n", "arm")["preempt"], "none")
 
     def test_arm_own_locks(self):
         f = self.flags("CONFIG_LOCKDEP=y\n# CONFIG_QUEUED_RWLOCKS is not set\n", "arm")
