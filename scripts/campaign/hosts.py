@@ -111,13 +111,13 @@ def is_remote(d, name):
 
 # The runner and what it imports or reads, as paths in the repository:
 # all a host needs of the harness (the runner names targets and reads the
-# arch table with guest/build_target.py; its errors, clocks, files and
+# arch and kernel tables with guest/build_target.py; its errors, clocks, files and
 # lock are lockbench's, as every command's).  The host runs python3 -m
 # guest.run_guest with payload/ as the root; tests/unit/test_hosts_payload.py
 # holds this list to the runner's imports.
 RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "guest/collect.py",
                 "guest/vcpu.py", "guest/job.py", "guest/qemu.py", "guest/build_target.py",
-                "guest/inside/init.sh", "guest/arches.toml",
+                "guest/inside/init.sh", "guest/arches.toml", "kernel-patches/kernels.toml",
                 "lockbench/__init__.py", "lockbench/cli.py", "lockbench/defaults.py",
                 "lockbench/dirlock.py", "lockbench/paths.py", "lockbench/safeio.py")
 

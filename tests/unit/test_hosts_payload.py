@@ -56,6 +56,25 @@ def local_imports(path):
     return found
 
 
+def data_files(path):
+    """The repository files path names as os.path.join(ROOT, "dir",
+    "file") with literal parts (guest/build_target.py's arch and kernel
+    tables, guest/qemu.py's guest init): what the module reads of the
+    repository beside its imports.  Folders (a variant folder) are not
+    read by the runner's cells and are left out."""
+    found = set()
+    for node in ast.walk(ast.parse(open(path).read())):
+        if (isinstance(node, ast.Call) and ast.unparse(node.func) == "os.path.join"
+                and node.args and isinstance(node.args[0], ast.Name)
+                and node.args[0].id == "ROOT"
+                and all(isinstance(a, ast.Constant) and isinstance(a.value, str)
+                        for a in node.args[1:])):
+            rel = "/".join(a.value for a in node.args[1:])
+            if os.path.isfile(os.path.join(ROOT, rel)):
+                found.add(rel)
+    return found
+
+
 class Payload(unittest.TestCase):
     def test_the_runner_is_whole(self):
         want, todo = set(), ["guest/run_guest.py"]
@@ -65,7 +84,10 @@ class Payload(unittest.TestCase):
                 continue
             want.add(f)
             todo += local_imports(os.path.join(ROOT, f))
-        want |= {"guest/inside/init.sh", "guest/arches.toml"}
+        for f in list(want):
+            want |= data_files(os.path.join(ROOT, f))
+        self.assertTrue({"guest/inside/init.sh", "guest/arches.toml",
+                         "kernel-patches/kernels.toml"} <= want, want)
         self.assertEqual(want - set(campaign_hosts.RUNNER_FILES), set())
         for f in campaign_hosts.RUNNER_FILES:
             self.assertTrue(os.path.isfile(os.path.join(ROOT, f)), f)
