@@ -217,6 +217,17 @@ class RunDir:
         return str(arch or (self.builds.get(variant) or {}).get("arch")
                    or "unknown")
 
+    def kernel(self, variant):
+        """The kernel version of a variant's boots, "6.12": build-meta.json's
+        kernel, else the first two numbers of its kernel_version (a build
+        from before kernels were a dimension); the A/A control's is its
+        baseline's image's; "" when not recorded."""
+        meta = (self.builds.get(variant) or self.builds.get(variant.split("~")[0])
+                or {})
+        k = meta.get("kernel") or ".".join(str(meta.get("kernel_version") or "")
+                                           .split(".")[:2])
+        return str(k or "")
+
     def point_label(self, pid, long=False):
         """point_label() of the campaign point with id pid."""
         p = next((p for p in self.points if p.id == pid), None)

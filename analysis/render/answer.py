@@ -7,6 +7,7 @@ load the lock with, and the setup.  Generated from the comparisons
 table's primary rows, never written by hand."""
 
 import math
+import re
 
 from analysis.tidy import boots
 from analysis.estimate import exact, stats
@@ -147,6 +148,60 @@ def metrics_s(rows, f):
     return text
 
 
+#: a build target's kernel suffix (guest/build_target.py label: before@6.12)
+KERNEL_SUFFIX = re.compile(r"@[0-9]+\.[0-9]+$")
+
+
+def kernels_of(rows):
+    """The kernel versions of rows (their `kernel` column), in order."""
+    if "kernel" not in rows or not len(rows):
+        return []
+    return [k for k in dict.fromkeys(rows["kernel"].fillna("").astype(str)) if k]
+
+
+def on_kernel(v, f):
+    """' on Linux 6.12.118': the kernel a pair's variant booted, for a run
+    of several kernel versions."""
+    return f" on Linux {(f.get('kernel_of') or {}).get(v) or '?'}"
+
+
+def across_kernels(prim):
+    """One sentence per compared pair of variant files whose rows span
+    several kernel versions (campaign kernels = [...]): whether its
+    verdicts hold from one version to the next, cell by cell, and where
+    they do not, what each version says.  [] for a run of one kernel."""
+    kernels = kernels_of(prim)
+    if len(kernels) < 2:
+        return []
+    cells = {}
+    for _, r in prim.iterrows():
+        pair = (KERNEL_SUFFIX.sub("", r["baseline"]), KERNEL_SUFFIX.sub("", r["variant"]))
+        cells.setdefault(pair, {}).setdefault(
+            (int(r["cpus"]), str(r["point"])), {})[str(r["kernel"])] = r
+    out = []
+    for (b, v), by_cell in cells.items():
+        same, differ = [], []
+        for (cpus, point), by_k in by_cell.items():
+            kinds = {k: str(r["verdict"]).split(" (")[0] for k, r in by_k.items()}
+            where = f"{vcpus_s([cpus])} {point}"
+            if len(by_k) == len(kernels) and len(set(kinds.values())) == 1:
+                same.append(where)
+            else:
+                differ.append(f"{where} (" + ", ".join(
+                    f"{k}: {verdict_s(by_k[k])} {row_ratio(by_k[k])}" if k in by_k
+                    else f"{k}: not measured" for k in kernels) + ")")
+        n = len(same) + len(differ)
+        versions = " and ".join(f"Linux {k}" for k in kernels)
+        if not differ:
+            out.append(f"Across {versions} the verdict of {v} against {b} holds at all "
+                       f"{n} primary cell{'s' if n != 1 else ''}.")
+        else:
+            out.append(f"Across {versions} the verdict of {v} against {b} holds at "
+                       f"{len(same)} of {n} primary cells and differs at "
+                       + "; ".join(differ) + ".")
+    return out
+
+
 def answer_text(table, f, th):
     """The bottom line, generated from the primary rows of table (a
     verdict.table.VerdictTable): per compared pair, the boots it lost,
@@ -182,6 +237,7 @@ def answer_text(table, f, th):
                                         sorted({int(c) for c in rows["cpus"]})))
               for (b, v), rows in by_pair(prim)]
     clock = clock_sentence(f)
+    several = len(kernels_of(prim)) > 1
     # The pairs whose boots were lost first: the answer opens with them.
     for (b, v), rows, lost in sorted(groups, key=lambda g: not g[2]):
         if b in f["unsafe"] or v in f["unsafe"]:
@@ -200,6 +256,8 @@ def answer_text(table, f, th):
                               if bad else ""))
         head = (f"A/A calibration only, {v} ({b} booted a second time) "
                 f"against {b}" if control_only else f"Answer for {v} against {b}")
+        if several:
+            head += on_kernel(v, f)
         ov = overrides_s(f)
         paras.append(
             (f"Lost boots: {'; '.join(lost)}. " if lost else "")
@@ -212,6 +270,8 @@ def answer_text(table, f, th):
             f"{f['cores']} host cores, n = {n} boots a side, interleaved"
             + (f"; {looks_s(f, th.confidence)}" if looks_s(f, th.confidence)
                else "") + "." + (f" {clock}" if clock else ""))
+    if not control_only:
+        paras += across_kernels(prim)
     return paras
 
 
@@ -254,11 +314,12 @@ def short_answer(table, f, th):
                 and (r["verdict"] == boots.FAILURES
                      or not math.isnan(r["ratio"]))]
         cells = f"{len(rows)} primary cell{'s' if len(rows) != 1 else ''}"
-        text = (f"{v} vs {b} ({cells}, "
+        text = (f"{v} vs {b}" + (on_kernel(v, f) if len(kernels_of(prim)) > 1 else "")
+                + f" ({cells}, "
                 f"{pct_s(th.confidence)}% CIs, margin {100 * th.margin:g}%): "
                 f"{said}" + (f" ({'; '.join(harm)})" if harm else "") + ".")
         lost = lost_lines(b, v, tally, sorted({int(c) for c in rows["cpus"]}))
         if lost:
             text += " Lost boots: " + "; ".join(lost) + "."
         out.append(text)
-    return out
+    return out + across_kernels(prim)

@@ -79,6 +79,9 @@ def header_facts(rundir, cells, samples, baseline, primary, unsafe,
         "cpus": setup["cpus"],
         "n": f"{nmin}" if nmin == nmax else f"{nmin}-{nmax}",
         "kernels": ", ".join(kernels) or "unknown",
+        # {variant: its kernel_version}: a run of several versions names
+        # each pair's (analysis/render/answer.py)
+        "kernel_of": setup["kernels"],
         "commits": setup["commits"],
         "arch": ", ".join(archs) or "unknown",
         # what booted each arch ("qemu-system-aarch64 -M virt, cortex-a57")

@@ -32,7 +32,7 @@ from lockbench.defaults import ICOUNT, WALL
 HOLM = stats.INCONCLUSIVE + " (Holm)"
 
 COMPARISONS_COLUMNS = (
-    "campaign", "baseline", "variant", "cpus", "point", "read_pct",
+    "campaign", "baseline", "variant", "kernel", "cpus", "point", "read_pct",
     "mailboxes", "miss_pct", "duration_ms", "metric", "unit", "direction",
     "role", "clock", "primary_how", "n_base", "n_var", "boots_base",
     "boots_var", "lost_base", "lost_var", "p_lost", "failed_base",
@@ -94,6 +94,9 @@ class _Plan:
     def clock(self, _cpus):
         return WALL
 
+    def kernel(self, _variant):
+        return ""
+
 
 def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
                       primary="throughput_ops_s", primary_points=None,
@@ -138,7 +141,7 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
             c = stats.compare(base, var, direction, th)
         fb, sb = fails.get((b, cpus, str(d0["point"])), (0, 0))
         fv, sv = fails.get((v, cpus, str(d0["point"])), (0, 0))
-        key = dict(campaign=campaign, baseline=b, variant=v, **d0,
+        key = dict(campaign=campaign, baseline=b, variant=v, kernel=plan.kernel(v), **d0,
                    direction=direction or "none", role=role, clock=clock,
                    primary_how=how if role == "primary" else "",
                    failed_base=fb, failed_var=fv, starved_base=sb,

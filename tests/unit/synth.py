@@ -10,8 +10,9 @@ point's effect, with 0.5% noise, deterministic (seeded).
 make_run(path, variants=[...], compare=[...]) writes any variants, each a
 dict: name, lock ("rw", "spin", "rcu": lookups take no lock, so lock_stat
 counts writes only, "none": a kernel without lock_stat, no lock_stat.txt),
-scale (throughput factor, default 1), effects (point id -> factor) and
-patches (names, for build-meta's patch SHA-256s).
+scale (throughput factor, default 1), effects (point id -> factor),
+patches (names, for build-meta's patch SHA-256s) and kernel_version
+(build-meta's, default 6.1.192).
 """
 
 import json
@@ -207,7 +208,8 @@ def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
                      **({"compare": compare} if compare else {})},
         "host": {"cores": 2, "cpu_model": "Synthetic CPU @ 2.0GHz",
                  "qemu_version": "7.2.0", "accel": "tcg"},
-        "builds": {v: {"kernel_version": "6.1.192", "arch": "arm",
+        "builds": {v: {"kernel_version": spec[v].get("kernel_version", "6.1.192"),
+                       "arch": "arm",
                        "lock_stat": spec[v]["lock"] != "none",
                        "lookup_lock": "none" if spec[v]["lock"] == "rcu"
                        else "lock",
