@@ -673,7 +673,7 @@ class Console(unittest.TestCase):
         """50 MB without a newline, in 64 KiB reads: the partial line
         never holds more than LINE_MAX bytes; every piece is a line."""
         pending, n = bytearray(), 0
-        chunk = b"x" * 65536
+        chunk = b"LOCKBENCH-" * 6553 + b"LOCKBE"  # 65536 bytes, every piece tells
         for _ in range((50 << 20) // len(chunk)):
             lines = judge.split_lines(pending, chunk)
             self.assertLessEqual(len(pending), judge.LINE_MAX)
@@ -681,9 +681,33 @@ class Console(unittest.TestCase):
             n += sum(map(len, lines))
         self.assertEqual(n + len(pending), 50 << 20)
         pending[:] = b"x" * (judge.LINE_MAX - 1)
-        got = judge.split_lines(pending, b"ab\ncd\n\nef")
-        self.assertEqual(got, [b"x" * (judge.LINE_MAX - 1) + b"a", b"b", b"cd", b""])
+        got = judge.split_lines(pending, b"aLOCKBENCH-\ncd\n\nWARNING: e\nef")
+        self.assertEqual(got, [b"LOCKBENCH-", b"WARNING: e"])
         self.assertEqual(bytes(pending), b"ef")
+
+    def test_split_lines_keeps_every_telling_line(self):
+        """Issue #43, hole 16: split_lines leaves out the lines that tell
+        nothing, and only those: every marker and console pattern, at a
+        chunk's start, middle and end, across chunks, in a piece of a long
+        line, comes back as the line it was."""
+        telling = [b"LOCKBENCH-INIT cpus=2", b"LOCKBENCH-JOB-END status=ok",
+                   b"lockbench: point p1 start", b"lockbench: point p1 run-begin",
+                   b"[ 1.0] Kernel panic - not syncing: x", b"WARNING: CPU: 0 at x.c:1",
+                   b"[ cut here ]", b"BUG: spinlock", b"Oops: 5", b"Internal error: x",
+                   b"possible recursive locking detected", b"LOCKBENCH-CONSOLE-CUT: x",
+                   b"\xff\xfe WARNING: after bytes that are not UTF-8"]
+        quiet = [b"", b" ", b"x", b"lockbench", b"Bugs: none", b"Oopsie", b"\r"]
+        stream = b"".join(t + b"\n" + q + b"\n" for t in telling for q in quiet) * 3
+        want = [t for t in telling for _q in quiet] * 3
+        for size in (1, 7, 100, 4096, 65536):
+            with self.subTest(size=size):
+                pending, got = bytearray(), []
+                for at in range(0, len(stream), size):
+                    got += judge.split_lines(pending, stream[at:at + size])
+                self.assertEqual(got, want)
+                self.assertEqual([judge.console_state(x.decode("utf-8", "replace")) for x in got],
+                                 [judge.console_state(x.decode("utf-8", "replace"))
+                                  for x in want])
 
     def test_long_line_without_newline(self):
         """50 MB on the console with no newline, then a panic line: the
@@ -699,6 +723,17 @@ class Console(unittest.TestCase):
         # Linear: measured ~0.3 s of this runner's CPU on a 2-core host
         # (it was 165 s); the bound leaves room for a slow, busy host.
         self.assertLess(self.cpu_s, 20)
+
+    def test_bare_newlines_cost_bytes_not_lines(self):
+        """Issue #43, hole 16: 20 MB of bare newlines, then a panic, through
+        the real watch(): the panic is found and the watcher's CPU stays
+        under 5 s (it took 27 s, 1.5 us a newline)."""
+        events, problems = self.watch(
+            "head -c 20000000 /dev/zero | tr '\\0' '\\n'; "
+            "echo 'Kernel panic - not syncing: x'; echo 'LOCKBENCH-JOB-END status=ok'")
+        self.assertEqual([p["state"] for p in problems], ["panic"])
+        self.assertIn("LOCKBENCH-JOB-END", events)
+        self.assertLess(self.cpu_s, 5)
 
     def test_flood_of_short_lines_through_watch(self):
         """Extra of #27 through the real watch(): 2 MB of short lines, a
