@@ -67,6 +67,10 @@ export KBUILD_BUILD_TIMESTAMP="2010-05-05 00:00:00 UTC" KBUILD_BUILD_USER=lockbe
 # The "#N" of uname -v: 1, not a count of the links made in this O= folder
 # (a target that starts from a donor's objects would carry on its count).
 export KBUILD_BUILD_VERSION=1
+# The release is the tarball's version, never "6.12.118+": from 6.3 on
+# scripts/setlocalversion appends "+" to a git tree not at a tag unless
+# LOCALVERSION is set (empty is enough).
+export LOCALVERSION=
 # ccache hashes the locale (LANG, LC_ALL, LC_CTYPE, LC_MESSAGES): one for
 # every caller, so that a terminal's builds and CI's (a job with no LANG)
 # hit the same cache.

@@ -239,7 +239,8 @@ def make_parser():
     o.add_argument("names", metavar="TARGET", nargs="+")
     o.add_argument("--groups", action="store_true",
                    help="print GROUP TARGET for each TARGET given: the targets of a "
-                        "group (arch and config fragments) are each other's donors; "
+                        "group (arch, kernel version and config fragments) are each "
+                        "other's donors; "
                         "the group of the first target built is 0, each other group "
                         "starts with a cold build")
     s = sub.add_parser("show", help="arch, patches and configs of a target")
@@ -300,10 +301,12 @@ def _body(args):
             print("\n".join(ordered))
             return 0
         keys = {}
+        group = {t: (built[t]["arch"], built[t]["kernel"], tuple(built[t]["configs"]))
+                 for t in ordered}
         for t in ordered:
-            keys.setdefault((built[t]["arch"], tuple(built[t]["configs"])), len(keys))
+            keys.setdefault(group[t], len(keys))
         for name, t in image.items():
-            print(keys[(built[t]["arch"], tuple(built[t]["configs"]))], name)
+            print(keys[group[t]], name)
         return 0
     v = load(args.name)
     if v.get("boots"):

@@ -73,18 +73,22 @@ class Targets(unittest.TestCase):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             rc = variant.main(["order", "--groups", "before", "after@arm64", "before-plain",
-                               "rcu", "after", "before@arm64", "after-plain", "after"])
+                               "rcu", "after", "before@arm64", "after-plain", "after",
+                               "after@6.12", "before@6.12"])
         self.assertEqual(rc, 0)
         got = [line.split() for line in out.getvalue().splitlines()]
         names = [n for _, n in got]
         self.assertEqual(names, ["before", "after@arm64", "before-plain", "rcu", "after",
-                                 "before@arm64", "after-plain"])
+                                 "before@arm64", "after-plain", "after@6.12", "before@6.12"])
         g = {n: int(k) for k, n in got}
         self.assertEqual(g["before"], 0)
         self.assertEqual({g["after"], g["rcu"]}, {0})
         self.assertEqual(g["after@arm64"], g["before@arm64"])
         self.assertEqual(g["after-plain"], g["before-plain"])
-        self.assertEqual(len({g["before"], g["before@arm64"], g["before-plain"]}), 3)
+        self.assertEqual(g["after@6.12"], g["before@6.12"])
+        # Another kernel version is another group: never each other's donor.
+        self.assertEqual(len({g["before"], g["before@arm64"], g["before-plain"],
+                              g["before@6.12"]}), 4)
 
     def test_label_and_dirs(self):
         self.assertEqual(variant.label("before", "arm"), "before")
