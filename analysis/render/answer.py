@@ -165,11 +165,28 @@ def on_kernel(v, f):
     return f" on Linux {(f.get('kernel_of') or {}).get(v) or '?'}"
 
 
+def regime_s(v, f):
+    """' under PREEMPT_RT' for a variant whose kernel is PREEMPT_RT
+    (build-meta.json "preempt"), where spinlock_t and rwlock_t sleep on
+    rt_mutex: another trade-off than on the kernels the conversion was
+    written for; '' otherwise."""
+    return " under PREEMPT_RT" if (f.get("preempt_of") or {}).get(v) == "rt" else ""
+
+
+def _decided(verdict):
+    """A verdict that answers (better, no harm, worse, harm, harm
+    (failures), unsafe), not one still open (inconclusive, withheld,
+    conflict, n/a)."""
+    v = str(verdict)
+    return not v.startswith((stats.INCONCLUSIVE, "withheld", "conflict", "n/a", "nan"))
+
+
 def across_kernels(prim):
     """One sentence per compared pair of variant files whose rows span
-    several kernel versions (campaign kernels = [...]): whether its
-    verdicts hold from one version to the next, cell by cell, and where
-    they do not, what each version says.  [] for a run of one kernel."""
+    several kernel versions (campaign kernels = [...]): at how many
+    primary cells every version gives the same verdict, where they
+    differ (what each version says) and where no version decides.  []
+    for a run of one kernel."""
     kernels = kernels_of(prim)
     if len(kernels) < 2:
         return []
@@ -178,27 +195,34 @@ def across_kernels(prim):
         pair = (KERNEL_SUFFIX.sub("", r["baseline"]), KERNEL_SUFFIX.sub("", r["variant"]))
         cells.setdefault(pair, {}).setdefault(
             (int(r["cpus"]), str(r["point"])), {})[str(r["kernel"])] = r
+    versions = " and ".join(f"Linux {k}" for k in kernels)
     out = []
     for (b, v), by_cell in cells.items():
-        same, differ = [], []
+        same, differ, open_ = [], [], []
         for (cpus, point), by_k in by_cell.items():
-            kinds = {k: str(r["verdict"]).split(" (")[0] for k, r in by_k.items()}
             where = f"{vcpus_s([cpus])} {point}"
-            if len(by_k) == len(kernels) and len(set(kinds.values())) == 1:
-                same.append(where)
+            kinds = {k: str(r["verdict"]).split(" (")[0] for k, r in by_k.items()}
+            if len(by_k) == len(kernels) and not any(map(_decided, kinds.values())):
+                open_.append(where)
+            elif len(by_k) == len(kernels) and len(set(kinds.values())) == 1:
+                same.append(f"{where} {kinds[kernels[0]]}")
             else:
                 differ.append(f"{where} (" + ", ".join(
                     f"{k}: {verdict_s(by_k[k])} {row_ratio(by_k[k])}" if k in by_k
                     else f"{k}: not measured" for k in kernels) + ")")
-        n = len(same) + len(differ)
-        versions = " and ".join(f"Linux {k}" for k in kernels)
-        if not differ:
-            out.append(f"Across {versions} the verdict of {v} against {b} holds at all "
-                       f"{n} primary cell{'s' if n != 1 else ''}.")
+        n = len(by_cell)
+        text = f"Across {versions}, {v} against {b}: "
+        if len(same) == n:
+            text += (f"the same verdict at every primary cell ({'; '.join(same)})")
         else:
-            out.append(f"Across {versions} the verdict of {v} against {b} holds at "
-                       f"{len(same)} of {n} primary cells and differs at "
-                       + "; ".join(differ) + ".")
+            bits = [f"the same verdict at {len(same)} of {n} primary cells"
+                    + (f" ({'; '.join(same)})" if same else "")]
+            if differ:
+                bits.append("a different one at " + "; ".join(differ))
+            if open_:
+                bits.append("undecided on every version at " + ", ".join(open_))
+            text += "; ".join(bits)
+        out.append(text + ".")
     return out
 
 
@@ -258,6 +282,7 @@ def answer_text(table, f, th):
                 f"against {b}" if control_only else f"Answer for {v} against {b}")
         if several:
             head += on_kernel(v, f)
+        head += regime_s(v, f)
         ov = overrides_s(f)
         paras.append(
             (f"Lost boots: {'; '.join(lost)}. " if lost else "")
@@ -315,6 +340,7 @@ def short_answer(table, f, th):
                      or not math.isnan(r["ratio"]))]
         cells = f"{len(rows)} primary cell{'s' if len(rows) != 1 else ''}"
         text = (f"{v} vs {b}" + (on_kernel(v, f) if len(kernels_of(prim)) > 1 else "")
+                + regime_s(v, f)
                 + f" ({cells}, "
                 f"{pct_s(th.confidence)}% CIs, margin {100 * th.margin:g}%): "
                 f"{said}" + (f" ({'; '.join(harm)})" if harm else "") + ".")

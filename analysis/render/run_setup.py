@@ -18,6 +18,8 @@ def setup_facts(rd, done):
     variants' architectures, sorted), guests ({arch: how QEMU booted it}
     for those the campaign recorded, manifest host.qemu_guests), kernels
     ({variant: kernel version, '' when not recorded} of every variant),
+    preempt ({variant: its preemption model, build-meta.json's "rt",
+    "none", ...; '' when not recorded}),
     commits ({variant: (commit id, tree)} of the variants built from a
     git tree, scripts/tree/kernel_tree.py; not the A/A control's, the
     baseline's image again)."""
@@ -40,6 +42,8 @@ def setup_facts(rd, done):
         "guests": {a: str(qg[a]) for a in archs if a in qg},
         "kernels": {v: str((rd.builds.get(v) or {}).get("kernel_version")
                            or "") for v in rd.variants},
+        "preempt": {v: str((rd.builds.get(v) or {}).get("preempt") or "")
+                    for v in rd.variants},
         "commits": {v: (str(src.get("commit", "")), str(src.get("tree", "")))
                     for v in rd.variants if "~" not in v
                     for src in [(rd.builds.get(v) or {}).get("source")]

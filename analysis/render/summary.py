@@ -82,6 +82,7 @@ def header_facts(rundir, cells, samples, baseline, primary, unsafe,
         # {variant: its kernel_version}: a run of several versions names
         # each pair's (analysis/render/answer.py)
         "kernel_of": setup["kernels"],
+        "preempt_of": setup["preempt"],
         "commits": setup["commits"],
         "arch": ", ".join(archs) or "unknown",
         # what booted each arch ("qemu-system-aarch64 -M virt, cortex-a57")

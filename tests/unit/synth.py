@@ -11,8 +11,9 @@ make_run(path, variants=[...], compare=[...]) writes any variants, each a
 dict: name, lock ("rw", "spin", "rcu": lookups take no lock, so lock_stat
 counts writes only, "none": a kernel without lock_stat, no lock_stat.txt),
 scale (throughput factor, default 1), effects (point id -> factor),
-patches (names, for build-meta's patch SHA-256s) and kernel_version
-(build-meta's, default 6.1.192).
+patches (names, for build-meta's patch SHA-256s), kernel_version
+(build-meta's, default 6.1.192) and preempt (build-meta's "rt", ...;
+default none recorded).
 """
 
 import json
@@ -210,6 +211,7 @@ def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
                  "qemu_version": "7.2.0", "accel": "tcg"},
         "builds": {v: {"kernel_version": spec[v].get("kernel_version", "6.1.192"),
                        "arch": "arm",
+                       **({"preempt": spec[v]["preempt"]} if "preempt" in spec[v] else {}),
                        "lock_stat": spec[v]["lock"] != "none",
                        "lookup_lock": "none" if spec[v]["lock"] == "rcu"
                        else "lock",
