@@ -76,8 +76,8 @@ TOP = {
                    "(kernel-patches/targets/)", kind="array of pairs",
                    shown="every other variant against the baseline"),
     "control": Key(bool, None, "true or false", DEFAULT,
-                   "also boot the baseline a second time as BASELINE~aa: the A/A pair "
-                   "that calibrates every verdict"),
+                   "also boot each compared baseline a second time as BASELINE~aa: the "
+                   "A/A pair that calibrates every verdict of its pairs"),
     # Pin the vCPU threads of each cell of 2 vCPUs or more, one per host
     # core (guest/run_guest.py cell_cores; 1-vCPU cells stay unpinned;
     # local cells only, not --hosts; the default by measurement:
@@ -353,12 +353,14 @@ def _platforms(path, out):
                 raise CampaignError(f"{path}: variants: {e}") from None
             converts.setdefault(v, loaded["converts"])
     lab = variantmod.label
-    # control = true: the baseline of each arch and kernel boots a second
-    # time as the pseudo-variant BASELINE~aa (the same image; no build),
-    # the A/A pair that calibrates every vCPU count and point
-    # (analysis/README.md).
-    out["controls"] = ({lab(out["baseline"], a, k) + CONTROL_SUFFIX: lab(out["baseline"], a, k)
-                        for a, k in where} if out["control"] else {})
+    # control = true: each compared pair's baseline, on each arch and
+    # kernel, boots a second time as the pseudo-variant BASELINE~aa (the
+    # same image; no build), the A/A pair that calibrates every vCPU
+    # count and point (analysis/README.md): a campaign of two pairs
+    # (before/after, before-rt/after-rt) calibrates each on its own.
+    bases = list(dict.fromkeys(b for b, _v in out["compare"]))
+    out["controls"] = ({lab(b, a, k) + CONTROL_SUFFIX: lab(b, a, k)
+                        for a, k in where for b in bases} if out["control"] else {})
     out["variants"] = ([lab(v, a, k) for a, k in where for v in out["variants"]]
                        + list(out["controls"]))
     out["baseline"] = lab(out["baseline"], *where[0])

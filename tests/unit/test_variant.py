@@ -250,6 +250,40 @@ class CampaignArches(unittest.TestCase):
                                         ["before@arm64", "after@arm64"],
                                         ["after@arm64", "rcu@arm64"]])
 
+    def test_expanded_per_kernel(self):
+        """kernels = [...] as arches: every variant on each version, pairs
+        within a version, kernel by kernel; the A/A control of each
+        compared baseline on each version."""
+        c = self.load('variants = ["before", "after"]\nkernels = ["6.1", "6.12"]\n'
+                      'control = true\n')
+        self.assertEqual(c["kernels"], ["6.1", "6.12"])
+        self.assertEqual(c["variants"], ["before", "after", "before@6.12", "after@6.12",
+                                         "before~aa", "before@6.12~aa"])
+        self.assertEqual(c["compare"], [["before", "after"], ["before@6.12", "after@6.12"]])
+        self.assertEqual(c["controls"], {"before~aa": "before", "before@6.12~aa": "before@6.12"})
+        c = self.load('variants = ["before-rt", "after-rt"]\narches = ["arm64"]\n'
+                      'kernels = ["6.12"]\n')
+        self.assertEqual(c["baseline"], "before-rt@arm64@6.12")
+        with self.assertRaises(campaign_file.CampaignError) as cm:
+            self.load('variants = ["before-rt", "after-rt"]\nkernels = ["6.12"]\n')
+        self.assertIn("variants: variant 'before-rt' is not for arm (its arches: arm64; "
+                      "build before-rt@arm64@6.12)", str(cm.exception))
+        with self.assertRaises(campaign_file.CampaignError) as cm:
+            self.load('variants = ["before"]\nkernels = ["6.6"]\n')
+        self.assertIn("kernels: must be a non-empty list of distinct kernel versions from "
+                      "6.1, 6.12", str(cm.exception))
+
+    def test_a_control_per_compared_baseline(self):
+        """Two pairs with their own baselines: each calibrated by its own
+        A/A control (the PREEMPT_RT campaign: before/after beside
+        before-rt/after-rt)."""
+        c = self.load('variants = ["before", "after", "before-plain", "after-plain"]\n'
+                      'compare = [["before", "after"], ["before-plain", "after-plain"]]\n'
+                      'control = true\n')
+        self.assertEqual(c["controls"], {"before~aa": "before",
+                                         "before-plain~aa": "before-plain"})
+        self.assertEqual(c["variants"][-2:], ["before~aa", "before-plain~aa"])
+
     def test_arm64_only_default_pairs(self):
         c = self.load('variants = ["before", "after", "rcu"]\narches = ["arm64"]\n')
         self.assertEqual(c["baseline"], "before@arm64")
