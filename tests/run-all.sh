@@ -3,8 +3,9 @@
 #
 # The whole test suite, as CI runs it: install what is missing, lint, unit
 # tests, build the kernels once (before, after, their lock_stat-free twins
-# before-plain and after-plain, rcu, and before and after for arm64
-# guests), then the end-to-end tests that boot them.
+# before-plain and after-plain, rcu, before and after for arm64 guests,
+# before and after on Linux 6.12, and the PREEMPT_RT pair on 6.12
+# arm64), then the end-to-end tests that boot them.
 # Each tests/t-*.sh is one test: exit 0 is a pass, anything else a failure
 # (there is no "skip": a test that cannot run has failed).  A test whose
 # header has "# Beside: yes" may run beside another such test (below).
