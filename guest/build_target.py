@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What a build target is called and what its architecture is: the arch
-table (guest/arches.toml: the cross compiler, the image, the QEMU machine,
-CPU and console, the Debian arch and the root fs folder, everything about
-a guest architecture in one place), VARIANT or VARIANT@ARCH names, and
-where variant files live.  The runner needs this to boot a target, the
+"""What a build target is called, its architecture and its kernel version:
+the arch table (guest/arches.toml: the cross compiler, the image, the
+QEMU machine, CPU and console, the Debian arch and the root fs folder,
+everything about a guest architecture in one place), the kernel table
+(kernel-patches/kernels.toml: the versions and their Debian sources),
+VARIANT[@ARCH][@VERSION] names, and where variant files live.  The runner needs this to boot a target, the
 build (scripts/variant.py, which reads the variant files themselves) to
 build one; it sits here, below both, and travels to --hosts machines with
 the runner.
