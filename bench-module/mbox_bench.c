@@ -36,6 +36,7 @@
 #include <linux/omap-mbox-registry.h>
 #include <linux/overflow.h>
 #include <linux/prandom.h>
+#include <linux/rcupdate.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -540,10 +541,23 @@ static int bench_threads(struct bench_result *res, struct bench_ctx *ctx,
 		started++;
 	}
 
-	if (!ret)
+	if (!ret) {
 		wait_for_completion(&ctx->ready);
-	else
+		/*
+		 * Start quiet and on a tick: wait for the RCU callbacks the
+		 * set-up queued (closed files, exited tasks) to be invoked,
+		 * then sleep to the next jiffy, so that no grace period is
+		 * under way when the clock starts and the window starts at the
+		 * same phase of the tick in every boot.  Under icount
+		 * (docs/icount.md) a grace period or a tick that fell just
+		 * inside the window in some boots and just before it in others
+		 * moved 300 ms windows by 160-190 ppm.
+		 */
+		rcu_barrier();
+		schedule_timeout_idle(1);
+	} else {
 		WRITE_ONCE(ctx->stop, true);
+	}
 
 	t0 = ktime_get_ns();
 	up_write(&ctx->gate);
