@@ -69,6 +69,24 @@ def wait_free(path, timeout_s=RUNNER_END_S, poll_s=0.1, nofollow=False):
         os.close(fd)
 
 
+def held(path):
+    """True when another process holds an flock(2) on the file or folder
+    PATH (a build's build/TARGET/.build.lock: build-kernel.sh holds it
+    while it builds); False when none does or PATH is not there.  PATH
+    is opened without following a link and without blocking."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 def clear(path):
     """Make way for a runner at path (a campaign's cells/.tmp-ID): a link,
     file or FIFO there is unlinked, never followed; a directory is removed

@@ -84,8 +84,6 @@ def _refusal(path, e):
         return e
     if e.errno == errno.ELOOP:
         return Unsafe(path, "a symbolic link, not followed")
-    if e.errno == errno.EEXIST:
-        return Unsafe(path, "exists: not overwritten", errno.EEXIST)
     return Unsafe(path, e.strerror or str(e), e.errno or errno.EINVAL)
 
 
@@ -347,6 +345,8 @@ class Dir:
                     os.mkdir(path, mode)
             return cls(path, os.open(path, flags))
         except OSError as e:
+            if nofollow and e.errno in (errno.ENOTDIR, errno.ELOOP) and os.path.islink(path):
+                raise Unsafe(path, "a symbolic link, not followed") from None
             raise _refusal(path, e) from None
 
     def __enter__(self):
@@ -516,7 +516,12 @@ class Dir:
         if not exclusive:
             with contextlib.suppress(IsADirectoryError, PermissionError):
                 self.unlink(rel)
-        fd = self._open(rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        try:
+            fd = self._open(rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        except Unsafe as e:
+            if exclusive and e.errno == errno.EEXIST:
+                raise Unsafe(self.where(rel), "exists: not overwritten", errno.EEXIST) from None
+            raise
         return os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"}))
 
     def open_append(self, rel, mode=0o644):

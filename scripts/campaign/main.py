@@ -66,6 +66,7 @@ from scripts.campaign import estimate as campaign_estimate
 from scripts.campaign import file as campaign_file
 from scripts.campaign import hosts as campaign_hosts
 from scripts.campaign import manifest as campaign_manifest
+from scripts.campaign import reuse as campaign_reuse
 from scripts.campaign import run as campaign_run
 from scripts import variant as variantmod
 
@@ -169,6 +170,9 @@ def create(args):
     d = args.out or os.path.join(RESULTS, f"{c['name']}-{campaign_manifest.utc_stamp()}")
     if os.path.exists(d) and os.listdir(d):
         raise campaign_file.CampaignError(f"{d}: exists and is not empty")
+    # Each --reuse DIR read and checked before anything is made: one
+    # that cannot be read ends here, not in a directory half made.
+    sources = campaign_reuse.open_sources(getattr(args, "reuse", None) or [])
     cells = campaign_manifest.plan(c)
     if args.dry_run:
         for cell in cells:
@@ -203,8 +207,8 @@ def create(args):
     man = campaign_manifest.Manifest.new(d, c, host, builds, rootfs, cells,
                                          getattr(args, "variants", None))
     man.save()
-    if getattr(args, "reuse", None):
-        n = campaign_manifest.reuse(d, man, args.reuse)
+    if sources:
+        n = campaign_reuse.take(d, man, sources)
         src = args.reuse[0] if len(args.reuse) == 1 else f"{len(args.reuse)} earlier runs"
         print(f"campaign: {n} of {len(cells)} cells taken from {src} "
               "(the same icount cells: nothing to boot again)")

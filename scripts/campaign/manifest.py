@@ -10,15 +10,14 @@ file; the cells' lifecycle (scripts/campaign/cell.py) and the runner
 """
 import datetime
 import hashlib
-import json
 import os
 import random
-import shutil
 import stat
 
 from guest import build_target, judge, qemu
 
-from lockbench import safeio
+from lockbench import dirlock, safeio
+from lockbench.cli import CliError
 from scripts.campaign import file as campaign_file
 from scripts.campaign import hosts as campaign_hosts
 from scripts import variant as variantmod
@@ -81,18 +80,49 @@ def plan(c):
     return cells
 
 
+def build_dir(target):
+    """build/LABEL, the folder TARGET's image is built in (a boot
+    variant's: its image's), or None for a target that is no variant."""
+    try:
+        variant, arch, kernel, label = qemu.target(target)
+        image, _cmdline = build_target.boot_spec(variant)
+    except CliError:
+        return None
+    if image != variant:
+        label = build_target.label(image, arch, kernel)
+    return os.path.join(qemu.BUILD, label)
+
+
+def refuse_if_being_built(target):
+    """RunError 3 saying that TARGET's kernel is being built now, when a
+    build holds its lock (build-kernel.sh's build/LABEL/.build.lock): a
+    build-meta.json missing or not readable then is a build under way,
+    not a kernel to build (issue #43, hole 17)."""
+    vdir = build_dir(target)
+    if vdir and dirlock.held(os.path.join(vdir, ".build.lock")):
+        raise judge.RunError(3, f"variant {target!r} is being built now (a build holds "
+                             f"{vdir}/.build.lock): run this again when that build ends")
+
+
 def build_identity(variant):
     """The build a target boots (a boot variant: its image's, with its
     kernel parameters as "cmdline")."""
-    art = qemu.artifacts(variant)
+    try:
+        art = qemu.artifacts(variant)
+    except judge.RunError as e:
+        if e.exit_code == 3:
+            refuse_if_being_built(variant)
+        raise
     vdir = os.path.dirname(art["build-meta.json"])
     kernel = qemu.arch_info(art["arch"])["kernel"]
     try:
-        with open(art["build-meta.json"]) as f:
-            meta = json.load(f)
-        meta["module_sha256"] = variantmod.sha256(os.path.join(vdir, "mbox_bench.ko"))
+        meta = safeio.read_json(art["build-meta.json"])
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+        meta["module_sha256"] = safeio.sha256(os.path.join(vdir, "mbox_bench.ko"))
         meta["image_size"] = os.path.getsize(os.path.join(vdir, kernel))
     except (OSError, ValueError):
+        refuse_if_being_built(variant)
         raise judge.RunError(3, f"variant {variant!r} is not built: run "
                              f"{build_command(variant)}") from None
     if art["cmdline"]:
@@ -182,56 +212,6 @@ class Manifest:
 
     def cell(self, cid):
         return next(c for c in self.data["cells"] if c["id"] == cid)
-
-
-def reuse(d, man, dirs):
-    """Take into the new campaign in D the finished cells of the earlier
-    runs DIRS instead of booting them again (./run.sh bisect: the boots
-    of GOOD and of its A/A control, once a bisection).  Only a count of
-    instructions is the same in any run whatever the host did meanwhile,
-    so only an icount cell is taken, and only when an earlier run has
-    that cell (variant, vCPUs, repetition) done under icount, from the
-    same kernel (its build identity), root fs and job.  Its every try
-    comes with it (a boot lost there counts here too), and the cell says
-    where it came from (reused_from).  Returns how many were taken."""
-    data = man.data
-    with open(os.path.join(d, "job.conf"), "rb") as f:
-        job = f.read()
-    taken = 0
-    for src in dirs:
-        try:
-            old = Manifest.load(src).data
-            with open(os.path.join(src, "job.conf"), "rb") as f:
-                if f.read() != job:
-                    continue
-        except OSError as e:
-            raise campaign_file.CampaignError(f"--reuse {src}: {e.strerror or e}") from None
-        cells = old.get("cells") if isinstance(old.get("cells"), list) else []
-        by_id = {c.get("id"): c for c in cells if isinstance(c, dict)}
-        roots = old.get("rootfs_sha256_by_arch") or {}
-        builds = old.get("builds") if isinstance(old.get("builds"), dict) else {}
-        for cell in data["cells"]:
-            o = by_id.get(cell["id"])
-            v = cell["variant"]
-            arch = build_target.parse_target(campaign_file.image(data["campaign"], v)).arch
-            if not (o and cell["state"] not in SETTLED and o.get("state") == "done"
-                    and cell.get("clock") == ICOUNT and o.get("clock") == ICOUNT
-                    and isinstance(builds.get(v), dict) and same_kernel(builds[v], data["builds"][v])
-                    and roots.get(arch) == data["rootfs_sha256_by_arch"].get(arch)):
-                continue
-            kept = [t["kept"] for t in o.get("tries", []) if isinstance(t, dict)
-                    and isinstance(t.get("kept"), str) and os.sep not in t["kept"]]
-            for name in [cell["id"]] + kept:
-                at = os.path.join(src, "cells", name)
-                if os.path.isdir(at) and not os.path.islink(at):
-                    shutil.copytree(at, os.path.join(d, "cells", name), symlinks=True)
-            for k, val in o.items():
-                if k not in ("id", "variant", "cpus", "rep", "pos", "oversubscribed", "clock"):
-                    cell[k] = val
-            cell["reused_from"] = os.path.abspath(src)
-            taken += 1
-    man.save()
-    return taken
 
 
 def checked_manifest(d, man):

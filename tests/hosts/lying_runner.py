@@ -13,8 +13,10 @@ runner's arguments and, by LB_LIAR:
           still running when the harness dies);
   inf     a meta.json that says ok with numbers no runner writes: in odd
           cells (cells/.tmp-cN-SEQ) "wall_s": Infinity (json's extension),
-          in even ones 1e400 (read as inf), a 4000-digit time and a
-          problem line with a newline (issue #27).
+          in even ones 1e308 (finite, but no time a run takes), a
+          4000-digit time and a problem line with a newline (issue #27;
+          1e400, which float() read as inf, is refused as Infinity is
+          since issue #43: tests/unit/test_safeio.py).
 
 Each run appends its arguments, as JSON, to LB_LIAR_LOG.
 """
@@ -38,7 +40,7 @@ if mode == "inf":
     seq = int(out.rsplit("-", 1)[1])
     with open(os.path.join(out, "meta.json"), "w") as f:
         f.write('{"state": "ok", "wall_s": Infinity, "problems": []}' if seq % 2 else
-                '{"state": "ok", "wall_s": 1e400, "boot_to_workload_s": 1%s, "problems": '
+                '{"state": "ok", "wall_s": 1e308, "boot_to_workload_s": 1%s, "problems": '
                 '[{"state": "warning", "line": "two\\nlines"}]}' % ("0" * 4000))
     sys.exit(0)
 if mode == "honest":

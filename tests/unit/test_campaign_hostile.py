@@ -581,7 +581,7 @@ class Hostile(unittest.TestCase):
 
     @needs("parallel", "rsync")
     def test_meta_with_infinity(self):
-        """Item 5: a host's meta.json with Infinity, 1e400 or a 4000-digit
+        """Item 5: a host's meta.json with Infinity, 1e308 or a 4000-digit
         time: the cell with Infinity fails in one line (its meta.json is
         not JSON this harness reads), the others' times are dropped; the
         manifest stays strict JSON; no traceback."""

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""./run.sh campaign --reuse (scripts/campaign/manifest.py reuse): the
+"""./run.sh campaign --reuse (scripts/campaign/reuse.py): the
 cells a new campaign takes from an earlier run instead of booting them.
 
 Only a finished icount cell of the same id, from the same kernel, root fs
@@ -8,6 +8,7 @@ kept folder); a wall-clock cell, a cell of another build, job or root fs,
 an unfinished one, and a cell the new run has finished already are not.
 """
 
+import hashlib
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import unittest
 
 from scripts.campaign import file as campaign_file
 from scripts.campaign import manifest as cm
+from scripts.campaign import reuse as campaign_reuse
 
 KERNEL = {"kernel_version": "6.1", "config_sha256": "c1", "module_sha256": "m1",
           "cmdline": "", "patches": [], "tree_commit": "t1"}
@@ -31,12 +33,31 @@ def cell(cid, variant, clock="icount", state="planned", **more):
     return c
 
 
+def finished_cell(cdir, points=("p0",)):
+    """A cell folder as a runner leaves it: meta.json "ok", each point's
+    files with their SHA256SUMS."""
+    os.makedirs(cdir)
+    with open(os.path.join(cdir, "meta.json"), "w") as f:
+        f.write('{"state": "ok"}')
+    for p in points:
+        pdir = os.path.join(cdir, "points", p)
+        os.makedirs(pdir)
+        sums = ""
+        for name, text in (("results.txt", f"results of {p}\n"), ("lock_stat.txt", "ls\n")):
+            with open(os.path.join(pdir, name), "w") as f:
+                f.write(text)
+            sums += f"{hashlib.sha256(text.encode()).hexdigest()}  {name}\n"
+        with open(os.path.join(pdir, "SHA256SUMS"), "w") as f:
+            f.write(sums)
+
+
 def run_dir(root, name, cells, job=b"point p0 read_pct=95\n", builds=None, rootfs=None):
     d = os.path.join(root, name)
     os.makedirs(os.path.join(d, "cells"))
     with open(os.path.join(d, "job.conf"), "wb") as f:
         f.write(job)
-    data = {"campaign": {"variants": ["good", "c1", "good~aa"], "controls": {"good~aa": "good"}},
+    data = {"campaign": {"variants": ["good", "c1", "good~aa"], "controls": {"good~aa": "good"},
+                         "points": [{"id": "p0"}]},
             "builds": builds or {"good": dict(KERNEL), "c1": dict(KERNEL, tree_commit="t2"),
                                  "good~aa": dict(KERNEL)},
             "rootfs_sha256_by_arch": rootfs or dict(ROOTFS), "cells": cells}
@@ -44,10 +65,13 @@ def run_dir(root, name, cells, job=b"point p0 read_pct=95\n", builds=None, rootf
         json.dump(data, f)
     for c in cells:
         if c["state"] == "done":
-            os.makedirs(os.path.join(d, "cells", c["id"]))
-            with open(os.path.join(d, "cells", c["id"], "meta.json"), "w") as f:
-                f.write('{"state": "done"}')
+            finished_cell(os.path.join(d, "cells", c["id"]))
     return d, data
+
+
+def reuse(d, man, dirs):
+    """What ./run.sh campaign --reuse does: the runs opened, then taken."""
+    return campaign_reuse.take(d, man, campaign_reuse.open_sources(dirs))
 
 
 class Reuse(unittest.TestCase):
@@ -74,7 +98,7 @@ class Reuse(unittest.TestCase):
             cell("r01-good~aa-c1", "good~aa"), cell("r03-good-c1", "good", clock="wall"),
             cell("r01-c1-c1", "c1", state="done"), cell("r04-good-c1", "good"),
         ])
-        self.assertEqual(cm.reuse(d, man, [old]), 2)
+        self.assertEqual(reuse(d, man, [old]), 2)
         by = {c["id"]: c for c in man.data["cells"]}
         self.assertEqual(by["r01-good-c1"]["state"], "done")
         self.assertEqual(by["r01-good-c1"]["wall_s"], 4.0)
@@ -101,13 +125,13 @@ class Reuse(unittest.TestCase):
             run_dir(self.tmp, "r", done, rootfs={"arm": "r2"})[0],
         ]
         d, man = self.new_run([cell("r01-good-c1", "good")])
-        self.assertEqual(cm.reuse(d, man, other), 0)
+        self.assertEqual(reuse(d, man, other), 0)
         self.assertEqual(man.data["cells"][0]["state"], "planned")
 
     def test_a_run_that_is_not_there_is_one_line(self):
         d, man = self.new_run([cell("r01-good-c1", "good")])
         with self.assertRaises(campaign_file.CampaignError) as e:
-            cm.reuse(d, man, [os.path.join(self.tmp, "nowhere")])
+            reuse(d, man, [os.path.join(self.tmp, "nowhere")])
         self.assertIn("nowhere", str(e.exception))
 
 
