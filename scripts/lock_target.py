@@ -22,14 +22,18 @@ spells them ("read:/proc/iomem"), locks_per_op keyed the same way.
 Targets are searched in DIR/targets/ of each folder of
 LOCKBENCH_VARIANT_PATH (./run.sh convert --out DIR, --variants DIR)
 before kernel-patches/targets/.
+
+Every file convert writes goes through lockbench/safeio.py (place,
+write): made new through no link, an existing one refused unless --force
+(then replaced by a rename, never written through), every destination
+checked before anything is written (issue #43).
 """
-import json
+import errno
 import os
 import re
 import sys
-import tomllib
 
-from lockbench import defaults
+from lockbench import defaults, safeio, tomlw
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from lockbench.paths import ROOT
@@ -91,10 +95,9 @@ def load(name):
         raise TargetError(f"unknown target {name!r} (known: {', '.join(names())})")
     path = find(name)
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise TargetError(f"{path}: {e}") from None
+        data = safeio.read_toml(path)
+    except safeio.Unsafe as e:
+        raise TargetError(str(e)) from None
     for key in data:
         if key not in KEYS and key != LOCKS_PER_OP:
             raise TargetError(f"{path}: unknown key {key!r} "
@@ -132,24 +135,24 @@ def load(name):
 
 def toml_text(comments, table, tables=()):
     """TOML for a file this module writes: '# ' comment lines, then the
-    keys of table, then each [name] or [[name]] of tables.  Strings are
-    written as JSON strings (valid TOML basic strings), so no name can
-    break out of its quotes; load() reads every file back."""
+    keys of table, then each [name] or [[name]] of tables.  Strings and
+    keys are written by lockbench/tomlw.py (escaped as TOML wants), so no
+    name can break out of its quotes nor a comment out of its line;
+    load() reads every file back."""
     def value(v):
         if isinstance(v, bool):
             return "true" if v else "false"
         if isinstance(v, (int, float)):
             return f"{v:g}" if isinstance(v, float) else str(v)
         if isinstance(v, dict):
-            return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+            return "{ " + ", ".join(f"{tomlw.key(k)} = {value(x)}" for k, x in v.items()) + " }"
         if isinstance(v, list):
             return "[" + ", ".join(value(x) for x in v) + "]"
-        return json.dumps(str(v), ensure_ascii=False)
+        return tomlw.string(str(v))
 
     def keys(t):
-        return "".join(f"{k if re.fullmatch(r'[A-Za-z0-9_-]+', k) else value(k)} = "
-                       f"{value(v)}\n" for k, v in t.items())
-    out = "".join(f"# {c}\n".replace("# \n", "#\n") for c in comments) + keys(table)
+        return "".join(f"{tomlw.key(k)} = {value(v)}\n" for k, v in t.items())
+    out = "".join(tomlw.comment(c) for c in comments) + keys(table)
     for head, t in tables:
         out += f"\n{head}\n" + keys(t)
     return out
@@ -208,6 +211,16 @@ def make_parser():
         w.add_argument(name, metavar=name.upper())
     w.add_argument("k", metavar="K", type=int)
     w.add_argument("campaign_file", metavar="CAMPAIGN_FILE", nargs="?")
+    w.add_argument("--force", action="store_true",
+                   help="replace a file that is there (else refused)")
+    pl = sub.add_parser("place", help="copy each SRC (convert's own temporary files) to "
+                        "ROOT/REL through no link: an existing REL refused unless --force, "
+                        "all checked before any is written")
+    pl.add_argument("root", metavar="ROOT")
+    pl.add_argument("files", metavar="REL=SRC", nargs="+")
+    pl.add_argument("--force", action="store_true", help="replace what is there")
+    pl.add_argument("--check", action="store_true",
+                    help="only check that every REL may be written")
     return p
 
 
@@ -221,6 +234,73 @@ def _check_workload(workload):
     return 0
 
 
+def open_folder(path):
+    """The folder PATH as a safeio.Dir, made (with its parents, as the user
+    named them) when missing; its last name no link (a planted one is
+    refused, not followed)."""
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        return safeio.Dir.open(path, create=True, nofollow=True)
+    except OSError as e:
+        raise TargetError(f"{path}: {e.strerror or e}") from None
+
+
+def _may_write(d, rel, force):
+    """Refuse REL under the Dir D when something is there (unless force)
+    or a folder on the way is a link."""
+    try:
+        there = d.exists(rel)
+    except safeio.Unsafe as e:
+        raise TargetError(str(e)) from None
+    if there and not force:
+        raise TargetError(f"{d.where(rel)} exists: not overwritten (give --force to replace it)")
+
+
+def _put(d, rel, data, force):
+    """Write DATA as REL under the Dir D: new (exclusive) unless force,
+    then a new REL.tmp renamed over it; never through a link."""
+    head, name = os.path.split(rel)
+    try:
+        where = d.sub(head, create=True) if head else d
+        try:
+            (where.write_atomic if force else where.write_new)(name, data)
+        finally:
+            if where is not d:
+                where.close()
+    except safeio.Unsafe as e:
+        if e.errno == errno.EEXIST:
+            raise TargetError(f"{d.where(rel)} exists: not overwritten (give --force to replace "
+                              f"it)") from None
+        raise TargetError(str(e)) from None
+
+
+def _place(a):
+    pairs = []
+    for item in a.files:
+        rel, sep, src = item.partition("=")
+        if not sep or not src:
+            raise TargetError(f"place: {item!r} is not REL=SRC")
+        if rel.startswith("/") or not rel.strip("/") or ".." in rel.split("/"):
+            raise TargetError(f"place: {rel!r} is not a path inside {a.root}")
+        pairs.append((rel, src))
+    if len({r for r, _ in pairs}) != len(pairs):
+        raise TargetError("place: a destination named twice")
+    if a.check and not os.path.lexists(a.root):
+        return 0  # nothing there yet; checking makes no folder
+    with (safeio.Dir.open(a.root, nofollow=True) if a.check else open_folder(a.root)) as d:
+        for rel, _src in pairs:
+            _may_write(d, rel, a.force)
+        if a.check:
+            return 0
+        for rel, src in pairs:
+            try:
+                data = safeio.read_bytes(src, 64 << 20)
+            except safeio.Unsafe as e:
+                raise TargetError(str(e)) from None
+            _put(d, rel, data, a.force)
+    return 0
+
+
 def _write(a):
     global TARGET_DIR
     if not NAME_RE.fullmatch(a.name):
@@ -228,39 +308,44 @@ def _write(a):
     if not LOCK_CLASS_RE.fullmatch(a.lock_class):
         raise TargetError(f"lock class {a.lock_class!r}: not a lock_stat class name")
     variants = (a.rwlock_variant, a.spin_variant)
-    os.makedirs(a.dir, exist_ok=True)
-    path = os.path.join(a.dir, a.name + ".toml")
-    with open(path, "w") as f:
-        f.write(render(a.name, a.file, a.lock, a.lock_class, variants, a.workload, a.k,
-                       a.rwlock_variant))
-    # What was written must read back.
-    try:
-        with open(path, "rb") as f:
-            tomllib.load(f)
-        old, TARGET_DIR = TARGET_DIR, a.dir
-        try:
-            load(a.name)
-        finally:
-            TARGET_DIR = old
-    except Exception:
-        os.unlink(path)
-        raise
+    text = render(a.name, a.file, a.lock, a.lock_class, variants, a.workload, a.k,
+                  a.rwlock_variant)
+    camp = None
     if a.campaign_file:
         cf = a.campaign_file
-        os.makedirs(os.path.dirname(cf) or ".", exist_ok=True)
-        with open(cf, "w") as f:
-            f.write(campaign(os.path.basename(cf)[:-5], a.name, variants, a.workload))
-    print(path)
+        camp = (open_folder(os.path.dirname(cf) or "."), os.path.basename(cf),
+                campaign(os.path.basename(cf)[:-5], a.name, variants, a.workload))
+    with open_folder(a.dir) as d:
+        # Both checked before either is written.
+        _may_write(d, a.name + ".toml", a.force)
+        if camp:
+            _may_write(camp[0], camp[1], a.force)
+        _put(d, a.name + ".toml", text, a.force)
+        # What was written must read back.
+        try:
+            old, TARGET_DIR = TARGET_DIR, a.dir
+            try:
+                load(a.name)
+            finally:
+                TARGET_DIR = old
+        except Exception:
+            d.unlink(a.name + ".toml")
+            raise
+    if camp:
+        with camp[0]:
+            _put(camp[0], camp[1], camp[2], a.force)
+    print(os.path.join(a.dir, a.name + ".toml"))
     return 0
 
 
 def main(argv):
     """python3 -m scripts.lock_target check-workload W | write DIR NAME FILE LOCK
-    CLASS RWLOCK_VARIANT SPIN_VARIANT WORKLOAD K [CAMPAIGN_FILE]: for
+    CLASS RWLOCK_VARIANT SPIN_VARIANT WORKLOAD K [CAMPAIGN_FILE] [--force] |
+    place ROOT REL=SRC... [--force] [--check]: for
     scripts/convert/convert.sh, whose errors say "convert"."""
     return run_cli("convert", make_parser(), argv,
                    lambda a: _check_workload(a.workload) if a.cmd == "check-workload"
-                   else _write(a))
+                   else _place(a) if a.cmd == "place" else _write(a))
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@
 # The commit is made without touching the tree's checkout (git plumbing
 # on a throwaway index), so a built variant stays as it is.
 #
-# Usage: convert.sh [--base VARIANT] [--name NAME] [--out DIR]
+# Usage: convert.sh [--base VARIANT] [--name NAME] [--out DIR] [--force]
 #                   [--workload W [--locks-per-op K] [--lock-class C]] FILE LOCK
 #   FILE  path in the kernel tree, e.g. fs/filesystems.c
 #   LOCK  the rwlock's name, e.g. file_systems_lock
@@ -30,6 +30,8 @@
 #   --out    write the patch and NAME.toml into DIR (a variant folder for
 #            --variants DIR or LOCKBENCH_VARIANT_PATH) instead of
 #            kernel-patches/ and kernel-patches/variants/
+#   --force  replace a file convert would write that is there already
+#            (without it: refused, one line, nothing written)
 #   --workload  a generic guest/inside/lockload workload that takes LOCK, e.g.
 #            'read /proc/iomem' (guest/JOB.md): also write the target file
 #            (kernel-patches/targets/LOCK.toml, or DIR/targets/ with --out,
@@ -39,6 +41,10 @@
 #            calibrate on the base kernel (one boot; it must be built), or
 #            given with --locks-per-op K; --lock-class: lock_stat's name
 #            of the lock (default LOCK)
+# Every file is made in a folder of its own first, then put in place by
+# scripts/lock_target.py place (lockbench/safeio.py): through no link, an
+# existing file refused unless --force, every destination checked before
+# any is written (issue #43).
 # It ends with the next steps for what it wrote: the ./run.sh build and
 # ./run.sh campaign commands (with --variants DIR after --out DIR) and the
 # campaign file to start from.
@@ -49,15 +55,20 @@ LB_PROG=convert
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-usage="usage: ./run.sh convert [--base VARIANT] [--name NAME] [--out DIR] [--workload W [--locks-per-op K] [--lock-class C]] FILE LOCK"
+usage="usage: ./run.sh convert [--base VARIANT] [--name NAME] [--out DIR] [--force] [--workload W [--locks-per-op K] [--lock-class C]] FILE LOCK"
 base=before
 name=
 out=
 workload=
 k=
 class=
+force=()
 while [ $# -gt 0 ]; do
 	case $1 in
+	--force)
+		force=(--force)
+		shift
+		;;
 	--base | --name | --out | --workload | --locks-per-op | --lock-class)
 		lb_need_value "$1" $#
 		case $1 in
@@ -200,17 +211,23 @@ commit=$(GIT_AUTHOR_NAME=$who_name GIT_AUTHOR_EMAIL=$who_mail \
 	GIT_COMMITTER_NAME=$who_name GIT_COMMITTER_EMAIL=$who_mail \
 	git -C "$tree" commit-tree "$treeobj" -p HEAD -m "$msg")
 
-# The patch, numbered after the base series, and the variant.
+# The patch, numbered after the base series, and the variant: made in
+# $work, then put in place (lock_target.py place) under $pdir, the
+# variant at $vrel.
 pdir=${out:-$LB_ROOT/kernel-patches}
 vdir=${out:-$LB_ROOT/kernel-patches/variants}
-mkdir -p "$pdir" "$vdir"
-patch=$(git -C "$tree" format-patch --start-number $((${#patches[@]} + 1)) \
-	-o "$(cd "$pdir" && pwd)" -1 "$commit")
+vrel=$name.toml
+[ -n "$out" ] || vrel=variants/$name.toml
+mkdir "$work/out"
+made=$(git -C "$tree" format-patch --start-number $((${#patches[@]} + 1)) \
+	-o "$work/out" -1 "$commit")
+patch=$pdir/$(basename "$made")
+put=("$(basename "$made")=$made")
 # With --out, the variant is self-contained: a base patch that is not in
 # kernel-patches/ (a test variant's own) is copied beside it.
 if [ -n "$out" ]; then
 	for p in "${patches[@]}"; do
-		[ -f "$LB_ROOT/kernel-patches/$(basename "$p")" ] || cp "$p" "$pdir/"
+		[ -f "$LB_ROOT/kernel-patches/$(basename "$p")" ] || put+=("$(basename "$p")=$p")
 	done
 fi
 quoted() {
@@ -233,20 +250,29 @@ for c in "${converts[@]}"; do
 	[ "$c" = "$lock" ] || conv+=("$c")
 done
 conv+=("$lock")
-cat >"$vdir/$name.toml" <<EOF
+cat >"$work/$name.toml" <<EOF
 # $base with $lock ($file) a spinlock: written by ./run.sh convert.
 description = "$lock in $file as a spinlock (on $base)"
 patches = [$(quoted "${patches[@]}" "$patch")]
 configs = [$(quoted "${keep[@]}")]
 converts = [$(quoted "${conv[@]}")]
 EOF
-changed=$(git -C "$tree" diff --numstat HEAD "$commit" | cut -f1-2 | tr '\t' '+')
-echo "convert: $lock in $file: $changed lines (+added, removed): $patch; variant $name: $vdir/$name.toml"
-
+put+=("$vrel=$work/$name.toml")
+# Every destination checked before anything is written: a file there
+# (without --force) or a link on the way refuses the whole conversion.
+lb_py -m scripts.lock_target place --check "${force[@]}" "$pdir" "${put[@]}" || exit 2
 camp=
 if [ -n "$workload" ]; then
 	camp=$cdir/my-$name.toml
-	t=$(lb_py -m scripts.lock_target write "$tdir" "$tname" "$file" "$lock" "$class" "$base" "$name" \
+	lb_py -m scripts.lock_target place --check "${force[@]}" "$tdir" "$tname.toml=-" || exit 2
+	lb_py -m scripts.lock_target place --check "${force[@]}" "$cdir" "my-$name.toml=-" || exit 2
+fi
+lb_py -m scripts.lock_target place "${force[@]}" "$pdir" "${put[@]}" || exit 2
+changed=$(git -C "$tree" diff --numstat HEAD "$commit" | cut -f1-2 | tr '\t' '+')
+echo "convert: $lock in $file: $changed lines (+added, removed): $patch; variant $name: $vdir/$name.toml"
+
+if [ -n "$workload" ]; then
+	t=$(lb_py -m scripts.lock_target write "${force[@]}" "$tdir" "$tname" "$file" "$lock" "$class" "$base" "$name" \
 		"$workload" "$k" "$camp") || exit 2
 	echo "convert: target $tname: '$workload' takes $class $k times an op: $t; campaign $camp"
 fi
