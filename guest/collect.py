@@ -44,7 +44,7 @@ POINT_FILE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 FILE_MAX = {"results.txt": 256 << 10, "lock_stat.txt": 4 << 20, "SHA256SUMS": 64 << 10}
 MEMBER_MAX = 1 << 30
 POINT_MAX = 1 << 30
-# A point holds at most 7 files (guest/JOB.md).
+# A point holds at most 8 files (guest/JOB.md).
 POINT_FILES_MAX = 32
 COPY_CHUNK = 1 << 20
 # How long collect() may read the stream (and then verify what it wrote:
@@ -61,7 +61,7 @@ COLLECT_MAX_S = 120
 # QEMU's stop of at most 5 s included); a real stream is collected in
 # well under a second.
 SIGNAL_MAX_S = 10
-# Members read, refused ones included: a point is points/ID and at most 7
+# Members read, refused ones included: a point is points/ID and at most 8
 # files (guest/JOB.md), POINT_FILES_MAX + 1 allowed per planned point,
 # and MEMBERS_SPARE more for refused ones (each is a problem, counted:
 # 100,000 took 2.3 s here; a 1 GiB stream of bare headers holds 2 million).

@@ -49,6 +49,7 @@ GENERIC_SPELLING = ("read PATH, stat PATH, open PATH (PATH absolute, of [A-Za-z0
 OPTIONS = {
     "perf_stat": ("0", "1"),
     "perf_lock": ("0", "1"),
+    "trace": ("0", "1"),
     "inject": ("none", "panic", "hang", "lockdep", "warn", "garble", "truncate",
                "refuse"),
     "selftest": ("0", "1"),

@@ -80,6 +80,7 @@ read -r magic version </job/job.conf
 
 perf_stat=1
 perf_lock=0
+trace=0
 inject=none
 selftest=0
 port=
@@ -93,6 +94,7 @@ while read -r kind key val; do
 	case $key in
 	perf_stat) perf_stat=$val ;;
 	perf_lock) perf_lock=$val ;;
+	trace) trace=$val ;;
 	inject) inject=$val ;;
 	selftest) selftest=$val ;;
 	esac
@@ -149,6 +151,22 @@ inject_fault() {
 	esac
 }
 damage=none
+
+# "option trace 1": the kernel's own record of what ran in each point's
+# window (docs/icount.md, "Seeing what ran in the window"): interrupts,
+# softirqs, timers, work items and task switches, traced from just before
+# the run to just after it, the guest clock's timestamps (under icount,
+# instructions), in the point's trace.txt.
+T=/sys/kernel/tracing
+if [ "$trace" = 1 ]; then
+	echo 0 >$T/tracing_on || fail "option trace 1: no $T (tracefs)"
+	echo 4096 >$T/buffer_size_kb
+	for e in irq/irq_handler_entry irq/softirq_entry timer/hrtimer_expire_entry \
+		timer/timer_expire_entry workqueue/workqueue_execute_start \
+		workqueue/workqueue_execute_end sched/sched_switch printk/console; do
+		echo 1 >"$T/events/$e/enable" || fail "option trace 1: no trace event $e"
+	done
+fi
 
 # The job's lines, "point ID key=value ...", with values checked by the host.
 grep '^point ' /job/job.conf >/tmp/points
@@ -211,13 +229,27 @@ while read -r kind id rest; do
 		damage=refused
 	fi
 	log "point $id start $rest"
+	# Settle: idle for 100 ms before the point, so that the work its set-up
+	# and the previous point left behind (RCU callbacks, exited tasks, and
+	# before the first point the module loader freeing mbox_bench.ko's
+	# init section a grace period after insmod: about 800k instructions)
+	# is done before lock_stat is cleared and the run starts, not inside
+	# its window in some boots and before it in others.  Under icount an
+	# idle guest's clock jumps to its next timer: it costs the host nothing
+	# (docs/icount.md, "What makes the clock exact").
+	sleep 0.1
 	[ "$lockstat" = 0 ] || echo 0 >/proc/lock_stat
+	on='' off=''
+	if [ "$trace" = 1 ]; then
+		echo >$T/trace
+		on="echo 1 >$T/tracing_on; " off="echo 0 >$T/tracing_on; "
+	fi
 	# run-begin/run-end right around the module's run (inside perf, so
 	# that perf's start and end stay outside): the host samples its vCPU
 	# threads when it reads them on the console (host-steal.txt).  The
 	# run's own exit status is kept.
-	set -- sh -c "echo 'lockbench: point $id run-begin' >/dev/kmsg; $runcmd; \
-rc=\$?; echo 'lockbench: point $id run-end' >/dev/kmsg; exit \$rc"
+	set -- sh -c "${on}echo 'lockbench: point $id run-begin' >/dev/kmsg; $runcmd; \
+rc=\$?; ${off}echo 'lockbench: point $id run-end' >/dev/kmsg; exit \$rc"
 	if [ "$perf_stat" = 1 ]; then
 		set -- perf stat -a -x, -o "$dir/perf-stat.csv" \
 			-e task-clock,context-switches,cpu-migrations,cycles,instructions -- "$@"
@@ -241,6 +273,7 @@ rc=\$?; echo 'lockbench: point $id run-end' >/dev/kmsg; exit \$rc"
 		continue
 	fi
 	[ "$lockstat" = 0 ] || cat /proc/lock_stat >"$dir/lock_stat.txt"
+	[ "$trace" = 0 ] || cat $T/trace >"$dir/trace.txt"
 	[ "$writer_hz" = 0 ] || rmmod fs_writer
 	if [ "$perf_lock" = 1 ]; then
 		perf lock report -i "$dir/perf.data" >"$dir/perf-lock.txt" 2>&1
