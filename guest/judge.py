@@ -8,6 +8,7 @@ then re-judges old runs without booting anything.
 Pure functions, but for recheck's reading of a run directory."""
 import re
 
+from lockbench import safeio
 from lockbench.cli import CliError
 
 
@@ -214,7 +215,8 @@ def _scan_console(path):
         if state:
             note_console(problems, counts, state, None, line)
 
-    with open(path, "rb") as f:
+    # a saved run's console.log: a regular file, not through a link
+    with safeio.open_read(path) as f:
         while chunk := f.read(1 << 20):
             for raw in split_lines(pending, chunk):
                 scan(raw)

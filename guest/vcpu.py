@@ -9,6 +9,7 @@ import re
 import time
 
 from guest.judge import RunError
+from lockbench import safeio
 
 
 # Pinning (--pin CORES): the thread of vCPU N ("CPU N/TCG") gets the Nth
@@ -68,8 +69,7 @@ def qemu_threads(pid):
         return out
     for tid in tids:
         try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                name = f.read().strip()
+            name = safeio.read_text(f"/proc/{pid}/task/{tid}/comm", 4096).strip()
         except OSError:
             continue
         out[int(tid)] = name
@@ -171,11 +171,11 @@ def thread_sched(pid, tid):
     when the host kernel has no schedstat: CONFIG_SCHED_INFO off)."""
     task = f"/proc/{pid}/task/{tid}"
     try:
-        with open(f"{task}/schedstat") as f:
-            run_ns, wait_ns, _slices = (int(x) for x in f.read().split())
-        with open(f"{task}/status") as f:
-            nvcsw = next(int(line.split()[1]) for line in f
-                         if line.startswith("nonvoluntary_ctxt_switches:"))
+        run_ns, wait_ns, _slices = (int(x) for x in
+                                    safeio.read_text(f"{task}/schedstat", 4096).split())
+        nvcsw = next(int(line.split()[1])
+                     for line in safeio.read_text(f"{task}/status", 1 << 16).splitlines()
+                     if line.startswith("nonvoluntary_ctxt_switches:"))
     except (OSError, ValueError, StopIteration):
         return None
     return run_ns, wait_ns, nvcsw
@@ -259,9 +259,10 @@ def write_steal(out, done, marks):
         if not any(VCPU_COMM.fullmatch(r["thread"]) for r in rows):
             continue
         try:
-            # "x": never over a file that is there (collect() refuses a guest's).
-            with open(os.path.join(out, "points", pid, STEAL_FILE), "x") as f:
-                f.write(steal_text(pid, mark, rows))
+            # Never over a file that is there (collect() refuses a guest's),
+            # nor through a link on the way: under the runner's own --out.
+            with safeio.Dir.open(out) as d:
+                d.write_new(f"points/{pid}/{STEAL_FILE}", steal_text(pid, mark, rows))
         except OSError as e:
             why.append(f"{pid}: cannot write it: {e.strerror or e}")
             continue

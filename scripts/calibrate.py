@@ -28,6 +28,7 @@ import sys
 import tempfile
 
 from analysis.parse import bench_results, lockstat
+from lockbench import safeio
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from scripts import lock_target as targetmod
@@ -115,19 +116,18 @@ def calibrate(variant, lock, workload, cpus=1, out=None):
     points = [(p, {"workload": tok, "locks_per_op": 1, "duration_ms": ms, "timing": 8,
                    "seed": 1}) for p, ms in zip(pids, DURATIONS_MS)]
     text = jobmod.render(points, {"perf_stat": "0"})
-    with tempfile.TemporaryDirectory(prefix="lockbench-calibrate.") as tmp:
+    with tempfile.TemporaryDirectory(prefix="lockbench-calibrate.") as tmp, \
+            safeio.Dir.open(tmp) as work:
         out = out or os.path.join(tmp, "run")
         job = os.path.join(tmp, "calibrate.job")
-        with open(job, "w") as f:
-            f.write(text)
-        log = os.path.join(tmp, "run.log")
-        with open(log, "w") as f:
+        work.write_new("calibrate.job", text)
+        with work.open_new("run.log") as f:
             rc = subprocess.call([sys.executable, "-m", "guest.run_guest", variant,
                                   "--cpus", str(cpus), "--job", job, "--out", out],
                                  stdout=f, stderr=subprocess.STDOUT)
         if rc:
-            with open(log) as f:
-                tail = [ln.strip() for ln in f if ln.strip()][-1:]
+            tail = [ln.strip() for ln in work.read_text("run.log", 64 << 20).splitlines()
+                    if ln.strip()][-1:]
             raise CalibrateError(f"the calibration boot of {variant} failed (rc {rc}): "
                                  f"{tail[0] if tail else 'no output'}", 3 if rc == 3 else 1)
         return from_run(out, lock, pids)[:2]

@@ -17,6 +17,7 @@ CI of that median; both raw and divided by the module's host-speed probe
 DIR/overhead.csv (one row per point).
 """
 import csv
+import io
 import os
 import statistics
 import subprocess
@@ -28,6 +29,7 @@ from analysis.tidy import point_metrics
 from analysis.estimate import stats
 from analysis.parse.common import ParseError
 from guest.judge import RunError
+from lockbench import safeio
 from lockbench.cli import OneLineParser, run_cli
 from lockbench.paths import ROOT
 
@@ -63,10 +65,12 @@ def job_text(rounds, settings, duration_ms):
 def write_csv(out, rows):
     """OUT/overhead.csv, one row per point; returns its path."""
     path = os.path.join(out, "overhead.csv")
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    text = io.StringIO(newline="")
+    w = csv.DictWriter(text, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+    with safeio.Dir.open(out) as d:
+        d.write_atomic("overhead.csv", text.getvalue())
     return path
 
 
@@ -92,8 +96,8 @@ def _body(a):
     out = a.out or tempfile.mkdtemp(prefix="lockbench-overhead-")
     os.makedirs(out, exist_ok=True)
     job = os.path.join(out, "overhead.job")
-    with open(job, "w") as f:
-        f.write(job_text(a.rounds, settings, a.duration_ms))
+    with safeio.Dir.open(out) as d:
+        d.write_atomic("overhead.job", job_text(a.rounds, settings, a.duration_ms))
 
     rows = []
     for b in range(a.boots):

@@ -86,24 +86,51 @@ def start_cell(d, man, cell, job_path, pin=()):
     return proc, tmp
 
 
+def folder_of(path):
+    """(a safeio.Dir of PATH's folder, a campaign's cells/, opened with no
+    link as its last name; PATH's name in it): every rename in cells/
+    goes through that descriptor (renameat), never by a path a swapped
+    folder could redirect (issue #43)."""
+    return safeio.Dir.open(os.path.dirname(path), nofollow=True), os.path.basename(path)
+
+
+def rename(src, dst, replace=False):
+    """Rename SRC to DST, both in one folder (cells/) or DST below SRC's
+    folder, through that folder's descriptor; DST replaced (its name,
+    never a link's target) only with REPLACE."""
+    cells, name = folder_of(src)
+    with cells:
+        cells.rename(name, os.path.relpath(dst, cells.path), replace=replace)
+
+
 def keep_aside(path):
     """Move an unfinished cell's files to PATH.partial-N (a name nothing,
-    not even a dangling link, holds: lexists)."""
-    n = 1
-    while os.path.lexists(f"{path}.partial-{n}"):
-        n += 1
-    os.rename(path, f"{path}.partial-{n}")
+    not even a dangling link, holds), through cells/' descriptor."""
+    cells, name = folder_of(path)
+    with cells:
+        n = 1
+        while cells.exists(f"{name}.partial-{n}"):
+            n += 1
+        cells.rename(name, f"{name}.partial-{n}", replace=False)
     return f"{path}.partial-{n}"
 
 
 def move_log(log, dest):
-    """Move a runner's log into its cell's directory as DEST: a regular
-    file only; anything else there (a link to a file outside, a FIFO) is
-    unlinked, not moved in where a reader of the cell would follow it."""
-    if is_regular(log):
-        os.replace(log, dest)
-    elif os.path.lexists(log) and not is_dir(log):
-        os.unlink(log)
+    """Move a runner's log into its cell's directory as DEST (a name below
+    the log's folder, cells/): a regular file only; anything else there
+    (a link to a file outside, a FIFO) is unlinked, not moved in where a
+    reader of the cell would follow it.  Both through cells/' descriptor:
+    the cell folder on the way is opened with no link followed."""
+    cells, name = folder_of(log)
+    with cells:
+        try:
+            st = cells.stat(name)
+        except FileNotFoundError:
+            return
+        if stat.S_ISREG(st.st_mode):
+            cells.rename(name, os.path.relpath(dest, cells.path))
+        elif not stat.S_ISDIR(st.st_mode):
+            cells.unlink(name)
 
 
 def set_aside_unfinished(tmp, wait_s=dirlock.RUNNER_END_S):
@@ -192,14 +219,14 @@ def finish_cell(d, man, cell, tmp, interrupted, refused=None):
     if state == "ok":
         if os.path.lexists(final):
             keep_aside(final)
-        os.rename(tmp, final)
+        rename(tmp, final)
         cell["state"] = "done"
     else:
         cell["state"] = state
         if is_dir(tmp):
             if os.path.lexists(final):
                 keep_aside(final)
-            os.rename(tmp, final)
+            rename(tmp, final)
             kept = cell["kept"] = os.path.basename(keep_aside(final))
     problems = []
     if meta:

@@ -342,7 +342,8 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
             make_way(tmp)
             for suffix in ("", ".log"):
                 if os.path.lexists(came + suffix):
-                    os.replace(came + suffix, tmp + suffix)
+                    # through cells/' descriptor (make_way cleared tmp)
+                    campaign_cell.rename(came + suffix, tmp + suffix, replace=True)
             finish_cell(x, tmp, "; ".join(problems) or None)
             if x["state"] == "done":
                 done_count += 1
