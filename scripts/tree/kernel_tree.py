@@ -44,12 +44,13 @@ PYTHONPATH; build-kernel.sh and run.sh call it through lb_py):
 
 Exit status: 0 ok, 2 a tree, ref or version that is refused (one line).
 """
-import json
+import errno
 import os
 import re
 import subprocess
 import sys
 
+from lockbench import safeio, tomlw
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import build_target
 from lockbench.paths import BUILD, ROOT
@@ -71,12 +72,21 @@ class TreeError(CliError):
     pass
 
 
+# git in the user's tree runs none of the programs its configuration may
+# name (issue #43): no fsmonitor hook, no gpg.program under
+# log.showSignature; check_tree's status runs no filter (no_filters).
+NO_PROGRAMS = ("-c", "core.fsmonitor=false", "-c", "log.showSignature=false")
+# A tree path git and a variant file both name as given: no control
+# character, no white space at either end (git's output is stripped).
+BAD_PATH = re.compile(r"[\x00-\x1f\x7f]|^\s|\s$")
+
+
 def git(cwd, *args, check=True):
     """git's stdout, stripped; TreeError when check and it fails."""
     try:
         # No optional locks: git status would otherwise refresh the
         # index of the user's tree, a write there.
-        p = subprocess.run(["git", "--no-optional-locks", "-C", cwd, *args],
+        p = subprocess.run(["git", "--no-optional-locks", *NO_PROGRAMS, "-C", cwd, *args],
                            capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise TreeError(f"git {args[0]} in {cwd}: {e}") from None
@@ -86,16 +96,36 @@ def git(cwd, *args, check=True):
     return p.stdout.strip() if p.returncode == 0 else None
 
 
+def no_filters(tree):
+    """-c options that empty every filter driver TREE's configuration
+    names (filter.NAME.clean, smudge, process): a status compares the
+    files as they are, running no program of the tree's."""
+    names = git(tree, "config", "--name-only", "--get-regexp", r"^filter\.", check=False) or ""
+    out = []
+    for drv in sorted({n[len("filter."):].rsplit(".", 1)[0] for n in names.splitlines()
+                       if n.startswith("filter.") and n.count(".") >= 2}):
+        out += [x for k, v in (("clean", ""), ("smudge", ""), ("process", ""),
+                               ("required", "false")) for x in ("-c", f"filter.{drv}.{k}={v}")]
+    return out
+
+
 def check_tree(tree):
     """The absolute path of a clean git tree, else TreeError."""
     if not isinstance(tree, str) or not tree.startswith("/"):
         raise TreeError(f"tree {str(tree)[:80]!r} must be an absolute path")
+    if BAD_PATH.search(tree):
+        raise TreeError(f"tree {tree[:80]!r}: a control character or white space at its end "
+                        f"(git would name another folder): rename it")
     if not os.path.isdir(tree):
         raise TreeError(f"tree {tree}: no such folder")
     top = git(tree, "rev-parse", "--show-toplevel", check=False)
     if top is None:
         raise TreeError(f"tree {tree}: not a git repository")
-    if git(tree, "status", "--porcelain", "--untracked-files=no") != "":
+    real = os.path.realpath(tree)
+    if top != real and not real.startswith(top.rstrip("/") + "/"):
+        raise TreeError(f"tree {tree}: git names its top folder {top!r}, another folder")
+    if git(tree, *no_filters(tree), "status", "--porcelain", "--untracked-files=no",
+           "--ignore-submodules=all") != "":
         raise TreeError(f"tree {tree} has uncommitted changes: the build takes "
                         f"commits only (commit or stash them, then name the commit)")
     return top
@@ -163,10 +193,12 @@ def objects_dir(tree):
 def _alternates(repo):
     path = os.path.join(objects_dir(repo), "info", "alternates")
     try:
-        with open(path) as f:
-            return path, [line.strip() for line in f if line.strip()]
-    except FileNotFoundError:
-        return path, []
+        return path, [ln.strip() for ln in safeio.read_text(path, 1 << 20).splitlines()
+                      if ln.strip()]
+    except safeio.Unsafe as e:
+        if e.errno == errno.ENOENT:
+            return path, []
+        raise TreeError(str(e)) from None
 
 
 def _set_alternates(repo, path, have, keep):
@@ -175,9 +207,8 @@ def _set_alternates(repo, path, have, keep):
     if keep == have:
         return
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path + ".tmp", "w") as f:
-        f.write("".join(d + "\n" for d in keep))
-    os.replace(path + ".tmp", path)
+    with safeio.Dir.open(os.path.dirname(path)) as d:
+        d.write_atomic(os.path.basename(path), "".join(x + "\n" for x in keep))
     refs = git(repo, "for-each-ref", "--format=%(objectname) %(refname)",
                "refs/lockbench/commits/", check=False) or ""
     for line in refs.splitlines():
@@ -226,8 +257,7 @@ def donor(build, repo, target_dir, commit, arch, shas):
                 os.path.join(d, "src", "obj", "vmlinux")):
             continue
         try:
-            with open(os.path.join(d, "build-meta.json")) as f:
-                meta = json.load(f)
+            meta = safeio.read_json(os.path.join(d, "build-meta.json"))
             head = meta["tree_commit"]
             frag = [c["sha256"] for c in meta["config_fragments"]]
             same = meta["arch"] == arch and frag == list(shas)
@@ -269,13 +299,13 @@ def variant_text(info, like):
     lines = [
         f"# Made by ./run.sh build --tree: {info['tree']} at {info['ref']},",
         f"# Linux {info['version']}; configs and lock as {like}'s.",
-        f'description = "{desc}"',
-        f"tree = {json.dumps(info['tree'])}",
+        f"description = {tomlw.string(desc)}",
+        f"tree = {tomlw.string(info['tree'])}",
         f'ref = "{info["commit"]}"',
         "patches = []",
-        "configs = [" + ", ".join(json.dumps(c) for c in configs) + "]",
+        f"configs = {tomlw.value(configs)}",
         f'lookup_lock = "{v["lookup_lock"]}"',
-        "converts = [" + ", ".join(json.dumps(c) for c in v["converts"]) + "]",
+        f"converts = {tomlw.value(v['converts'])}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -283,9 +313,7 @@ def variant_text(info, like):
 def campaign_text(names, infos):
     """A campaign made like the default one (1 vCPU under icount, 2
     vCPUs, the A/A control), the first ref the baseline."""
-    path = os.path.join(ROOT, "campaigns", "default.toml")
-    with open(path) as f:
-        text = f.read()
+    text = safeio.read_text(os.path.join(ROOT, "campaigns", "default.toml"), 1 << 20)
     # The default campaign's points and settings; its variants replaced.
     text = re.sub(r'(?m)^name = ".*"$', f'name = "{names[0]}-{names[-1][-12:]}"', text, 1)
     text = re.sub(r'(?m)^description = ".*"$',
@@ -307,17 +335,15 @@ def write_variants(tree, refs, out, like):
     if len(names) != len(infos):
         raise TreeError("two refs name the same commit: name each commit once")
     os.makedirs(out, exist_ok=True)
-    for name, info in zip(names, infos):
-        tmp = os.path.join(out, f".{name}.toml.tmp")
-        with open(tmp, "w") as f:
-            f.write(variant_text(info, like))
-        os.replace(tmp, os.path.join(out, f"{name}.toml"))
-    camp = None
-    if len(names) > 1:
-        camp = os.path.join(out, f"campaign-{names[0]}-{names[-1][-12:]}.toml")
-        with open(camp + ".tmp", "w") as f:
-            f.write(campaign_text(names, infos))
-        os.replace(camp + ".tmp", camp)
+    # Made new and renamed into place through a descriptor of OUT: a link
+    # planted at a name or its .tmp is replaced, never followed (issue #43).
+    with safeio.Dir.open(out) as d:
+        for name, info in zip(names, infos):
+            d.write_atomic(f"{name}.toml", variant_text(info, like))
+        camp = None
+        if len(names) > 1:
+            camp = os.path.join(out, f"campaign-{names[0]}-{names[-1][-12:]}.toml")
+            d.write_atomic(os.path.basename(camp), campaign_text(names, infos))
     return names, camp
 
 
