@@ -12,8 +12,8 @@ the runner.
 import collections
 import os
 import re
-import tomllib
 
+from lockbench import safeio
 from lockbench.cli import CliError
 from lockbench.paths import BUILD, ROOT
 
@@ -46,8 +46,7 @@ ARCH_KEYS = {"kernel_arch": str, "cross_prefix": str, "libc_package": str,
 
 
 def _load_arches():
-    with open(ARCH_FILE, "rb") as f:
-        data = tomllib.load(f)
+    data = safeio.read_toml(ARCH_FILE)
     for arch, info in data.items():
         if set(info) != set(ARCH_KEYS) or not all(isinstance(info[k], t)
                                                    for k, t in ARCH_KEYS.items()):
@@ -69,8 +68,7 @@ VERSION_RE = re.compile(r"[1-9][0-9]?\.[0-9]{1,2}")
 
 
 def _load_kernels():
-    with open(KERNEL_FILE, "rb") as f:
-        data = tomllib.load(f)
+    data = safeio.read_toml(KERNEL_FILE)
     for ver, info in data.items():
         if (not VERSION_RE.fullmatch(ver) or set(info) != set(KERNEL_KEYS)
                 or not all(isinstance(info[k], t) for k, t in KERNEL_KEYS.items())
@@ -125,10 +123,11 @@ def boot_spec(name):
     if path is None:
         return name, ""
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise VariantError(f"{path}: {e}") from None
+        # capped and depth-checked: a variant file of --variants DIR may
+        # be anything (issue #43)
+        data = safeio.read_toml(path)
+    except safeio.Unsafe as e:
+        raise VariantError(str(e)) from None
     if "boots" not in data:
         if "cmdline" in data:
             raise VariantError(f"{path}: cmdline needs boots = \"VARIANT\" (the image "
@@ -152,9 +151,8 @@ def boot_spec(name):
 
 def _keys(path):
     try:
-        with open(path, "rb") as f:
-            return set(tomllib.load(f))
-    except (OSError, tomllib.TOMLDecodeError):
+        return set(safeio.read_toml(path))
+    except OSError:  # safeio.Unsafe
         return set()
 
 

@@ -42,13 +42,12 @@ on PYTHONPATH; the shell scripts run it as lib.sh's lb_py -m scripts.variant):
 
 Exit status: 0 ok, 2 bad variant name, target or file.
 """
-import hashlib
 import json
 import os
 import re
 import sys
-import tomllib
 
+from lockbench import safeio
 from lockbench.cli import OneLineParser, run_cli
 # A target's name and its arch, which the runner needs too: guest/build_target.py.
 from guest.build_target import (ADD_FOLDER, ARCHES, DEFAULT_KERNEL, KERNELS, VARIANT_DIRS,
@@ -98,10 +97,11 @@ def load(target):
                    label=label(name, arch, kernel), file=path)
         return out
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise VariantError(f"{path}: {e}") from None
+        # capped and depth-checked: a variant file of --variants DIR may
+        # be anything (issue #43)
+        data = safeio.read_toml(path)
+    except safeio.Unsafe as e:
+        raise VariantError(str(e)) from None
     allowed = ", ".join(list(KEYS) + ["arches", "kernels"] + list(OPTIONAL)
                         + ["converts", "tree", "ref"])
     if "tree" in data or "ref" in data:
@@ -185,6 +185,9 @@ def load(target):
                                    f"fragment is merged first by itself; drop it")
             # A test variant may carry its own patch beside its file.
             cands = [os.path.join(here, item), os.path.join(base, item)]
+            if os.path.islink(cands[0]):  # it would take a file from anywhere
+                raise VariantError(f"{path}: {key} entry {item!r} is a symbolic link, not "
+                                   f"followed: put the file itself beside the variant")
             found = next((c for c in cands if os.path.isfile(c)), None)
             if found is None:
                 raise VariantError(f"{path}: {key} entry {item!r} not found in {base}")
@@ -193,11 +196,7 @@ def load(target):
 
 
 def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    return safeio.sha256(path)
 
 
 def config_flags(path, arch):
@@ -209,8 +208,8 @@ def config_flags(path, arch):
     gets in whenever no writer holds it, so readers can starve a writer);
     qrwlock queues waiters in order.  Without CONFIG_QUEUED_SPINLOCKS 32-bit
     ARM's spinlock is a ticket lock."""
-    with open(path) as f:
-        on = {line.split("=", 1)[0] for line in f if line.rstrip().endswith("=y")}
+    on = {line.split("=", 1)[0] for line in safeio.read_text(path, 16 << 20).splitlines()
+          if line.rstrip().endswith("=y")}
     own = (ARCHES[arch]["own_rwlock"], ARCHES[arch]["own_spinlock"])
     # The first that is on, in this order: RT implies full preemption.
     models = (("CONFIG_PREEMPT_RT", "rt"), ("CONFIG_PREEMPT_DYNAMIC", "dynamic"),
