@@ -37,7 +37,9 @@
 # Usage: build-kernel.sh [--tree-only] TARGET
 #
 # --tree-only stops after step 2: the target's tree, series applied, for
-# scripts/convert/convert.sh, which writes a patch on top of it.
+# scripts/convert/convert.sh, which writes a patch on top of it; it
+# refuses (exit 2) a complete build whose series changed, rather than
+# leave it unbuilt.
 #
 # Output, in build/TARGET: the kernel (arm: uImage; arm64: Image), config,
 # mbox_bench.ko, fs_writer.ko, build.log and build-meta.json, which is
@@ -251,7 +253,10 @@ mkdir -p "$vdir"
 # Held while this target builds: a target that takes it as its donor
 # copies no half-built objects.
 exec 8>"$vdir/.build.lock"
-flock 8
+if ! flock -n 8; then
+	echo "build: $variant is being built by another command: waiting for it to end" >&2
+	flock 8
+fi
 rm -rf "$vdir/obj" # the objects' folder before they moved into src/
 # The series, one patch hash a line: a donor's must be a prefix of it.
 # (None for a tree's commit that needs no patch: sha256sum with no file
@@ -265,6 +270,12 @@ group_id=$({
 	echo "${src_commit:+tree }$pkgver $arch"
 	sha256sum "${configs[@]}" | cut -d' ' -f1
 } | sha256sum | cut -d' ' -f1)
+# --tree-only (convert) needs the tree only: it never leaves a complete
+# build unbuilt (issue #43), so it refuses one of another series.
+if [ -n "$tree_only" ] && [ -f "$vdir/build-meta.json" ] &&
+	[ "$(cat "$vdir/series.sha256" 2>/dev/null)" != "$series_id" ]; then
+	lb_die 2 "$variant was built from another series than its variant file names now: build it first (./run.sh build $variant); a command that needs only its tree leaves a built kernel as it is"
+fi
 # A tree left from an earlier extraction is not a worktree of this one.
 if ! git -C "$repo" worktree list --porcelain | grep -qxF "worktree $tree"; then
 	# A tree and its objects take ~1.8 GB: say so now rather than with
@@ -277,7 +288,9 @@ if ! git -C "$repo" worktree list --porcelain | grep -qxF "worktree $tree"; then
 	git -C "$repo" worktree add -q --detach "$tree" "$first"
 fi
 if [ "$(cat "$vdir/series.sha256" 2>/dev/null)" != "$series_id" ]; then
-	rm -f "$vdir/series.sha256" "$vdir/build-meta.json" "$vdir/objects-from"
+	rm -f "$vdir/series.sha256" "$vdir/objects-from"
+	# (--tree-only: the same series as the complete build, checked above)
+	[ -n "$tree_only" ] || rm -f "$vdir/build-meta.json"
 	git -C "$tree" am --abort >/dev/null 2>&1 || true
 	donor_patches='' donor_head=''
 	if [ -n "$src_commit" ]; then

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """./run.sh convert writes through no link and overwrites nothing unless
-told (issue #43, hole 14), and a campaign says when a kernel is being
-built (hole 17): the real ./run.sh convert on a tiny tree
-(tests/unit/fake_build.py: nothing compiles), and the real ./run.sh
-campaign on a stand-in build.
+told (issue #43, hole 14), a command that only needs a tree leaves a
+built kernel built and a campaign says when a kernel is being built
+(hole 17): the real ./run.sh convert and scripts/build-kernel.sh
+--tree-only on a tiny tree (tests/unit/fake_build.py: nothing compiles),
+and the real ./run.sh campaign on a stand-in build.
 
 Each refusal: exit 2, one line, nothing written; each planted link is
 replaced, never followed; the victim's folder beside is left as it was."""
@@ -109,6 +110,40 @@ class Convert(unittest.TestCase):
         self.assertIn("targets: a symbolic link", err)
         self.assertEqual(standin.snapshot(self.victim), before)
         self.assertEqual(self.written(), {}, "something was written before the refusal")
+
+
+class TreeOnly(unittest.TestCase):
+    """Hole 17: convert's build-kernel.sh --tree-only BASE, where BASE is
+    built from a series its variant file no longer names, re-applied the
+    series and removed build-meta.json: the built kernel was gone for
+    every campaign ("not built") until a full rebuild."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="tree-only-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.env = fake_build.make(self.tmp)
+        self.vdir = os.path.join(self.env["LOCKBENCH_BUILD"], "tv")
+
+    def test_a_complete_build_keeps_its_build_meta(self):
+        cp = subprocess.run(["scripts/build-kernel.sh", "--tree-only", "tv"], cwd=ROOT,
+                            env=self.env, capture_output=True, text=True, timeout=BOUND_S)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        # Built (build-meta.json: complete), then its series changed.
+        meta = os.path.join(self.vdir, "build-meta.json")
+        with open(meta, "w") as f:
+            f.write('{"variant": "tv"}\n')
+        with open(os.path.join(self.vdir, "series.sha256"), "w") as f:
+            f.write("an older series\n")
+        cp = subprocess.run(["./run.sh", "convert", "--base", "tv", "--out",
+                             os.path.join(self.tmp, "out"), "fs/demo.c", "demo_lock"], cwd=ROOT,
+                            env=self.env, capture_output=True, text=True, timeout=BOUND_S)
+        self.assertEqual((cp.returncode, len(cp.stderr.splitlines())), (2, 1),
+                         cp.stdout + cp.stderr)
+        self.assertIn("./run.sh build tv", cp.stderr)
+        with open(meta) as f:
+            self.assertEqual(f.read(), '{"variant": "tv"}\n')
+        with open(os.path.join(self.vdir, "series.sha256")) as f:
+            self.assertEqual(f.read(), "an older series\n")
 
 
 class BeingBuilt(unittest.TestCase):
