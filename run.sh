@@ -50,7 +50,7 @@ commands:
                               /proc/lock_stat dumps -> tidy CSV
   recheck DIR...              judge saved runs (a boot's or a campaign's)
                               again from their console and files, offline
-  convert [--base V] [--name N] [--out DIR] [--workload W [--locks-per-op K]] FILE LOCK
+  convert [--base V] [--name N] [--out DIR] [--force] [--workload W [--locks-per-op K]] FILE LOCK
                               turn the rwlock LOCK of FILE into a spinlock:
                               a patch (Coccinelle) and a variant to build;
                               with --workload (e.g. 'read /proc/iomem'), also
