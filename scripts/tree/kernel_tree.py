@@ -134,7 +134,7 @@ def check_tree(tree):
 def kernel_version(tree, commit):
     """(VERSION, PATCHLEVEL, SUBLEVEL) from COMMIT's top Makefile, or
     TreeError when COMMIT is not a kernel."""
-    mk = git(tree, "show", f"{commit}:Makefile", check=False)
+    mk = git(tree, "show", "--no-textconv", f"{commit}:Makefile", check=False)
     has_locking = git(tree, "cat-file", "-e", f"{commit}:kernel/locking/lockdep.c",
                       check=False) is not None
     nums = {}
