@@ -35,7 +35,7 @@ import sys
 
 from lockbench import defaults, safeio, tomlw
 from lockbench.cli import CliError, OneLineParser, run_cli
-from guest import job as jobmod
+from guest import build_target, job as jobmod
 from lockbench.paths import ROOT
 
 TARGET_DIR = os.path.join(ROOT, "kernel-patches", "targets")
@@ -179,8 +179,18 @@ def campaign(name, target, variants, workload):
     QEMU's instruction count (icount: 3 boots a side decide the cost of
     an op in instructions), 2 vCPUs on the host's time (6 boots a side,
     the fewest that can reach a verdict there), the A/A control (icount
-    needs it; on the wall clock it calibrates the verdict)."""
+    needs it; on the wall clock it calibrates the verdict).  VARIANTS are
+    build targets (the base may be before@6.12 or before@arm64): the
+    campaign names the variant files, with the base's arch and kernel
+    version as its arches and kernels where they are not the default."""
     spelled = jobmod.workload_spelled(jobmod.workload_token(workload))
+    base = build_target.parse_target(variants[0])
+    where = {}
+    if base.arch != build_target.DEFAULT_ARCH:
+        where["arches"] = [base.arch]
+    if base.kernel != build_target.DEFAULT_KERNEL:
+        where["kernels"] = [base.kernel]
+    variants = [base.name, build_target.parse_target(variants[1]).name]
     return toml_text(
         [f"{variants[0]} against {variants[1]} under {spelled!r}: written by",
          "./run.sh convert --workload.  1 vCPU: the guest's clock is QEMU's",
@@ -188,7 +198,7 @@ def campaign(name, target, variants, workload):
          "of an op in instructions.  2 vCPUs: contention, on the host's time,",
          "6 boots a side, the fewest that can reach a verdict: raise",
          "repetitions (16 in the shipped campaigns/*.toml) for a firmer one."],
-        {"name": name, "variants": list(variants), "cpus": [1, 2],
+        {"name": name, "variants": variants, **where, "cpus": [1, 2],
          "clock": {"1": "icount", "2": "wall"}, "icount_repetitions": 3,
          "repetitions": 6, "control": True, "margin": defaults.MARGIN,
          "target": target},

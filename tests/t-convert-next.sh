@@ -44,6 +44,13 @@ grep -qF "write my-spin-x-lock.toml as campaigns/*.toml are (docs/campaigns.md)"
 	fail "no campaign to copy for x_lock, and no word on writing one: $(cat "$out/3.log")"
 ok "a lock with no campaign: how to write one"
 
+# A base of another kernel version or arch: the new variant is built for
+# the same, and the campaign names the files with that arch and version.
+scripts/convert/convert-next.sh before@arm64@6.12 spin-binfmt-lock binfmt_lock >"$out/5.log"
+has "$out/5.log" "  ./run.sh build spin-binfmt-lock@arm64@6.12"
+has "$out/5.log" "  cp campaigns/binfmt.toml my-spin-binfmt-lock.toml   # then set variants = [\"before\", \"spin-binfmt-lock\"], arches = [\"arm64\"], kernels = [\"6.12\"] in it"
+ok "a base of 6.12 on arm64: built as such, the campaign's arches and kernels named"
+
 rc=0
 scripts/convert/convert-next.sh before n l "$out/nowhere" 2>"$out/4.err" || rc=$?
 if [ $rc != 2 ] || [ "$(wc -l <"$out/4.err")" != 1 ]; then

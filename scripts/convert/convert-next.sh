@@ -21,6 +21,19 @@ LB_PROG=convert
 
 { [ $# -ge 3 ] && [ $# -le 5 ]; } || lb_die 2 "usage: convert-next.sh BASE NAME LOCK [DIR [CAMPAIGN]]"
 base=$1 name=$2 lock=$3 out=${4:-} mine=${5:-}
+# A base of another arch or kernel version (before@arm64, before@6.12):
+# the new variant is built for the same, and a campaign names the files
+# (variants = [...]) with that arch and version as arches and kernels.
+bname=${base%%@*} suffix=${base#"${base%%@*}"}
+where=
+IFS=@ read -r -a parts <<<"${suffix#@}"
+for p in "${parts[@]}"; do
+	if [[ $p =~ ^[0-9]+\.[0-9]+$ ]]; then
+		where+=", kernels = [\"$p\"]"
+	else
+		where+=", arches = [\"$p\"]"
+	fi
+done
 vflag=
 if [ -n "$out" ]; then
 	[ -d "$out" ] || lb_die 2 "$out: not a folder"
@@ -35,7 +48,7 @@ fi
 camp=$(grep -l -x -F "target = \"$lock\"" "$LB_ROOT"/campaigns/*.toml 2>/dev/null | head -n 1 || true)
 [ -n "$camp" ] || [ "$lock" != mboxes_lock ] || camp=$LB_ROOT/campaigns/default.toml
 echo "convert: next steps:"
-echo "  ./run.sh build ${vflag}$name"
+echo "  ./run.sh build ${vflag}$name$suffix"
 if [ -n "$mine" ]; then
 	[ -f "$mine" ] || lb_die 2 "$mine: no such campaign file"
 	mine=$(cd "$(dirname "$mine")" && pwd)/$(basename "$mine")
@@ -44,10 +57,10 @@ if [ -n "$mine" ]; then
 	exit 0
 elif [ -n "$camp" ]; then
 	set_base=
-	[ "$base" = before ] || set_base=" and baseline = \"$base\""
-	echo "  cp ${camp#"$LB_ROOT"/} my-$name.toml   # then set variants = [\"$base\", \"$name\"]$set_base in it"
+	[ "$bname" = before ] || set_base=" and baseline = \"$bname\""
+	echo "  cp ${camp#"$LB_ROOT"/} my-$name.toml   # then set variants = [\"$bname\", \"$name\"]$set_base$where in it"
 else
-	echo "  write my-$name.toml as campaigns/*.toml are (docs/campaigns.md), with variants = [\"$base\", \"$name\"]"
+	echo "  write my-$name.toml as campaigns/*.toml are (docs/campaigns.md), with variants = [\"$bname\", \"$name\"]$where"
 	echo "    and a [[points]] workload that takes $lock (kernel-patches/targets/, guest/JOB.md)"
 fi
 echo "  ./run.sh campaign ${vflag}my-$name.toml --dry-run   # then without --dry-run"

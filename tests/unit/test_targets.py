@@ -117,3 +117,29 @@ class CampaignTarget(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ConvertCampaign(unittest.TestCase):
+    """The campaign ./run.sh convert --workload writes names variant
+    files, whatever build target the base was: on a base of another arch
+    or kernel version it carries that arch and version as its arches and
+    kernels (a campaign's variants are files, not targets)."""
+
+    def load(self, base):
+        import tomllib
+        text = target.campaign("my-spin-x", "x_lock", (base, "spin-x"), "read /proc/iomem")
+        return tomllib.loads(text)
+
+    def test_default_base(self):
+        c = self.load("before")
+        self.assertEqual(c["variants"], ["before", "spin-x"])
+        self.assertNotIn("arches", c)
+        self.assertNotIn("kernels", c)
+
+    def test_versioned_base(self):
+        c = self.load("before@6.12")
+        self.assertEqual((c["variants"], c["kernels"]), (["before", "spin-x"], ["6.12"]))
+        self.assertNotIn("arches", c)
+        c = self.load("before@arm64@6.12")
+        self.assertEqual((c["variants"], c["arches"], c["kernels"]),
+                         (["before", "spin-x"], ["arm64"], ["6.12"]))
