@@ -358,7 +358,9 @@ def _platforms(path, out):
     # same image; no build), the A/A pair that calibrates every vCPU
     # count and point (analysis/README.md): a campaign of two pairs
     # (before/after, before-rt/after-rt) calibrates each on its own.
-    bases = list(dict.fromkeys(b for b, _v in out["compare"]))
+    # A campaign of the baseline alone (a calibration run) has no pair:
+    # its control is the baseline's.
+    bases = list(dict.fromkeys(b for b, _v in out["compare"])) or [out["baseline"]]
     out["controls"] = ({lab(b, a, k) + CONTROL_SUFFIX: lab(b, a, k)
                         for a, k in where for b in bases} if out["control"] else {})
     out["variants"] = ([lab(v, a, k) for a, k in where for v in out["variants"]]

@@ -283,6 +283,10 @@ class CampaignArches(unittest.TestCase):
         self.assertEqual(c["controls"], {"before~aa": "before",
                                          "before-plain~aa": "before-plain"})
         self.assertEqual(c["variants"][-2:], ["before~aa", "before-plain~aa"])
+        # The baseline alone (a calibration run): its own control.
+        c = self.load('variants = ["before"]\ncontrol = true\n')
+        self.assertEqual((c["variants"], c["controls"]),
+                         (["before", "before~aa"], {"before~aa": "before"}))
 
     def test_arm64_only_default_pairs(self):
         c = self.load('variants = ["before", "after", "rcu"]\narches = ["arm64"]\n')
