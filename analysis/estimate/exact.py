@@ -7,20 +7,23 @@ spread).
 
 The rule (analysis/README.md, "Exact data"):
 
-- the estimate is the ratio of the two sides' means (every boot counts);
-- its interval is the estimate times exp(+-w), where w is the widest
-  spread of log values the campaign shows for the cell: the range of the
-  baseline's boots pooled with its A/A control's (the same image booted
-  again), and the range of the variant's own boots; never below
-  FLOOR (a part per million: the counters' resolution);
+- the estimate is the ratio of the two sides' means (every boot counts;
+  the baseline's boots pooled with its A/A control's, the same image
+  booted again);
+- its interval is the estimate times exp(+-w): w is the larger of the
+  range of the baseline's log values (pooled with its A/A control's)
+  and VAR_WEIGHT times the range of the variant's own, never below
+  FLOOR (a part per million: the counters' resolution).  The range of
+  n boots is not a confidence interval: the variant's counts 1.5 times
+  because its mean is judged on its own n boots, where a noisier kernel
+  than the baseline would otherwise be held to the baseline's spread
+  (simulated coverage: tests/unit/test_exact_sim.py);
+- the A/A control against its baseline is judged on each side's own
+  range (w = the larger of the two, not their pooled range), so that an
+  offset between two boots of one image beyond both their spreads reads
+  as a difference: a check that can fail (a pooled range holds the
+  offset itself, and its interval always held 1);
 - the verdict is stats.verdict on that interval, against the margin.
-
-Why it cannot call an A/A pair different: judged against each other,
-the baseline and its control pool into one range, and the difference of
-two means of values inside a range is inside that range: |log ratio| <=
-w, so the interval always holds 1, and better, worse and harm are out of
-reach whatever the data.  Coverage for a real pair is simulated
-(tests/unit/test_exact_sim.py prints the table).
 
 Pure functions; never prints."""
 
@@ -35,6 +38,8 @@ from analysis.estimate import stats
 FLOOR = 1e-6
 #: the fewest boots a side (and in the A/A pool) for a verdict
 MIN_N = 3
+#: how much the variant's own range counts (module docstring)
+VAR_WEIGHT = 1.5
 #: added to w: two sides each constant at opposite ends of their range
 #: give |log ratio| = w, which rounding must not push past the bound
 EPS = 1e-12
@@ -52,55 +57,77 @@ def log_range(*groups):
     return float(x.max() - x.min()) if len(x) > 1 else 0.0
 
 
-def half_width(base, var, aa=None, pooled=False):
-    """w: the widest log spread of the cell (module docstring).  aa: the
+def half_width(base, var, aa=None, control=False):
+    """w: the interval's half-width in logs (module docstring).  aa: the
     baseline's A/A control's values (pooled with the baseline's);
-    pooled: var is that control itself (pooled with the baseline);
-    neither: each side's own range."""
-    if pooled:
-        spreads = [log_range(base, var)]
-    elif aa is not None and len(aa):
-        spreads = [log_range(base, aa), log_range(var)]
+    control: var is that control itself, judged against the baseline on
+    each side's own range."""
+    b = np.asarray(_logs(base))[None]
+    v = np.asarray(_logs(var))[None]
+    a = np.asarray(_logs(aa if aa is not None and not control else []))[None]
+    return float(log_interval_many(b, v, a, control)[1][0])
+
+
+def _ptp(x):
+    return np.ptp(x, axis=1) if x.shape[1] > 1 else np.zeros(len(x))
+
+
+def log_interval_many(lb, lv, la=None, control=False):
+    """(d, w) per row of log values: lb, lv, la (k x n arrays of the
+    baseline's, the variant's and the A/A control's log values; la may
+    have 0 columns); d = log(mean(variant) / mean(baseline with A/A)),
+    w the half-width (module docstring).  The one computation behind
+    compare(), vectorised so that the simulations
+    (tests/unit/test_exact_sim.py) run the rule itself."""
+    if la is None or control:
+        la = np.zeros((len(lb), 0))
+    pooled = np.concatenate([lb, la], axis=1)
+    d = (np.log(np.mean(np.exp(lv - lv[:, :1]), axis=1)) + lv[:, 0]
+         - np.log(np.mean(np.exp(pooled - pooled[:, :1]), axis=1))
+         - pooled[:, 0])
+    if control:
+        w = np.maximum(_ptp(lb), _ptp(lv))
     else:
-        spreads = [log_range(base), log_range(var)]
-    return max(spreads + [FLOOR]) + EPS
+        w = np.maximum(_ptp(pooled), VAR_WEIGHT * _ptp(lv))
+    return d, np.maximum(w, FLOOR) + EPS
 
 
 def compare(base, var, direction, thresholds=stats.Thresholds(), aa=None,
-            min_n=MIN_N, pooled=False):
+            min_n=MIN_N, control=False):
     """A stats.Comparison of two groups of exact values (module
-    docstring): ratio = mean(var) / mean(base), CI = ratio * exp(+-w),
-    no p-value (it is a bound from the measured spread, not a test).
-    aa: the baseline's A/A control's values; pooled=True: var is that
-    control (the A/A pair judged against the baseline)."""
+    docstring): ratio = mean(var) / mean(base, with aa's boots), CI =
+    ratio * exp(+-w), no p-value (a bound from the measured ranges, not
+    a test; `significant`: the interval excludes 1).  aa: the
+    baseline's A/A control's values; control=True: var is that control,
+    judged against the baseline alone on each side's own range."""
     b, v = stats._clean(base), stats._clean(var)
-    sb = stats.describe(b, thresholds.confidence)
+    a = stats._clean(aa) if aa is not None and not control else np.array([])
+    sb = stats.describe(np.concatenate([b, a]), thresholds.confidence)
     sv = stats.describe(v, thresholds.confidence)
     nan = math.nan
     if len(b) == 0 or len(v) == 0:
-        return stats.Comparison(len(b), len(v), sb, sv, nan, nan, nan, nan,
+        return stats.Comparison(len(b) + len(a), len(v), sb, sv, nan, nan, nan, nan,
                                 False, "", None, nan,
                                 ["no samples in one group"])
-    if np.any(b <= 0) or np.any(v <= 0):
-        return stats.Comparison(len(b), len(v), sb, sv, nan, nan, nan, nan,
+    if np.any(b <= 0) or np.any(v <= 0) or np.any(a <= 0):
+        return stats.Comparison(len(b) + len(a), len(v), sb, sv, nan, nan, nan, nan,
                                 False, "", None, nan,
                                 ["a value is 0 or negative: no ratio"])
-    a = stats._clean(aa) if aa is not None else np.array([])
+    pooled = np.concatenate([b, a])
     # In logs: the ratio and the ranges from the same log values, so that
     # |log ratio| <= w holds to the last bit where it holds at all.
-    d = float(np.log(v.mean()) - np.log(b.mean()))
-    w = half_width(b, v, a, pooled)
+    d, w = (float(x[0]) for x in log_interval_many(
+        np.log(b)[None], np.log(v)[None], np.log(a)[None], control))
     ratio, lo, hi = math.exp(d), math.exp(d - w), math.exp(d + w)
     label, _ = stats.verdict(ratio, lo, hi, direction, thresholds.margin,
-                             min(len(b), len(v)), min_n)
+                             min(len(pooled), len(v)), min_n)
     if label == stats.TOO_FEW:
         label = f"{stats.INCONCLUSIVE} (n<{min_n})"
-    warnings = [f"exact (icount): spread +-{ppm_s(w)} from "
-                f"{len(b) + len(v) + len(a)} boots"]
-    if not pooled and not len(a):
-        warnings.append("no A/A control boots: the spread is each side's "
-                        "own range")
-    return stats.Comparison(len(b), len(v), sb, sv, ratio, lo, hi, nan,
+    warnings = []
+    if not control and not len(a):
+        warnings.append("no A/A control boots: the baseline's spread is "
+                        "its own boots' range")
+    return stats.Comparison(len(pooled), len(v), sb, sv, ratio, lo, hi, nan,
                             lo > 1 or hi < 1, label, None, nan, warnings,
                             ratio, lo, hi, label)
 

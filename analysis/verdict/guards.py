@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from analysis.tidy import boots
-from analysis.estimate import mann_whitney, stats
+from analysis.estimate import exact, mann_whitney, stats
 from analysis import metrics
 from analysis.metrics import REF_TWIN, RUN_TWIN
 from lockbench.defaults import ICOUNT
@@ -62,33 +62,45 @@ def note(r, text):
     r["warnings"] = "; ".join(w for w in (r["warnings"], text) if w)
 
 
-def failures(rows, tally, confidence):
-    """Lost boots (analysis/tidy/boots.py tally: (variant, cpus) -> counts)
-    and failed points, per row: `harm (failures)` where the variant lost
-    significantly more boots than the baseline at that vCPU count;
-    else, where the sides lost different numbers of boots or of points,
-    no favourable verdict (`inconclusive (lost B vs V boots)`,
-    `inconclusive (failed B vs V)`).  The rows of a metric without a
-    direction keep their empty verdict."""
+def failures(rows, tally, confidence, controls=()):
+    """Lost boots (analysis/tidy/boots.py tally: (variant, cpus) -> counts,
+    the baseline's pooled with its A/A control's: the same image) and
+    failed points, per row: `harm (failures)` where the variant lost
+    significantly more boots than the baseline at that vCPU count (Fisher,
+    one-sided at half of 1 - confidence); else, where the variant lost a
+    larger share of its boots than the baseline (rule R1: a baseline
+    that lost more costs the variant nothing, and buys no protection),
+    or the sides lost different numbers of points, no favourable
+    verdict (`inconclusive (lost B vs V boots)`, `inconclusive (failed B
+    vs V)`).  Every row carries `lost_rate_hi`, the one-sided upper bound
+    at `confidence` on the share of boots the variant's kernel loses,
+    which its favourable verdict cannot rule out.  The rows of a metric
+    without a direction keep their empty verdict."""
     tally = tally or {}
-    empty = {"boots": 0, "lost": 0, "states": {}}
+    ctl = {}
+    for b, c in controls:
+        ctl.setdefault(b, []).append(c)
     for r in rows:
         cpus = int(r["cpus"])
-        tb = tally.get((r["baseline"], cpus), empty)
-        tv = tally.get((r["variant"], cpus), empty)
+        own = r["role"] == "control"
+        tb = boots.pooled(tally, r["baseline"], cpus,
+                          () if own else ctl.get(r["baseline"], ()))
+        tv = boots.pooled(tally, r["variant"], cpus)
         r.update(boots_base=tb["boots"], boots_var=tv["boots"],
                  lost_base=tb["lost"], lost_var=tv["lost"],
                  p_lost=boots.p_more_lost(tv["lost"], tv["boots"],
-                                          tb["lost"], tb["boots"]))
+                                          tb["lost"], tb["boots"]),
+                 lost_rate_hi=boots.loss_rate_hi(tv["lost"], tv["boots"],
+                                                 confidence))
         if r["direction"] == "none":
             continue
         open_ = r["verdict"] in stats.FAVOURABLE + (stats.TOO_FEW, "")
+        more = tv["lost"] * max(tb["boots"], 1) > tb["lost"] * max(tv["boots"], 1)
         if r["p_lost"] < (1 - confidence) / 2:
             r["verdict"] = boots.FAILURES
             note(r, boots.lost_sentence(r["variant"], r["baseline"], cpus,
                                         tv, tb))
-        elif tb["lost"] != tv["lost"] and (open_ or r["verdict"].startswith(
-                stats.INCONCLUSIVE)):
+        elif more and (open_ or r["verdict"].startswith(stats.INCONCLUSIVE)):
             r["verdict"] = lost_label(tb["lost"], tv["lost"])
         elif r["failed_base"] != r["failed_var"] and open_:
             r["verdict"] = failed_label(r["failed_base"], r["failed_var"])
@@ -143,10 +155,20 @@ def calibrate(rows, controls, th):
             e = max(0.0, math.log(a["ratio_ci_lo"]),
                     -math.log(a["ratio_ci_hi"]))
         r["calibration"] = f"A/A {a['verdict'] or 'n/a'}" + (
-            f", CI widened by ±{100 * (math.exp(e) - 1):.1f}%" if e else "")
+            f", CI widened by ±{_pct(e)}" if e else "")
         r["aa_widen"] = e
-        if e and r["direction"] != "none" and r.get("clock") != ICOUNT:
-            widen(r, e, r["direction"], th.margin, th.min_n)
+        if e and r["direction"] != "none":
+            icount = r.get("clock") == ICOUNT
+            widen(r, e, r["direction"], th.margin,
+                  exact.MIN_N if icount else th.min_n)
+            if icount and r["verdict"] == stats.TOO_FEW:
+                r["verdict"] = f"{stats.INCONCLUSIVE} (n<{exact.MIN_N})"
+
+
+def _pct(e):
+    """A widening in words: '±1.2%', '±0.0031%' (icount's are ppm)."""
+    x = 100 * (math.exp(e) - 1)
+    return f"{x:.1f}%" if x >= 0.1 else f"{x:.2g}%"
 
 
 def probe(rows, samples, th):

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The verdict table: comparisons.csv's rows in their one order, and the
 views of them that every output renders.  The order is set once, when
-the table is made (verdicts.comparisons_table: metric, the primary
-first; pair; vCPUs; point).  answer.txt, summary.md and the commit block
+the table is made (verdicts.comparisons_table: the answer's primary
+cells first, by pair, vCPUs and point; then the others by metric,
+pair, vCPUs, point).  answer.txt, summary.md and the commit block
 (analysis/render/) take their rows from here and never select or sort
 them themselves; report.html (plots/page_content.py) reads the same
 rows in the same order from comparisons.csv.  So every output shows the
@@ -67,12 +68,16 @@ def by_pair(rows):
 
 
 def aa_status(rows):
-    """(cells with an A/A control, of them A/A no harm, of them a claim
-    that the baseline differs from itself) over rows' calibration
-    column: the one count of the answer and the commit block."""
+    """(cells with an A/A control, of them A/A no harm, of them where the
+    control differs from its baseline: its verdict claims a difference,
+    or its CI excludes 1, which widened the comparison's) over rows'
+    calibration column: the one count of the answer and the commit
+    block."""
     cal = rows[rows["calibration"].fillna("") != ""] if len(rows) else rows
     if not len(cal):
         return 0, 0, 0
     verd = cal["calibration"].str.split(",").str[0]
+    differs = verd.isin(AA_CLAIMS) | cal["calibration"].str.contains(
+        "widened", regex=False)
     return (len(cal), int((verd == f"A/A {stats.NO_HARM}").sum()),
-            int(verd.isin(AA_CLAIMS).sum()))
+            int(differs.sum()))

@@ -21,6 +21,7 @@ Pure functions of data frames; never prints.
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from analysis.estimate import exact, holm, mann_whitney, paired, stats
@@ -35,7 +36,8 @@ COMPARISONS_COLUMNS = (
     "campaign", "baseline", "variant", "kernel", "cpus", "point", "read_pct",
     "mailboxes", "miss_pct", "duration_ms", "metric", "unit", "direction",
     "role", "clock", "primary_how", "n_base", "n_var", "boots_base",
-    "boots_var", "lost_base", "lost_var", "p_lost", "failed_base",
+    "boots_var", "lost_base", "lost_var", "p_lost", "lost_rate_hi",
+    "failed_base",
     "failed_var", "starved_base", "starved_var", "median_base", "ci_lo_base",
     "ci_hi_base", "median_var", "ci_lo_var", "ci_hi_var", "mean_base",
     "mean_var", "ratio", "ratio_ci_lo", "ratio_ci_hi", "mean_ratio",
@@ -132,12 +134,17 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
         clock = plan.clock(cpus)
         base = g.loc[g["variant"] == b, "value"].to_numpy()
         var = g.loc[g["variant"] == v, "value"].to_numpy()
+        # The verdict pools the A/A control's boots with the baseline's:
+        # boots of the same image.  The A/A pair itself is judged on the
+        # two apart, the diagnostic that widens (guards.calibrate).
+        aa = (g.loc[g["variant"] == ctl_of[b], "value"].to_numpy()
+              if b in ctl_of and (b, v) not in controls else None)
         if clock == ICOUNT and direction:
-            aa = (g.loc[g["variant"] == ctl_of[b], "value"].to_numpy()
-                  if b in ctl_of else None)
             c = exact.compare(base, var, direction, th, aa,
-                              pooled=(b, v) in controls)
+                              control=(b, v) in controls)
         else:
+            if aa is not None and len(aa):
+                base = np.concatenate([base, aa])
             c = stats.compare(base, var, direction, th)
         fb, sb = fails.get((b, cpus, str(d0["point"])), (0, 0))
         fv, sv = fails.get((v, cpus, str(d0["point"])), (0, 0))
@@ -150,8 +157,10 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
                  _level(c, th.confidence))
         rows.append(_row(key, c, th, level))
         rows[-1].update(_paired(g, b, v, th.confidence))
-        rows[-1].update(mean_base=_mean(base), mean_var=_mean(var))
-        groups.append((base, var, direction))
+        pooled = base if aa is None or clock != ICOUNT else \
+            np.concatenate([base, aa])
+        rows[-1].update(mean_base=_mean(pooled), mean_var=_mean(var))
+        groups.append((pooled, var, direction))
 
     for k, g in samples.groupby(list(medians.GROUP), sort=False, dropna=False):
         d0 = dict(zip(medians.GROUP, k))
@@ -170,7 +179,7 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
                        getattr(plan, "steal_refusal", None))
     guards.conflicts(rows)
     _holm(rows, groups, th)
-    guards.failures(rows, tally, th.confidence)
+    guards.failures(rows, tally, th.confidence, controls)
     guards.flag_steal(rows, samples)
     safety.mark(rows, unsafe, controls)
     return pd.DataFrame(_in_order(rows, samples, list(pairs) + list(controls),
@@ -181,19 +190,25 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
 def _in_order(rows, samples, pairs, primary):
     """The rows in the one order every output shows them (comparisons.csv,
     summary.md, the commit block, report.html: analysis/verdict/table.py):
-    by metric (the campaign's primary metric first, then the registry's
-    order, analysis.metrics.metric_order), pair (the campaign's order,
-    the A/A controls last), vCPUs, point (the campaign's order).  Sorted
-    after every verdict: Holm's ranking never sees it."""
+    the answer first, its primary cells by pair (the campaign's order),
+    vCPUs and point (the campaign's order), whatever metric each cell is
+    answered on; then every other row by metric (the campaign's primary
+    metric first, then the registry's order,
+    analysis.metrics.metric_order), pair (the A/A controls last), vCPUs,
+    point.  Sorted after every verdict: Holm's ranking never sees it."""
     morder = {m: i for i, m in enumerate(
         metrics.metric_order({r["metric"] for r in rows}, primary))}
     porder = {p: i for i, p in enumerate(dict.fromkeys(
         samples["point"].astype(str)))}
     pair_at = {p: i for i, p in enumerate(pairs)}
-    return sorted(rows, key=lambda r: (
-        morder[r["metric"]], pair_at.get((r["baseline"], r["variant"]),
-                                         len(pair_at)),
-        int(r["cpus"]), porder.get(str(r["point"]), len(porder))))
+
+    def key(r):
+        at = (pair_at.get((r["baseline"], r["variant"]), len(pair_at)),
+              int(r["cpus"]), porder.get(str(r["point"]), len(porder)))
+        if r["role"] == "primary":
+            return (0, 0) + at
+        return (1, morder[r["metric"]]) + at
+    return sorted(rows, key=key)
 
 
 def _mean(x):
@@ -249,16 +264,21 @@ def _level(c, confidence):
 
 def _holm(rows, groups, th):
     """Holm's step-down over the exploratory rows that claim something:
-    ranked by the p of the claim their verdict makes, each is re-judged on
-    its CI at its Holm level (1 - alpha / (K - rank)), widened by its A/A
-    control as before (guards.calibrate); a row still decided there,
-    before the step-down stopped, keeps that judgement (CI at that level,
-    `ci_level`); the first row left undecided stops it, and it and every
-    row after it say `inconclusive (Holm)` (with their 95% CIs).  Rows
-    that claimed nothing keep their 95% `inconclusive (n≈N)`: they count
-    in K all the same, as hypotheses tested.  Rows of exact data
-    (icount) are bounds, not tests: none is in K.  Rows change in
-    place."""
+    ranked by the p of the claim their verdict makes (for an undecided
+    row, the smallest over the claims), each is re-judged on its CI at
+    its Holm level (1 - alpha / (K - rank)), widened by its A/A control
+    as before (guards.calibrate); a row still decided there, before the
+    step-down stopped, keeps that judgement (CI at that level,
+    `ci_level`).  The step-down stops at the first row whose p exceeds
+    its level and that is not decided there: a row Holm leaves
+    undecided, and a row that was undecided or withheld already (a
+    guard's `withheld`, `conflict`, `inconclusive`) whose p does not
+    reach its level; Holm rejects nothing after the first hypothesis it
+    cannot reject, whatever label that row wears.  Every decided row
+    after the stop says `inconclusive (Holm)` (with its 95% CIs).  Rows
+    that claimed nothing keep their label: they count in K all the
+    same, as hypotheses tested.  Rows of exact data (icount) are
+    bounds, not tests: none is in K.  Rows change in place."""
     idx = [i for i, r in enumerate(rows)
            if r["role"] == "exploratory" and r["direction"] != "none"
            and r["verdict"] not in ("", stats.TOO_FEW)
@@ -271,6 +291,8 @@ def _holm(rows, groups, th):
     for i, level in sorted(zip(idx, levels), key=lambda x: -x[1]):
         r = rows[i]
         if r["verdict"] not in stats.DECIDED:
+            if r["p_claim"] > 1 - level:
+                stopped = True
             continue
         base, var, direction = groups[i]
         c = stats.compare(base, var, direction, th.with_(confidence=level))

@@ -88,6 +88,32 @@ class Holm(unittest.TestCase):
         self.assertLess(row["ratio_ci_lo"], alone.ratio_ci_lo)
         self.assertGreater(row["ratio_ci_hi"], alone.ratio_ci_hi)
 
+    def test_the_step_down_stops_at_an_undecided_row(self):
+        """Holm rejects nothing after the first hypothesis it cannot
+        reject, whatever that row's label: a row a guard withheld, whose
+        p exceeds its level, stops it, and a `worse` after it (that the
+        step-down skipping it would have kept) is inconclusive (Holm)."""
+        def row(verdict, p):
+            return dict(role="exploratory", direction="lower", verdict=verdict,
+                        clock="wall", p_claim=p, ratio=1.0, ratio_ci_lo=0.9,
+                        ratio_ci_hi=1.1, mean_ci_lo=0.9, mean_ci_hi=1.1,
+                        n_needed=None, ci_level=0.95, aa_widen=0.0,
+                        n_base=8, n_var=8, mean_ratio=1.0)
+        strong = (boots(100, 8, 0.01, 1), boots(130, 8, 0.01, 2), "lower")
+        mild = (boots(100, 8, 0.02, 3), boots(106, 8, 0.02, 4), "lower")
+        # K = 3; sorted: 1e-4 (alpha/3), 0.03 (alpha/2: not reached), 0.04
+        rows = [row("harm", 1e-4), row("withheld (probe)", 0.03),
+                row("worse", 0.04)]
+        self.assertEqual(stats.compare(*mild).verdict, "worse")
+        verdicts._holm(rows, [strong, mild, mild], TH)
+        self.assertEqual([r["verdict"] for r in rows],
+                         ["harm", "withheld (probe)", verdicts.HOLM])
+        # a withheld row whose p reaches its level does not stop it
+        rows = [row("harm", 1e-4), row("withheld (probe)", 0.001),
+                row("worse", 0.04)]
+        verdicts._holm(rows, [strong, mild, mild], TH)
+        self.assertEqual(rows[2]["verdict"], "worse")
+
     def test_primary_points(self):
         g = {("before", "throughput_ops_s"): boots(100, 6, 0.01, 1),
              ("after", "throughput_ops_s"): boots(100, 6, 0.01, 2)}
@@ -341,14 +367,26 @@ class LostBoots(unittest.TestCase):
         self.assertEqual((r["lost_var"], r["boots_var"]), (6, 8))
         self.assertIn("after: 6 of 8 boots (6 hung) lost at 2 vCPUs", r["warnings"])
 
-    def test_any_difference_withholds_no_harm(self):
+    def test_the_variant_losing_more_withholds_no_harm(self):
         # 1 of 8: not significant, but the good boots' no harm may not stand
         r = verdict_of(self.table(self.tally(1)), "throughput_ops_s")
         self.assertEqual(r["verdict_unadjusted"], "no harm")
         self.assertEqual(r["verdict"], "inconclusive (lost 0 vs 1 boots)")
-        # the baseline losing one withholds it too
+        # rule R1: the baseline losing one buys no protection against the
+        # variant and costs it nothing (tests/unit/test_lost_boots_sim.py)
         r = verdict_of(self.table(self.tally(0, lost_base=1)), "throughput_ops_s")
-        self.assertEqual(r["verdict"], "inconclusive (lost 1 vs 0 boots)")
+        self.assertEqual(r["verdict"], "no harm")
+        # by share, not count: 1 of 4 is more than 1 of 8
+        r = verdict_of(self.table(self.tally(1, boots_var=4, lost_base=1)),
+                       "throughput_ops_s")
+        self.assertEqual(r["verdict"], "inconclusive (lost 1 vs 1 boots)")
+
+    def test_the_bound_on_the_variants_loss_rate(self):
+        # 0 of 8 lost: at 95% (one-sided, Clopper-Pearson) at most 31.2%
+        r = verdict_of(self.table(self.tally(0)), "throughput_ops_s")
+        self.assertAlmostEqual(r["lost_rate_hi"], 1 - 0.05 ** (1 / 8), places=6)
+        r = verdict_of(self.table(self.tally(1)), "throughput_ops_s")
+        self.assertGreater(r["lost_rate_hi"], 1 - 0.05 ** (1 / 8))
 
     def test_equal_losses_leave_the_verdict(self):
         r = verdict_of(self.table(self.tally(1, lost_base=1)), "throughput_ops_s")
