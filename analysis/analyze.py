@@ -69,6 +69,7 @@ class Frames(NamedTuple):
     problems: object
     outcomes: object  # None: a run analysed before outcomes.csv
     lockstat: object  # None: lockstat.csv not read as a table
+    crosscheck: object  # None: crosscheck.csv not read as a table
     warnings: list  # analyze's, when it has just run
     th: object  # stats.Thresholds: run_thresholds()
 
@@ -155,7 +156,7 @@ def frames(path, thresholds=None, reanalyze=None, margin=None):
                   tidy_csv.read_table(path, "cells.csv"),
                   tidy_csv.read_table(path, "problems.csv"),
                   optional("outcomes.csv", False), optional("lockstat.csv", True),
-                  [], th)
+                  optional("crosscheck.csv", True), [], th)
 
 
 def run_thresholds(rd, thresholds=None, margin=None):

@@ -187,13 +187,14 @@ def _texts(path, f, c, observer, th, margin, run_dir):
         else _short_path(rd.campaign.get("file") or f"campaigns/{rd.name}.toml")
     # A campaign of --variants folders reproduces only with them.
     dirs = rd.manifest.get("variant_dirs")
+    args = [campaign_file]
     if isinstance(dirs, list) and all(isinstance(x, str) for x in dirs):
-        campaign_file = " ".join([f"--variants {shlex.quote(x)}" for x in dirs]
-                                 + [campaign_file])
+        args = [w for x in dirs for w in ("--variants", x)] + args
     msg = commit_msg.render_commit_msg(
-        table, facts, th, campaign_file, where, samples=f.samples,
+        table, facts, th, args, where, samples=f.samples,
         lock_class=rd.lock_class,
-        rw_variants=_rw_variants(f.lockstat, rd.lock_class))
+        rw_variants=_rw_variants(f.lockstat, rd.lock_class),
+        crosscheck=f.crosscheck)
     answer = "\n\n".join(answer_mod.answer_text(table, facts, th))
     legend = "\n".join(summary.legend(th, table))
     # answer.txt and legend.txt: what report.html opens with (the plots

@@ -4,12 +4,13 @@
 
 Usage: check_answer.py DIR
 
-summary.md and report.html each open with the answer paragraph
-(summary.md: right under the title, after any lost boots; report.html:
-before the first table), commit-msg.txt with its short answer (<= 72
-columns), and each names every vCPU count of the primary rows of
-DIR/tidy/comparisons.csv with each of their verdict labels, the setup
-(QEMU TCG, host cores) and n.
+summary.md and report.html each open with the answer (summary.md:
+right under the title, after any lost boots, its head, its table of
+cells and the setup under it; report.html: its head before the first
+table), commit-msg.txt with its short answer (<= 72 columns), and each
+names every vCPU count of the primary rows of DIR/tidy/comparisons.csv
+with each of their verdict labels, the setup (QEMU TCG, host cores) and
+n.  tests/check_verdicts.py checks each cell's verdict and ratio.
 """
 import csv
 import html
@@ -28,14 +29,23 @@ def first_para(text):
 
 
 def answer_paras(md):
-    """summary.md's answer: its bold paragraphs under the title, one per
-    compared pair, as one text."""
+    """summary.md's answer: everything under the title before its setup
+    facts (the bold head of each compared pair, its table of cells, the
+    setup paragraph under it), as one text."""
     out = []
-    for para in md.strip().split("\n\n"):
-        if not para.startswith("**"):
+    for line in md.strip().split("\n"):
+        if line.startswith(("- **QEMU", "## ")):
             break
-        out.append(" ".join(para.split()).strip("*"))
-    return " ".join(out)
+        out.append(line)
+    return " ".join(" ".join(out).split()).replace("**", "")
+
+
+def answer_html(page):
+    """report.html's answer: the text before its first heading under the
+    title (the answer's paragraphs and its table of cells)."""
+    body = page[page.index("</h1>") + 5:]
+    body = body[:body.find("<h2>")] if "<h2>" in body else body
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
 
 
 def main(argv):
@@ -53,19 +63,18 @@ def main(argv):
     long = [x for x in msg.split("\n") if len(x) > 72]
     if long:
         fail(f"commit-msg.txt: over 72 columns: {long[0]!r}")
-    found = re.findall(r'<p class="answer"><b>(.*?)</b></p>', page, re.S)
-    if not found or page.find('<p class="answer">') > page.find("<table"):
+    if '<p class="answer">' not in page or \
+            page.find('<p class="answer">') > page.find("<table"):
         fail("report.html: no answer paragraph before the first table")
     texts = {"summary.md": answer_paras(md),
              "commit-msg.txt": first_para(msg),
-             "report.html": " ".join(" ".join(html.unescape(x).split())
-                                     for x in found)}
+             "report.html": answer_html(page)}
     # The block's setup is its own paragraph: the answer and it together.
     texts["commit-msg.txt"] = " ".join(msg.split())
     for name, text in texts.items():
         opening = ("Answer for ", "Lost boots: ") if name != "commit-msg.txt" \
-            else tuple(f"{r['variant']} vs {r['baseline']}{c}" for r in prim
-                       for c in (" (", ":"))
+            else tuple(f"{r['variant']} vs {r['baseline']} " for r in prim) \
+            + tuple(f"{r['variant']} vs {r['baseline']}:" for r in prim)
         if not text.startswith(opening):
             fail(f"{name}: does not open with the answer: {text[:80]!r}")
         for word in ("QEMU TCG", "host cores", "boots a side"):

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The bottom line of a run in words (answer.txt, and the first
-paragraphs of summary.md and commit-msg.txt): per compared pair the boots
-each side lost, then per vCPU count what the primary verdicts say (each
-with its metric and its clock), the A/A control, the regime the points
-load the lock with, and the setup.  Generated from the comparisons
+"""The bottom line of a run in words (answer.txt, the top of summary.md
+and report.html, the first paragraph of commit-msg.txt): per compared
+pair the boots each side lost, a head, one line per primary cell
+(cell_line: where, verdict, metric and ratio, the same words in every
+output), then the A/A control, the campaign-wide false-claim bound, the
+regime the points load the lock with, and the setup; the commit block's
+one clause per vCPU count (cpus_clause).  Generated from the comparisons
 table's primary rows, never written by hand."""
 
-import math
 import re
 
 from analysis.tidy import boots
@@ -17,11 +18,6 @@ from analysis import metrics
 from analysis.render.formatting import (looks_s, missing, pct_s, row_point_label,
                                  row_ratio, verdict_s, vcpus_s)
 from lockbench.defaults import ICOUNT, WALL
-
-
-def _label(v):
-    return v.split(" (")[0] if v.startswith(("inconclusive (n≈",)) \
-        else v
 
 
 def exact_difference(r):
@@ -38,43 +34,84 @@ def exact_difference(r):
                               unit.split("/")[0] + per)
 
 
-def _point_s(r, with_metric):
+def cpus_head(cpus, clock, over=()):
+    """'1 vCPU (icount)', '2 vCPUs', '4 vCPUs (oversubscribed)'."""
+    return (f"{cpus} vCPU{'s' if cpus > 1 else ''}"
+            + (" (icount)" if clock == ICOUNT else "")
+            + (" (oversubscribed)" if cpus in over else ""))
+
+
+def cell_parts(r, over=()):
+    """One primary cell of the answer as (where, verdict, what): '2 vCPUs,
+    read95', 'harm', 'throughput_run 0.818 [0.800, 0.831]' (an icount
+    row with its exact difference; the cell's failed points and host
+    steal in brackets).  The one way every output names a cell's answer
+    (answer.txt, summary.md, report.html, the commit block's rows)."""
+    clock = r.get("clock") or WALL
+    where = f"{cpus_head(int(r['cpus']), clock, over)}, {r['point']}"
+    what = f"{r['metric']} {row_ratio(r)}"
     d = exact_difference(r)
-    return (f"{verdict_s(r)} at {r['point']} ("
-            + (f"{r['metric']} " if with_metric else "")
-            + row_ratio(r) + (f"; {d}" if d else "") + ")")
+    if d:
+        what += f", {d}"
+    flags = []
+    if r.get("failed_var") or r.get("failed_base"):
+        flags.append(f"{int(r['failed_var'])} failed point(s) in "
+                     f"{r['variant']} ({int(r['starved_var'])} starved), "
+                     f"{int(r['failed_base'])} in {r['baseline']}")
+    if "host steal above" in str(r.get("warnings") or ""):
+        flags.append(f"host steal above {metrics.STEAL_FLAG_PCT:g}% in some "
+                     f"boots")
+    if flags:
+        what += " [" + "; ".join(flags) + "]"
+    hi = r.get("lost_rate_hi")
+    if verdict_s(r) in stats.FAVOURABLE and not missing(hi) and hi == hi:
+        # what a favourable verdict cannot rule out: how often the
+        # variant's kernel could lose a boot, its boots seen
+        what += (f"; {r['variant']} lost {int(r['lost_var'])} of "
+                 f"{int(r['boots_var'])} boots: it may lose up to "
+                 f"{100 * hi:.0f}%")
+    return where, verdict_s(r), what
 
 
-def _cpus_clause(cpus, block, over):
-    """'1 vCPU (icount): no harm at all 3 points (p1 0.990 [...]; ...)', or
-    each point's verdict with its ratio."""
+def cell_line(r, over=()):
+    """answer.txt's line of a primary cell: '- WHERE: VERDICT; WHAT'."""
+    where, verdict, what = cell_parts(r, over)
+    return f"- {where}: {verdict}; {what}"
+
+
+def parse_cell_line(line):
+    """(where, verdict, what) of a cell_line, None for another line: how
+    summary.md and report.html lay answer.txt's cells out as a table."""
+    if not line.startswith("- ") or ": " not in line:
+        return None
+    where, rest = line[2:].split(": ", 1)
+    verdict, _, what = rest.partition("; ")
+    return where, verdict, what
+
+
+def cpus_clause(cpus, block, over=()):
+    """One clause of a vCPU count's answer: '1 vCPU (icount): no harm at
+    all 4 points', '2 vCPUs: harm at read95 (0.818) and read95-long
+    (0.653), no harm at read50 and read95-paced'."""
     clock = str(block["clock"].iloc[0]) if "clock" in block else WALL
-    head = f"{cpus} vCPU{'s' if cpus > 1 else ''}" + (
-        " (icount: instructions)" if clock == ICOUNT else "") + (
-        " (oversubscribed)" if cpus in over else "")
-    labels = [verdict_s(r) for _, r in block.iterrows()]
-    many = block["metric"].nunique() > 1
-    fails = [f"{r['point']}: {int(r['failed_var'])} failed point(s) in "
-             f"{r['variant']} ({int(r['starved_var'])} starved), "
-             f"{int(r['failed_base'])} in {r['baseline']}"
-             for _, r in block.iterrows()
-             if r["failed_var"] or r["failed_base"]]
-    if len(set(map(_label, labels))) == 1 and len(block) > 1 and not many \
-            and clock != ICOUNT:
-        cis = [row_ratio(r) for _, r in block.iterrows()]
-        text = (f"{head}: {_label(labels[0])} at all {len(block)} points "
-                f"({'; '.join(f'{r.point} {c}' for (_, r), c in zip(block.iterrows(), cis))})")
-    else:
-        text = f"{head}: " + ", ".join(_point_s(r, many)
-                                       for _, r in block.iterrows())
-    stolen = [r["point"] for _, r in block.iterrows()
-              if "host steal above" in str(r["warnings"])]
-    if stolen:
-        fails.append(f"host steal above {metrics.STEAL_FLAG_PCT:g}% in some "
-                     f"boots at {', '.join(stolen)}")
-    if fails:
-        text += " [" + "; ".join(fails) + "]"
-    return text
+    kinds = {}
+    for _, r in block.iterrows():
+        v = verdict_s(r)
+        kinds.setdefault(v, []).append(r)
+    bits = []
+    for v, rs in kinds.items():
+        if len(kinds) == 1 and len(rs) > 1:
+            bits.append(f"{v} at all {len(rs)} points")
+            continue
+        named = [str(r["point"]) + (
+            f" ({row_ratio(r).split(' [')[0]})"
+            if v.startswith((stats.HARM, stats.WORSE, stats.BETTER))
+            and not missing(r["ratio"]) and r["ratio"] == r["ratio"] else "")
+            for r in rs]
+        bits.append(f"{v} at " + (" and ".join(named) if len(named) < 3
+                                  else ", ".join(named[:-1])
+                                  + " and " + named[-1]))
+    return f"{cpus_head(cpus, clock, over)}: " + ", ".join(bits)
 
 
 def regime(labels, think):
@@ -228,9 +265,12 @@ def across_kernels(prim):
 
 def answer_text(table, f, th):
     """The bottom line, generated from the primary rows of table (a
-    verdict.table.VerdictTable): per compared pair, the boots it lost,
-    per vCPU count what the verdicts say, the regime (the points), and
-    the setup.  One paragraph per pair, ready to paste."""
+    verdict.table.VerdictTable): per compared pair a block of lines, the
+    boots it lost first, then its head ('Answer for V against B (...):'),
+    one line per primary cell in the table's order (vCPUs, then the
+    campaign's points: cell_line), and a paragraph on the A/A control,
+    the regime (the points) and the setup.  Blocks, ready to paste:
+    answer.txt keeps them apart by a blank line."""
     prim = table.primary
     paras = []
     tally = f.get("tally") or {}
@@ -266,35 +306,53 @@ def answer_text(table, f, th):
     for (b, v), rows, lost in sorted(groups, key=lambda g: not g[2]):
         if b in f["unsafe"] or v in f["unsafe"]:
             continue
-        ns = sorted(set(rows["n_base"]) | set(rows["n_var"]))
+        ns = sorted(set(rows["n_var"]))
         n = f"{ns[0]}" if len(ns) == 1 else f"{ns[0]}-{ns[-1]}"
-        clauses = [_cpus_clause(int(c), blk, over) for c, blk in
-                   rows.groupby("cpus", sort=True)]
+        nb = sorted(set(rows["n_base"]))
+        pool = ""
+        if nb != ns:  # the baseline's boots pooled with its A/A control's
+            pool = (f", {b}'s pooled with its A/A control's ("
+                    + (f"{nb[0]}" if len(nb) == 1 else f"{nb[0]}-{nb[-1]}")
+                    + ")")
         pts = {r["point"]: row_point_label(r) for _, r in rows.iterrows()}
+        after = []
         ncal, nh, bad = aa_status(rows)
         if ncal:
-            clauses.append(f"the A/A control ({b} booted twice) is no harm "
-                           f"in {nh} of {ncal} cells and claims a "
-                           f"difference in {bad}"
-                           + (" (the comparison's CI widened by it there)"
-                              if bad else ""))
+            after.append(f"The A/A control ({b} booted twice) is no harm "
+                         f"in {nh} of {ncal} cells and differs from {b} "
+                         f"(its interval excludes 1) in {bad}"
+                         + (" (the comparison's CI widened by it there)"
+                            if bad else "") + ".")
         head = (f"A/A calibration only, {v} ({b} booted a second time) "
                 f"against {b}" if control_only else f"Answer for {v} against {b}")
         if several:
             head += on_kernel(v, f)
         head += regime_s(v, f)
         ov = overrides_s(f)
-        paras.append(
-            (f"Lost boots: {'; '.join(lost)}. " if lost else "")
-            + f"{head} ({metrics_s(rows, f)}; ratio "
-            f"{v}/{b} [{pct_s(th.confidence)}% CI], margin "
-            f"{100 * th.margin:g}%" + (f"; {ov}" if ov else "") + "): "
-            + "; ".join(clauses) + ". "
+        lines = ([f"Lost boots: {'; '.join(lost)}."] if lost else []) + [
+            f"{head} ({metrics_s(rows, f)}; ratio "
+            f"{v}/{b} [{pct_s(th.confidence)}% CI"
+            + ("; under icount the boots' range, the variant's 1.5x"
+               if (rows["clock"] == ICOUNT).any() else "") + "], margin "
+            f"{100 * th.margin:g}%" + (f"; {ov}" if ov else "") + "):"]
+        lines += [cell_line(r, over) for _, r in rows.iterrows()]
+        wall = rows[rows["clock"] != ICOUNT] if "clock" in rows else rows
+        k = int(wall.groupby("cpus").size().max()) if len(wall) else 0
+        if k > 1:
+            after.append(
+                f"Each wall-clock cell is judged at {pct_s(th.confidence)}%: "
+                f"where nothing changed, some of a vCPU count's {k} cells "
+                f"claims a difference in at most "
+                f"{100 * k * (1 - th.confidence):.3g}% of campaigns "
+                f"(Bonferroni; analysis/README.md, \"The answer's rules\").")
+        after.append(
             f"Regime: {regime(pts, f['think_ns'])}. Setup: QEMU "
             f"{f['accel']}, {vcpus_s(f['cpus'])} on "
-            f"{f['cores']} host cores, n = {n} boots a side, interleaved"
+            f"{f['cores']} host cores, n = {n} boots a side{pool}, interleaved"
             + (f"; {looks_s(f, th.confidence)}" if looks_s(f, th.confidence)
                else "") + "." + (f" {clock}" if clock else ""))
+        lines.append(" ".join(after))
+        paras.append("\n".join(lines))
     if not control_only:
         paras += across_kernels(prim)
     return paras
@@ -302,8 +360,9 @@ def answer_text(table, f, th):
 
 def short_answer(table, f, th):
     """At most two sentences per compared pair for the commit block: what
-    the primary cells of table say (counts of verdicts, the harmful ones
-    named), and the boots each side lost."""
+    the primary cells of table say, one clause per vCPU count
+    (cpus_clause: each verdict with its points, a harm, worse or better
+    with its ratio), and the boots each side lost."""
     prim = table.primary
     out = []
     tally = f.get("tally") or {}
@@ -321,29 +380,15 @@ def short_answer(table, f, th):
             if len(prim) else prim
         if rows.empty:
             continue
-        # "inconclusive (n≈12)" and "harm (failures)" count as their kind
-        counts = {}
-        for x in rows["verdict"]:
-            kind = str(x).split(" (")[0]
-            counts[kind] = counts.get(kind, 0) + 1
-        order = [stats.HARM, stats.WORSE, stats.NO_HARM, stats.BETTER]
-        said = ", ".join(f"{k} in {n}" for k, n in sorted(
-            counts.items(), key=lambda x: order.index(x[0])
-            if x[0] in order else 9))
-        harm = [f"{int(r['cpus'])} vCPU{'s' if int(r['cpus']) > 1 else ''} "
-                f"{r['point']} "
-                + (f"{int(r['lost_var'])} of {int(r['boots_var'])} boots lost"
-                   if r["verdict"] == boots.FAILURES else f"{r['ratio']:.3f}")
-                for _, r in rows.iterrows()
-                if str(r["verdict"]).startswith((stats.HARM, stats.WORSE))
-                and (r["verdict"] == boots.FAILURES
-                     or not math.isnan(r["ratio"]))]
+        over = set(f.get("over_cpus") or ())
+        said = "; ".join(cpus_clause(int(c), blk, over)
+                         for c, blk in rows.groupby("cpus", sort=True))
         cells = f"{len(rows)} primary cell{'s' if len(rows) != 1 else ''}"
         text = (f"{v} vs {b}" + (on_kernel(v, f) if len(kernels_of(prim)) > 1 else "")
                 + regime_s(v, f)
                 + f" ({cells}, "
                 f"{pct_s(th.confidence)}% CIs, margin {100 * th.margin:g}%): "
-                f"{said}" + (f" ({'; '.join(harm)})" if harm else "") + ".")
+                f"{said}.")
         lost = lost_lines(b, v, tally, sorted({int(c) for c in rows["cpus"]}))
         if lost:
             text += " Lost boots: " + "; ".join(lost) + "."

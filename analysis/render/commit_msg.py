@@ -9,20 +9,22 @@ to reproduce the run from its own copy of the campaign file.  Every
 table of every metric stays in summary.md.  Apart from summary.md
 because its layout is a commit message's, not a report's."""
 
+import shlex
 import textwrap
 
 import numpy as np
 
 from analysis.estimate import stats
-from analysis.render.answer import clock_sentence, overrides_s, short_answer
+from analysis.render.answer import overrides_s, short_answer
 from analysis.render.formatting import number_s, pct_s, vcpus_s, verdict_s
-from analysis.metrics import ICOUNT_UNITS
+from analysis.metrics import ICOUNT_UNITS, STEAL_FLAG_PCT
+from analysis.tidy.crosscheck import CROSSCHECK_TOLERANCE
 from analysis.verdict.table import aa_status, pairs_of
 from lockbench import defaults
 from lockbench.defaults import ICOUNT, WALL
 
 WIDTH = 72  # commit message columns
-MAX_LINES = 25  # what a commit message can carry of a benchmark
+MAX_LINES = 28  # what a commit message can carry of a benchmark
 LOCK_MAX_LINES = 3  # the lock_stat lines' share of it
 #: the samples.csv metrics a boot's lock_stat rates are computed from: the
 #: class's rows (-R, -W, plain) summed per point (point_metrics.lock_metrics)
@@ -30,13 +32,59 @@ LOCK_TOTALS = ("lock_contentions", "lock_waittime_total_us",
                "lock_acquisitions")
 
 
-def shell_lines(cmd, arg):
-    """A command line of the block: split as a shell continuation when it
-    would pass WIDTH columns."""
-    line = f"  {cmd} {arg}"
-    if len(line) <= WIDTH:
+def _dq_chunks(word, room_first, room):
+    """A word too long for a line, double-quoted and cut into lines with
+    backslash-newlines inside the quotes (which sh removes): the first
+    line has room_first columns for its text, the others room (they start
+    at column 0, where the word goes on).  Escaped char by char, so that
+    no escape is cut in two."""
+    esc = [("\\" + ch) if ch in '\\"$`' else ch for ch in word]
+    lines, cur, width = [], '"', room_first - 1
+    for piece in esc:
+        if len(cur) + len(piece) > width - 1:  # keep a column for the \\
+            lines.append(cur + "\\")
+            cur, width = "", room
+        cur += piece
+    return lines + [cur + '"']
+
+
+def shell_lines(cmd, args, width=WIDTH):
+    """A command line of the block, `cmd` then each of args shell-quoted
+    (shlex.quote): on one line where it fits in width columns, else as
+    many args a line as fit, continued with backslashes; an argument
+    longer than a line is cut inside double quotes (_dq_chunks).  Pasted
+    into sh, the lines give back exactly cmd's words and args."""
+    if isinstance(args, str):
+        args = shlex.split(args)
+    words = [shlex.quote(a) for a in args]
+    line = "  " + " ".join([cmd] + words)
+    if len(line) <= width:
         return [line]
-    return [f"  {cmd} \\", f"    {arg}"]
+    out, cur = [], "  " + cmd
+    for raw, w in zip(args, words):
+        if len(cur) + 1 + len(w) + 2 <= width:
+            cur += " " + w
+            continue
+        out.append(cur + " \\")
+        if 4 + len(w) + 2 <= width:
+            cur = "    " + w
+            continue
+        chunks = _dq_chunks(raw, width - 4, width - 2)
+        out += ["    " + chunks[0]] + chunks[1:-1]
+        cur = chunks[-1]
+    return out + [cur]
+
+
+#: a metric in the block's table, where its name would not fit
+SHORT = {"throughput_ops_s": "ops/s", "throughput_run": "ops/s run",
+         "throughput_ref": "ops/kref", "insn_per_op": "insn/op",
+         "lookup_lat_median_ns": "lookup p50", "lookup_lat_mean_ns":
+         "lookup mean", "lookup_lat_p99_ns": "lookup p99",
+         "lookup_lat_median_ref": "lookup p50/ref",
+         "write_lat_median_ns": "write p50", "write_lat_mean_ns": "write mean",
+         "write_lat_p99_ns": "write p99", "write_lat_max_ns": "write max",
+         "write_lat_median_ref": "write p50/ref",
+         "lock_waittime_per_acq_ns": "wait/acq"}
 
 
 def _ratio(r):
@@ -46,19 +94,35 @@ def _ratio(r):
     return f"{r['ratio']:.{d}f} [{r['ratio_ci_lo']:.{d}f},{r['ratio_ci_hi']:.{d}f}]"
 
 
+def stat_of(r):
+    """(baseline, variant, word): the statistic a row's ratio is of:
+    the means under icount (the ratio of means), else the medians."""
+    if r.get("clock") == ICOUNT:
+        return r.get("mean_base"), r.get("mean_var"), "mean"
+    return r["median_base"], r["median_var"], "median"
+
+
 def _table(rows, pct, many):
-    """The primary cells as aligned lines of at most WIDTH columns: the
-    medians go first when the line would be too wide."""
+    """The primary cells as aligned lines of at most WIDTH columns, in the
+    table's order (vCPUs, then the campaign's points), each naming its
+    metric and the statistic its ratio is of (means under icount,
+    medians else); the statistics go first when the line would be too
+    wide."""
     body = []
     for _, r in rows.iterrows():
         cpus = f"{int(r['cpus'])}" + (" icount" if r.get("clock") == ICOUNT
                                       else "")
         who = f"{r['variant']}/{r['baseline']} " if many else ""
-        body.append([cpus, who + str(r["point"]), number_s(r["median_base"]),
-                     number_s(r["median_var"]), _ratio(r), verdict_s(r)])
+        b, v, word = stat_of(r)
+        body.append([cpus, who + str(r["point"]),
+                     SHORT.get(r["metric"], r["metric"]),
+                     number_s(b) + ("" if word == "median" else f" ({word})"),
+                     number_s(v), _ratio(r),
+                     verdict_s(r)])
     b, v = (rows["baseline"].iloc[0], rows["variant"].iloc[0]) if not many \
         else ("base", "variant")
-    head = ["vCPUs", "point", b[:10], v[:10], f"ratio [{pct}% CI]", "verdict"]
+    head = ["vCPUs", "point", "metric", b[:10], v[:10], f"ratio [{pct}% CI]",
+            "verdict"]
 
     def lay(cols):
         w = [max(len(x[i]) for x in [[head[j] for j in cols]] +
@@ -66,14 +130,14 @@ def _table(rows, pct, many):
              for i in range(len(cols))]
         return ["  ".join(x.ljust(w[i]) for i, x in enumerate(
             [row[j] for j in cols])).rstrip() for row in [head] + body]
-    lines = lay([0, 1, 2, 3, 4, 5])
+    lines = lay([0, 1, 2, 3, 4, 5, 6])
     if max(map(len, lines)) > WIDTH:
-        lines = lay([0, 1, 4, 5])
+        lines = lay([0, 1, 2, 5, 6])
     if max(map(len, lines)) > WIDTH:
         # "inconclusive (n≈12)" as "inconclusive": summary.md has the N
         for row in body:
-            row[5] = row[5].split(" (n≈")[0]
-        lines = lay([0, 1, 4, 5])
+            row[6] = row[6].split(" (n≈")[0]
+        lines = lay([0, 1, 2, 5, 6])
     return [x if len(x) <= WIDTH else x[:WIDTH - 1] + "…" for x in lines]
 
 
@@ -260,9 +324,81 @@ def lock_lines(rates, lock_class, rw_variants, max_lines=LOCK_MAX_LINES):
     return (head[:max_lines - 1] + body)[:max_lines]
 
 
+def kernels_line(f):
+    """What the kernels were built with, in one sentence: lockdep and
+    lock_stat price their own paths into every lock operation, so the
+    reader must know (f["debug_of"]: {variant: (lockdep, lock_stat)})."""
+    debug = {v: x for v, x in (f.get("debug_of") or {}).items() if "~" not in v}
+    if not debug:
+        return ""
+    kinds = {}
+    for v, (dep, ls) in debug.items():
+        word = ("lockdep + lock_stat" if dep and ls else "lock_stat" if ls
+                else "lockdep" if dep else "production")
+        kinds.setdefault(word, []).append(v)
+    if len(kinds) == 1:
+        word = next(iter(kinds))
+        return (f"Kernels: {word} builds" + (
+            " (debug paths in every number)."
+            if word == "lockdep + lock_stat" else
+            " (no lockdep, no lock statistics)." if word == "production"
+            else "."))
+    return "Kernels: " + "; ".join(f"{', '.join(vs)}: {word} builds"
+                                   for word, vs in kinds.items()) + "."
+
+
+def crosscheck_line(xc):
+    """The lock_stat cross-check in one sentence (crosscheck.csv as a data
+    frame, None: not read): exact where lock_stat's acquisitions equal
+    the module's own count of the calls that take the lock."""
+    if xc is None or not len(xc) or "rel_diff" not in xc:
+        return ""
+    d = xc["rel_diff"].astype(float).dropna()
+    if not len(d):
+        return ""
+    n, exact = len(d), int((d == 0).sum())
+    within = int((d <= CROSSCHECK_TOLERANCE).sum())
+    if exact == n:
+        return f"lock_stat cross-check: exact in all {n} boot points."
+    return (f"lock_stat cross-check: exact in {exact} of {n} boot points, "
+            f"within 1% in {within - exact}, off in {n - within} "
+            f"(tidy/crosscheck.csv).")
+
+
+def steal_line(samples, f):
+    """Where the host kept a vCPU waiting (steal_max_pct above
+    metrics.STEAL_FLAG_PCT at some point of a boot), per vCPU count of
+    the wall clock: '' where it never did."""
+    if samples is None or not len(samples):
+        return ""
+    st = samples[samples["metric"] == "steal_max_pct"]
+    bits = []
+    for cpus, g in st.groupby("cpus", sort=True):
+        if (f.get("clock") or {}).get(int(cpus)) == ICOUNT:
+            continue
+        hot = g[g["value"].astype(float) > STEAL_FLAG_PCT]["cell"].nunique()
+        if hot:
+            bits.append(f"{hot} of {g['cell'].nunique()} boots at "
+                        f"{vcpus_s([int(cpus)])}")
+    if not bits:
+        return ""
+    return (f"Host steal above {STEAL_FLAG_PCT:g}% in " + ", ".join(bits)
+            + ": their rows say so in summary.md.")
+
+
+#: the block's one sentence on icount (answer.clock_sentence, shorter)
+def icount_line(f):
+    ic = [c for c, k in (f.get("clock") or {}).items() if k == ICOUNT]
+    if not ic:
+        return ""
+    return (f"{vcpus_s(sorted(ic))} under icount: instructions (path length, "
+            f"not cache misses); the interval is the boots' range (the "
+            f"variant's 1.5x), not a CI.")
+
+
 def render_commit_msg(table, f, thresholds, campaign_file,
                       run_dir, samples=None, lock_class=defaults.TARGET,
-                      rw_variants=None):
+                      rw_variants=None, crosscheck=None):
     """The block for a commit message (module docstring); table: the
     verdict table (verdict.table.VerdictTable), its primary rows in its
     order; f:
@@ -270,7 +406,8 @@ def render_commit_msg(table, f, thresholds, campaign_file,
     directory keeps it (what Reproduce names); samples (samples.csv),
     lock_class and rw_variants (the variants whose class has -R rows in
     lockstat.csv): the lock_stat lines, none when samples or rw_variants
-    is None."""
+    is None; crosscheck (crosscheck.csv): its line.  campaign_file: a
+    path, or the list of `./run.sh campaign`'s arguments."""
     w = textwrap.TextWrapper(width=WIDTH, break_on_hyphens=False)
     pct = pct_s(thresholds.confidence)
     head = []
@@ -285,18 +422,23 @@ def render_commit_msg(table, f, thresholds, campaign_file,
                            rw_variants)
     ncal, _nh, claims = aa_status(prim)
     if ncal:
-        tail += w.wrap(f"A/A control (the baseline booted twice): a claim "
+        tail += w.wrap(f"A/A control (the baseline booted twice): differs "
                        f"in {claims} of {ncal} cells"
                        + (", which widened those CIs." if claims else "."))
     ov = overrides_s(f)
     if ov:
         tail += w.wrap(f"Judged with {ov}.")
+    for line in (kernels_line(f), crosscheck_line(crosscheck),
+                 steal_line(samples, f)):
+        if line:
+            tail += w.wrap(line)
     tail += w.wrap(
         f"{f.get('driver', 'mbox_bench')} under QEMU {f['accel']} ({f['guests']}), "
         f"{vcpus_s(f['cpus'])} on {f['cores']} host cores, Linux "
         f"{f['kernels']}, n = {f['n']} boots a side: emulation, so the "
-        f"ratio is the result." + (f" {clock_sentence(f)}"
-                                   if clock_sentence(f) else ""))
+        f"ratio is the result.")
+    if icount_line(f):
+        tail += w.wrap(icount_line(f))
     commits = f.get("commits") or {}
     if commits:
         trees = sorted({t for _c, t in commits.values()})
@@ -311,7 +453,7 @@ def render_commit_msg(table, f, thresholds, campaign_file,
             opts.append(f"--margin {o['margin'][1]:g}")
         if "baseline" in o:
             opts.append(f"--baseline {o['baseline'][1]}")
-        repro += shell_lines("./run.sh report", f"{run_dir} {' '.join(opts)}")
+        repro += shell_lines("./run.sh report", [run_dir] + " ".join(opts).split())
     # The table gives way first: its rows are all in summary.md.
     room = MAX_LINES - len(head) - len(tail) - len(repro) - 3
     if len(rows_text) > room:

@@ -11,9 +11,9 @@ from analysis import metrics
 from analysis.render import run_setup
 from analysis.estimate import position
 from analysis.render import position_section
-from analysis.render.answer import answer_text, clock_sentence
+from analysis.render.answer import answer_text, clock_sentence, parse_cell_line
 from analysis.render.formatting import (delta_s, median_ci_s, missing,
-                                        p_value_s, pct_s, ratio_s,
+                                        number_s, p_value_s, pct_s, ratio_s,
                                         row_point_label, row_ratio,
                                         split_warnings, verdict_s)
 from guest import job as jobmod
@@ -108,7 +108,36 @@ def header_facts(rundir, cells, samples, baseline, primary, unsafe,
         "tally": tally or {},
         "overrides": overrides or {},
         "primary_default": rundir.primary_default,
+        # {variant: (lockdep, lock_stat)}: what its kernel was built with
+        # (build-meta.json; every lock_stat kernel has PROVE_LOCKING)
+        "debug_of": {v: (bool(b.get("lockdep", b.get("lock_stat", True))),
+                         bool(b.get("lock_stat", True)))
+                     for v, b in rundir.builds.items() if isinstance(b, dict)},
     }
+
+
+def answer_markdown(block):
+    """summary.md's lines of one block of answer.txt: its opening lines
+    (lost boots, the head) in bold, its cells as a table (one row per
+    vCPU count and point), and the setup below them."""
+    out, cells = [], []
+    for line in block.split("\n"):
+        cell = parse_cell_line(line)
+        if cell:
+            cells.append(cell)
+            continue
+        if cells:  # the paragraph after the cells: the setup
+            out += ["| cell | verdict | metric, ratio [CI] |",
+                    "|---|---|---|"]
+            out += [f"| {w} | **{v}** | {x} |" for w, v, x in cells] + [""]
+            cells = []
+            out += [line, ""]
+        else:
+            out += [f"**{line}**", ""]
+    if cells:
+        out += ["| cell | verdict | metric, ratio [CI] |", "|---|---|---|"]
+        out += [f"| {w} | **{v}** | {x} |" for w, v, x in cells] + [""]
+    return out
 
 
 def pairs_title(pairs, baseline):
@@ -189,7 +218,7 @@ def render_markdown(rundir, table, f, problems, baseline, thresholds,
     pairs = table.pairs() or f["pairs"]
     out = [f"# {rundir.name}: {pairs_title(pairs, baseline)}", ""]
     for para in answer_text(table, f, thresholds):
-        out += [f"**{para}**", ""]
+        out += answer_markdown(para)
     for v, rep in f["unsafe"].items():
         out += [f"Lockdep's report in boot {rep['cell']} of {v} "
                 f"({rep['boots']} of its boots had one; the whole console: "
@@ -287,10 +316,15 @@ def render_markdown(rundir, table, f, problems, baseline, thresholds,
                                              over else "")
             marks = "".join(note(w) for w in
                             split_warnings(row["warnings"]))
-            base = median_ci_s(row["median_base"], row["ci_lo_base"],
-                      row["ci_hi_base"])
-            var = median_ci_s(row["median_var"], row["ci_lo_var"],
-                     row["ci_hi_var"])
+            if row.get("clock") == ICOUNT:
+                # the ratio is of the means (exact.py): the means shown
+                base = f"{number_s(row['mean_base'])} (mean)"
+                var = f"{number_s(row['mean_var'])} (mean)"
+            else:
+                base = median_ci_s(row["median_base"], row["ci_lo_base"],
+                                   row["ci_hi_base"])
+                var = median_ci_s(row["median_var"], row["ci_lo_var"],
+                                  row["ci_hi_var"])
             out.append(
                 f"| {cpus} | {row_point_label(row)} | {base} | {var} | "
                 f"{row_ratio(row)} | {delta_s(row)} | "
@@ -377,9 +411,12 @@ def legend(th, table):
         out.append(
             "Rows of icount cells (QEMU's instruction count as the guest's "
             "clock: times are instructions) are exact data: the ratio is "
-            "of the means, its interval the ratio times exp(±w), w the "
-            "widest log range of the cell's boots (the baseline's pooled "
-            "with its A/A control's, the variant's own), so an A/A pair "
-            "can never claim a difference; no p-value, not in Holm's "
-            "table (analysis/estimate/exact.py).")
+            "of the means (the baseline's boots pooled with its A/A "
+            "control's, shown as `(mean)`), and its interval is not a "
+            "confidence interval but the ratio times exp(±w), w the larger "
+            "of the baseline's log range and 1.5 times the variant's own "
+            "(simulated coverage 96-100%); the A/A control is judged on "
+            "each side's own range, so it can differ (and then widens the "
+            "rows of its baseline); no p-value, not in Holm's table "
+            "(analysis/estimate/exact.py).")
     return out

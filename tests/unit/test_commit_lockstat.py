@@ -437,8 +437,31 @@ class DriverAndReproduce(unittest.TestCase):
         self.assertEqual(status, 0, err)
         with open(os.path.join(d, "commit-msg.txt")) as f:
             msg = f.read()
-        self.assertIn("--variants '/x/my vars' " + os.path.join(d, "campaign.toml"),
-                      " ".join(msg.split()), msg)
+        self.assertEqual(reproduce_args(msg),
+                         ["--variants", "/x/my vars", os.path.join(d, "campaign.toml")])
+
+    def test_reproduce_lines_paste_back_into_the_words(self):
+        # an argument longer than a line is cut inside double quotes
+        long = "/very/long/" + "x" * 150 + '/with "quotes" $HOME `and` \\ too'
+        for args in (["c.toml"], ["--variants", "/x/my vars", "/tmp/c.toml"],
+                     ["--variants", long, "--variants", "b c", "/y/" + "z" * 80]):
+            lines = commit_msg.shell_lines("./run.sh campaign", args)
+            for x in lines:
+                self.assertLessEqual(len(x), commit_msg.WIDTH, x)
+            self.assertEqual(reproduce_args("Reproduce:\n" + "\n".join(lines)),
+                             args)
+
+
+def reproduce_args(msg):
+    """The words sh reads from a block's Reproduce lines, after
+    `./run.sh campaign`."""
+    import subprocess
+    lines = msg.split("Reproduce:\n", 1)[1].split("\n")
+    cmd = "\n".join(x for x in lines if x.strip()).replace(
+        "./run.sh campaign", "printf '%s\\0'", 1)
+    out = subprocess.run(["sh", "-c", cmd], capture_output=True, text=True,
+                         check=True).stdout
+    return out.split("\0")[:-1]
 
 
 class BootsRange(unittest.TestCase):
