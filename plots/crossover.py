@@ -6,12 +6,16 @@ list lengths x shares of reads, for a campaign whose points sweep one.
 
 from analysis.metrics import direction
 from plots.common import PlotsError, to_int
-from plots.select import NotApplicable, Plot, Skip, compared_rows, cpus_text, plain
+from plots.select import (NotApplicable, Plot, Skip, answer_entry, answer_rows,
+                          cpus_text, plain)
 
 
 GRID_KEYS = ("mailboxes", "read_pct", "think_ns")
+#: better: "higher" or "lower", the way the tile's metric is better (the
+#: colour: teal where the variant is better, whichever way that is)
 CROSS_COLS = ["baseline", "variant", "cpus", "point", "read_pct", "mailboxes",
-              "metric", "ratio", "ratio_ci_lo", "ratio_ci_hi", "verdict"]
+              "metric", "better", "ratio", "ratio_ci_lo", "ratio_ci_hi",
+              "verdict"]
 CB_STEPS = (1.1, 1.25, 1.5, 2, 3, 5, 10, 20, 50, 100)
 
 
@@ -56,12 +60,13 @@ def crossover(sel, warn):
         raise NotApplicable("the campaign's points vary over "
                             f"{' and '.join(vary) or 'none'} of {', '.join(GRID_KEYS)}, "
                             "not two")
-    metric = run.rd.primary_metric
-    rows = [r for r in compared_rows(run, CROSS_COLS)
-            if r["metric"] == metric and sel.known(r) and r["baseline"] in sel.vorder
+    # the answer: each cell's primary row, on the metric of its regime
+    rows = [dict(r, better=direction(r["metric"]) or "higher")
+            for r in answer_rows(run)
+            if sel.known(r) and r["baseline"] in sel.vorder
             and (r.get("role") or "").strip() != "control"]
     if not rows:
-        raise Skip(f"no comparison of {metric} in tidy/comparisons.csv")
+        raise Skip("no primary row in tidy/comparisons.csv")
     for r in rows:
         r["cpus"] = str(to_int(r["cpus"], "comparisons.csv cpus"))
         if r["ratio"] != "":
@@ -95,6 +100,11 @@ def crossover(sel, warn):
         var[f"pp{j}"], var[f"pc{j}"] = " ".join(ids), str(c)
         var[f"pb{j}"], var[f"pv{j}"] = b, v
         title = f"{cpus_text(c, over)}, {think_text(t)}"
+        ms = list(dict.fromkeys(r["metric"] for r in rows if r["cpus"] == str(c)
+                                and (r["baseline"], r["variant"]) == (b, v)
+                                and r["point"] in ids))
+        if ms and len({r["metric"] for r in rows}) > 1:
+            title += ": " + ", ".join(ms)
         if len(misses) > 1:
             title += f", {m}% misses"
         if len(pairs) > 1:
@@ -139,23 +149,29 @@ def crossover(sel, warn):
     var["cbmax"] = plain(cbmax)
     var["cbtics"] = " ".join([f"{1 / x:.3g}" for x in reversed(steps)] + ["1"] +
                              [f"{x:g}" for x in steps])
-    var["better"] = "lower" if direction(metric) == "lower" else "higher"
+    ms = list(dict.fromkeys(r["metric"] for r in drawn))
     b0, v0 = pairs[0]
-    var["cblab"] = (f"{v0} / {b0} (log scale)" if len(pairs) == 1
-                    else "variant / baseline (log scale)")
+    who = (f"{v0} / {b0}" if len(pairs) == 1 else "variant / baseline")
+    var["cblab"] = (f"{who} (log scale)" if all(direction(m) != "lower" for m in ms)
+                    else f"{who}, inverted where lower is better (log scale)")
     pw = max(260, 110 * len(mbs))
     ph = max(200, 62 * len(rps))
     who = (f"{v0}/{b0}" if len(pairs) == 1 else "variant/baseline")
     return Plot("crossover",
                 (max(1000, len(thinks) * (pw + 100) + 220), 170 + var["nrows"] * (ph + 100)),
                 "Crossover: where each lock pays",
-                f"The ratio {who} of {metric} (the primary metric; "
-                f"tidy/comparisons.csv ratio and verdict, written in each tile) for each list "
-                "length (mailboxes) and share of reads, a panel per vCPU count "
-                "and pause between operations (think_ns), coloured on a log "
-                "scale centred on 1: teal where the variant is better, brown "
-                "where it is worse, white where they match. Look for the "
-                "border between teal and brown: on one side the spinlock's "
-                "cheaper acquisition pays, on the other the rwlock's readers "
-                "sharing the lock do, and a pause between operations moves it.",
-                var, [sel.write("crossover", drawn, CROSS_COLS)])
+                f"The answer of each cell: the ratio {who} of the cell's "
+                f"primary metric ({', '.join(ms)}: each panel's title names "
+                f"its own) and its verdict, as the answer gives them "
+                f"(tidy/comparisons.csv, the primary rows; written in each "
+                "tile), for each list length (mailboxes) and share of "
+                "reads, a panel per vCPU count and pause between operations "
+                "(think_ns), coloured on a log scale centred on 1: teal "
+                "where the variant is better, brown where it is worse "
+                "(whichever way its metric is better), white where they "
+                "match. Look for the border between teal and brown: on one "
+                "side the spinlock's cheaper acquisition pays, on the other "
+                "the rwlock's readers sharing the lock do, and a pause "
+                "between operations moves it.",
+                var, [sel.write("crossover", drawn, CROSS_COLS)],
+                [answer_entry(r) for r in drawn])

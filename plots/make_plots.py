@@ -102,7 +102,8 @@ def make_plots(run_dir, only=None, warn=None):
                       "svg": f"plots/{name}.svg", "title": plot.title,
                       "caption": plot.caption, "footer": plot.variables["footer"],
                       "width": plot.size[0], "height": plot.size[1],
-                      "data": [os.path.relpath(d, run.dir) for d in plot.data]})
+                      "data": [os.path.relpath(d, run.dir) for d in plot.data],
+                      "verdicts": plot.verdicts})
     try:
         safeio.write_atomic(os.path.join(outdir, "plots.json"),
                    json.dumps({"plots": index}, indent=1) + "\n")

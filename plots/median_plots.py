@@ -6,71 +6,153 @@ the fairness between threads.
 """
 
 from analysis import metrics
-from plots.common import to_int
-from plots.select import (MED_COLS, VERDICT_COLS, Plot, Skip, log_note,
-                          log_panels, spans_decade, verdict_labels,
-                          verdict_rows, wide)
+from plots.common import PlotsError, to_int
+from plots.select import (MED_COLS, VERDICT_COLS, Plot, Skip, answer_entry,
+                          answer_rows, log_note, log_panels, spans_decade,
+                          verdict_labels, verdict_rows, wide)
+
+
+#: the metrics whose cells the throughput figure answers for: its
+#: throughput, and what a throughput is under icount
+THROUGHPUTS = ("throughput_ops_s", "throughput_run", "throughput_ref",
+               "insn_per_op")
+
+
+def _answers(sel, warn):
+    """The answer's rows (select.answer_rows), [] with a warning when
+    comparisons.csv cannot give them."""
+    try:
+        return answer_rows(sel.run)
+    except PlotsError as e:
+        warn(f"no verdict labels: {e}")
+        return []
+
+
+def _stat_at(answers, default):
+    """(cpus, point) -> 'median' or 'mean': the latency statistic the
+    answer judges there, where a cell's answer is a latency (the median
+    on the wall clock, the mean under icount: analysis/primary.py);
+    elsewhere the figure's default."""
+    out = {}
+    for r in answers:
+        m = r["metric"]
+        if m.startswith(("lookup_lat_", "write_lat_")) and m.split("_")[2] in (
+                "median", "mean"):
+            out[(str(r["cpus"]), r["point"])] = m.split("_")[2]
+    return lambda c, p: out.get((str(c), p), default)
 
 
 def latency(sel, warn):
     run = sel.run
-    stat = "median" if run.rd.primary_metric.endswith("_lat_median_ns") else "mean"
-    metrics = [f"lookup_lat_{stat}_ns", f"write_lat_{stat}_ns"]
-    rows = sel.medians(metrics)
+    answers = _answers(sel, warn)
+    default = ("median" if run.rd.primary_metric.endswith("_lat_median_ns")
+               else "mean")
+    stat = _stat_at(answers, default)
+    every = [f"{op}_lat_{s}_ns" for op in ("lookup", "write")
+             for s in ("median", "mean")]
+    # each cell's latency as the answer judges it where its answer is a
+    # latency (a paced point: the median on the wall clock, the mean
+    # under icount), the figure's default elsewhere; a panel whose
+    # statistic differs by vCPU count says so in its title
+    rows = [r for r in sel.medians(every)
+            if r["metric"].split("_")[2] == stat(r["cpus"], r["point"])]
     if not rows:
-        raise Skip(f"medians.csv has no {' or '.join(metrics)} rows "
+        raise Skip(f"medians.csv has no {' or '.join(every)} rows "
                    "(points run with timing=0?)")
-    rows.sort(key=sel.key("metric", "point", "variant", "cpus"))
+    rows.sort(key=lambda r: (r["metric"].split("_")[0],) + sel.key(
+        "point", "variant", "cpus")(r))
     v, points, cpus = sel.common(rows)
-    v["stat"] = stat
+    used = sorted({stat(c, p) for c in cpus for p in points})
+    v["stat"] = " or ".join(used)
+    for i, p in enumerate(points, 1):
+        at = {c: stat(c, p) for c in cpus}
+        if len(set(at.values())) > 1 or set(at.values()) != {default}:
+            v[f"plabel{i}"] += " (" + ", ".join(
+                f"{c} vCPU{'s' if c > 1 else ''}: {st}" for c, st in at.items()) + ")"
     v["empty"] = " ".join(f"{op}:{p}" for op in ("lookup", "write") for p in points
                           if not any(r["point"] == p and r["metric"].startswith(op)
                                      for r in rows))
     panel = lambda r: f"{r['metric'].split('_')[0]}:{r['point']}"  # noqa: E731
     v["logpanels"] = log_panels(rows, panel)
     data = [sel.write("latency", rows, MED_COLS)]
-    verdicts = verdict_rows(sel, metrics, set(cpus), warn)
+    verdicts = verdict_rows(
+        sel, lambda r: f"{r['metric'].split('_')[0]}_lat_"
+        f"{stat(r['cpus'], r['point'])}_ns", PRIMARY_LATENCIES, set(cpus), rows)
     if verdicts:
         v.update(verdict_labels(sel, verdicts, panel))
         data.append(sel.write("latency-verdicts", verdicts, VERDICT_COLS))
+    how = (f"the median over boots of each boot's {used[0]}" if len(used) == 1
+           else "the median over boots of each boot's mean or median: where "
+           "a cell's answer is a latency, the statistic the answer judges "
+           "(the median on the wall clock, the mean under icount, whose "
+           "times are instructions), each panel's title naming its own")
     return Plot("latency", (wide(len(points), 600)[0], 600),
                 "Cost per operation vs vCPUs",
-                f"{stat.capitalize()} latency of one lookup (top) and one "
-                f"register/unregister write (bottom) per workload point: the "
-                f"median over boots of each boot's {stat} "
-                f"(medians.csv {metrics[0]}, {metrics[1]}), bars: its 95% CI"
-                f"{log_note(v)}; beside each compared variant's point, its "
-                "verdict on that metric. Lower is better.",
-                v, data)
+                f"Latency of one lookup (top) and one register/unregister "
+                f"write (bottom) per workload point: {how} (medians.csv "
+                f"{', '.join(sorted({r['metric'] for r in rows}))}), bars: its "
+                f"95% CI{log_note(v)}; beside each compared variant's point "
+                "whose answer is a latency, the answer's verdict (its "
+                "metric named where it is not the one drawn). Lower is "
+                "better.",
+                v, data, [answer_entry(r) for r in verdicts])
+
+
+#: the latency metrics a cell's answer can be (analysis/metrics.py)
+PRIMARY_LATENCIES = ("lookup_lat_median_ns", "lookup_lat_mean_ns",
+                     "lookup_lat_p99_ns", "lookup_lat_median_ref",
+                     "write_lat_median_ns", "write_lat_mean_ns",
+                     "write_lat_p99_ns", "write_lat_median_ref")
 
 
 def throughput(sel, warn):
-    # the campaign's answer where it is a throughput (throughput_run in
-    # the default campaign), raw throughput otherwise
-    metric = sel.run.rd.primary_metric
-    if not metric.startswith("throughput_") or metric not in metrics.PLAIN \
-            or not sel.medians([metric]):
+    # the throughput most of the answer's cells are judged on
+    # (throughput_run in the default campaign), raw throughput otherwise
+    answers = _answers(sel, warn)
+    got = [r["metric"] for r in answers if r["metric"].startswith("throughput_")]
+    metric = max(dict.fromkeys(got), key=got.count) if got else "throughput_ops_s"
+    if metric not in metrics.PLAIN or not sel.medians([metric]):
         metric = "throughput_ops_s"
     rows = sel.medians([metric])
+    # a vCPU count without it (throughput_run under icount, where the
+    # host's steal does not reach the guest's clock): raw throughput
+    # there, said on its tick
+    have = {r["cpus"] for r in rows}
+    rows += [r for r in sel.medians(["throughput_ops_s"])
+             if r["cpus"] not in have and metric != "throughput_ops_s"]
     if not rows:
         raise Skip("medians.csv has no throughput_ops_s rows")
     rows.sort(key=sel.key("point", "variant", "cpus"))
     v, points, cpus = sel.common(rows)
     v["logpanels"] = log_panels(rows, lambda r: r["point"])
     v["metric"] = metric
+    drawn = {r["cpus"]: r["metric"] for r in rows}
+    if len(set(drawn.values())) > 1:
+        v["cpustat"] = " ".join(
+            f"{c}:{'run' if drawn[str(c)] == 'throughput_run' else 'ops/s'}"
+            for c in cpus)
     data = [sel.write("throughput", rows, MED_COLS)]
-    verdicts = verdict_rows(sel, [metric], set(cpus), warn)
+    verdicts = verdict_rows(sel, lambda r: drawn.get(str(r["cpus"]), metric),
+                            THROUGHPUTS, set(cpus), rows)
     if verdicts:
         v.update(verdict_labels(sel, verdicts, lambda r: r["point"]))
         data.append(sel.write("throughput-verdicts", verdicts, VERDICT_COLS))
+    answered = any(r["metric"] == metric for r in answers)
     return Plot("throughput", wide(len(points), 450),
-                "Throughput vs vCPUs",
+                "Throughput vs vCPUs" + ("" if answered or not answers
+                                         else " (not the answer's metric)"),
                 f"{metrics.PLAIN[metric][:1].upper()}{metrics.PLAIN[metric][1:]}, all benchmark "
                 f"threads together, per workload point: the median "
-                f"over boots (medians.csv {metric}), bars: its 95% CI"
-                f"{log_note(v)}; beside each compared variant's point, its "
-                f"verdict on {metric}. Higher is better.",
-                v, data)
+                f"over boots (medians.csv {metric}"
+                + (", throughput_ops_s at the vCPU counts without it, marked "
+                   "ops/s on the axis" if v.get("cpustat") else "")
+                + "), bars: its 95% CI"
+                + f"{log_note(v)}; beside each compared variant's point whose "
+                f"answer is a throughput or an instruction count, the "
+                f"answer's verdict (its metric named where it is not the "
+                f"one drawn: insn_per_op under icount); a paced point's "
+                f"answer is a latency (the latency figure). Higher is better.",
+                v, data, [answer_entry(r) for r in verdicts])
 
 
 def starvation(sel, warn):

@@ -10,6 +10,7 @@ wrote.
 import os
 
 from analysis.render.formatting import pct_s
+from lockbench.defaults import ICOUNT
 from lockbench import safeio
 from plots.common import TOKEN, PlotsError, read_csv
 
@@ -39,8 +40,10 @@ def num(x, digits=4):
     return f"{f:.{digits}g}"
 
 
-def ratio_text(x):
-    return "" if x in ("", None) else f"{float(x):.3f}"
+def ratio_text(x, digits=3):
+    """A ratio as every output writes it: 3 decimals, 4 for an icount
+    row's (analysis/render/formatting.py row_ratio)."""
+    return "" if x in ("", None) else f"{float(x):.{digits}f}"
 
 
 def load_verdicts(run):
@@ -73,9 +76,17 @@ class Table:
                 marks.append(str(self.notes.index(w) + 1))
             unit = r.get("unit", "")
             cpus = r["cpus"] + ("*" if r["cpus"].isdigit() and int(r["cpus"]) in over else "")
-            ratio = ratio_text(r["ratio"])
+            # the statistic the ratio is of: the means under icount (the
+            # ratio of means, analysis/estimate/exact.py), else the medians
+            icount = r.get("clock") == ICOUNT
+            sb, sv = (("mean_base", "mean_var") if icount
+                      else ("median_base", "median_var"))
+            stat = " (mean)" if icount else ""
+            dg = 4 if r.get("clock") == ICOUNT else 3
+            ratio = ratio_text(r["ratio"], dg)
             if ratio and r["ratio_ci_lo"] != "":
-                ratio += f" [{ratio_text(r['ratio_ci_lo'])}, {ratio_text(r['ratio_ci_hi'])}]"
+                ratio += (f" [{ratio_text(r['ratio_ci_lo'], dg)}, "
+                          f"{ratio_text(r['ratio_ci_hi'], dg)}]")
             p = num(r["p_value"], 2)
             if p and r.get("significant") == "0":
                 p += " ~"
@@ -85,8 +96,8 @@ class Table:
             self.rows.append({
                 "comparison": f"{r['variant']} vs {r['baseline']}",
                 "metric": r["metric"], "cpus": cpus, "point": point,
-                "base": f"{num(r.get('median_base'))} {unit}".strip(),
-                "var": f"{num(r.get('median_var'))} {unit}".strip(),
+                "base": f"{num(r.get(sb))} {unit}{stat}".strip(),
+                "var": f"{num(r.get(sv))} {unit}{stat}".strip(),
                 "ratio": ratio, "p": p, "verdict": verdict,
                 "class": vclass(r["verdict"]), "notes": marks,
                 "role": r.get("role", "")})
@@ -98,7 +109,7 @@ class Table:
         self.head["ratio"] = f"ratio [{self.pct}% CI]"
         if len(pairs) == 1:
             base, var = pairs.pop()
-            self.head.update(base=f"{base} median", var=f"{var} median")
+            self.head.update(base=base, var=var)
 
     def columns(self, with_metric):
         cols = list(self.HEAD)
@@ -239,6 +250,16 @@ def split_primary(run, table):
     else:
         prim = [r for r in table.rows if r["metric"] == run.rd.primary_metric]
     return prim, [r for r in table.rows if r not in prim]
+
+
+def read_blocks(run, name):
+    """DIR/answer.txt's blocks (split at blank lines), each a list of its
+    lines, [] when absent."""
+    text = run.text(name)
+    if not text:
+        return []
+    return [[x.strip() for x in b.split("\n") if x.strip()]
+            for b in text.split("\n\n") if b.strip()]
 
 
 def read_text(run, name):

@@ -24,10 +24,13 @@ import sys
 from lockbench.cli import EXIT_OK, OneLineParser, run_cli
 from lockbench import safeio
 from plots.common import PlotsError, Run
+from analysis.render.answer import parse_cell_line
+from analysis.render.summary import answer_markdown
 from plots.page_content import (Table, obs_head, obs_note, kernel_notes,
                                   load_plots, load_verdicts, observer_rows,
-                                  problems, read_text, setup_paragraph,
-                                  split_primary, title_of)
+                                  problems, read_blocks, read_text,
+                                  setup_paragraph, split_primary, title_of,
+                                  vclass)
 
 PROG = "pages"
 CSS = """
@@ -39,11 +42,53 @@ table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:.4em 0}
 th,td{padding:.2em .6em;border-bottom:1px solid #e5e5e5;text-align:right;white-space:nowrap}
 th{background:#f3f3f3;position:sticky;top:0}td.l,th.l{text-align:left}
 .better{background:#d9f2d9}.harm{background:#f8d0d0}.nh{background:#eef5ee}
-.inc{background:#fdf0cc}.setup{background:#f6f6f6;padding:.5em .8em;border-left:4px solid #0072B2}
+.inc{background:#fdf0cc}table.answer td{white-space:normal}
+.answer-setup{font-size:.92em;color:#444}.setup{background:#f6f6f6;padding:.5em .8em;border-left:4px solid #0072B2}
 figure{margin:1.2em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}
 figcaption{font-size:.92em;color:#444;max-width:75em}small,.note{color:#666}
 details summary{cursor:pointer;color:#0072B2}
 """
+
+
+def verdicts_title(metrics):
+    """The heading of the primary rows' table: their metric, or that each
+    cell is on its own where they differ (per regime)."""
+    if len(metrics) == 1:
+        return f"Verdicts: {metrics[0]}"
+    if not metrics:
+        return "Verdicts: all metrics"
+    return "Verdicts of the answer's cells, each on its own metric"
+
+
+def answer_html(blocks):
+    """answer.txt's blocks as HTML: per block its opening lines (lost
+    boots, the head) bold, its cells as a table (one row per vCPU count
+    and point: where, verdict, metric and ratio), the setup after them."""
+    e = html.escape
+    out = []
+    for lines in blocks:
+        cells = [parse_cell_line(x) for x in lines]
+        seen = False
+        for line, cell in zip(lines, cells):
+            if cell:
+                if not seen:
+                    out.append('<table class="answer"><tr><th class="l">cell</th>'
+                               '<th class="l">verdict</th><th class="l">metric, '
+                               'ratio [CI]</th></tr>')
+                    seen = True
+                w, v, x = cell
+                out.append(f'<tr><td class="l">{e(w)}</td><td class="l '
+                           f'{vclass(v)}"><b>{e(v)}</b></td><td class="l">'
+                           f'{e(x)}</td></tr>')
+                continue
+            if seen and not out[-1].endswith("</table>"):
+                out.append("</table>")
+            out.append(f'<p class="answer-setup">{e(line)}</p>' if seen
+                       else f'<p class="answer"><b>{e(line)}</b></p>')
+        if seen and not out[-1].endswith("</table>") and \
+                not out[-1].startswith("<p"):
+            out.append("</table>")
+    return out
 
 
 def html_table(t, rows, with_metric=True):
@@ -72,10 +117,12 @@ def write_html(run, path, src, table, plots, probs):
          '<meta name="viewport" content="width=device-width,initial-scale=1">',
          f"<title>{e(title)}</title><style>{CSS}</style></head><body>",
          f"<h1>{e(title)}</h1>"]
-    h += [f'<p class="answer"><b>{e(a)}</b></p>' for a in read_text(run, "answer.txt")]
+    h += answer_html(read_blocks(run, "answer.txt"))
     if table.rows:
-        h.append(f"<h2>Verdict: {e(run.rd.primary_metric or 'all metrics')}</h2>")
-        h.append(html_table(table, primary or table.rows, not primary))
+        ms = list(dict.fromkeys(r["metric"] for r in primary))
+        h.append(f"<h2>{e(verdicts_title(ms))}</h2>")
+        h.append(html_table(table, primary or table.rows,
+                            not primary or len(ms) > 1))
         if primary and others:
             h.append(f"<details><summary>All other metrics ({len(others)} rows)</summary>")
             h.append(html_table(table, others))
@@ -143,11 +190,13 @@ def write_md(run, path, src, table, plots, probs):
     primary, others = split_primary(run, table)
     title = title_of(run, table.rows)
     m = [f"# {title}", ""]
-    for a in read_text(run, "answer.txt"):
-        m += [f"**{a}**", ""]
+    for block in read_blocks(run, "answer.txt"):
+        m += answer_markdown("\n".join(block))
     if table.rows:
-        m += [f"## Verdict: {run.rd.primary_metric or 'all metrics'}", "",
-              md_table(table, primary or table.rows, not primary), ""]
+        ms = list(dict.fromkeys(r["metric"] for r in primary))
+        m += [f"## {verdicts_title(ms)}", "",
+              md_table(table, primary or table.rows, not primary or len(ms) > 1),
+              ""]
         if primary and others:
             m += ["## Other metrics", "", md_table(table, others), ""]
         m += [f"From {src}. * = oversubscribed (more vCPUs than host cores).", ""]

@@ -27,9 +27,13 @@ class NotApplicable(Skip):
 class Plot:
     """One gnuplot run: the script, its variables, and what the report says."""
 
-    def __init__(self, name, size, title, caption, variables, data):
+    def __init__(self, name, size, title, caption, variables, data,
+                 verdicts=()):
         self.name, self.size, self.title, self.caption = name, size, title, caption
         self.variables, self.data = variables, data
+        #: the answer's cells the plot shows, with their verdicts and
+        #: ratios as drawn (answer_entry): plots.json's "verdicts"
+        self.verdicts = list(verdicts)
 
 
 def wide(n, height):
@@ -125,8 +129,8 @@ def log_panels(rows, panel, cols=("median", "ci_lo", "ci_hi")):
     return " ".join(p for p, vals in by.items() if spans_decade(vals))
 
 
-VERDICT_COLS = ["baseline", "variant", "cpus", "point", "metric", "median_var",
-                "verdict"]
+VERDICT_COLS = ["baseline", "variant", "cpus", "point", "metric",
+                "median_var", "ratio", "verdict"]
 
 
 def compared_rows(run, cols):
@@ -143,40 +147,71 @@ def compared_rows(run, cols):
     return rows
 
 
-def verdict_rows(sel, metrics, cpus, warn):
-    """The verdict of each compared pair (baseline, variant) per vCPU count
-    and point for these metrics, from tidy/comparisons.csv; only pairs of known variants, points and vCPU
-    counts drawn, with a verdict and the variant's median (where its point
-    is), and not the A/A control (role `control`: the baseline against
-    itself booted again, which calibrates the others; a file without the
-    role column has all its rows drawn).  The verdict is a display string,
-    shown whole."""
-    try:
-        rows = compared_rows(sel.run, VERDICT_COLS)
-    except PlotsError as e:
-        warn(f"no verdict labels: {e}")
-        return []
+#: the columns of a primary cell in plots.json's "verdicts" (what a
+#: figure says of the answer: tests/check_verdicts.py holds every output
+#: to comparisons.csv's)
+ANSWER_COLS = ["baseline", "variant", "cpus", "point", "metric", "ratio",
+               "ratio_ci_lo", "ratio_ci_hi", "verdict"]
+
+
+def answer_rows(run):
+    """The answer's cells: the primary rows of tidy/comparisons.csv (role
+    `primary`), each on the metric its cell is answered on (per regime:
+    analysis/primary.py), with the verdict the answer gives; a file
+    without the role column: the campaign's primary metric's rows.  []
+    without comparisons.csv."""
+    rows = compared_rows(run, ANSWER_COLS)
+    if rows and "role" in rows[0]:
+        return [r for r in rows if r["role"].strip() == "primary"]
+    return [r for r in rows if r["metric"] == run.rd.primary_metric]
+
+
+def answer_entry(r):
+    """A primary cell as plots.json's "verdicts" lists it."""
+    return {c: r.get(c, "") for c in ANSWER_COLS}
+
+
+def verdict_rows(sel, drawn, answers, cpus, meds):
+    """The answer's verdict of each primary cell a figure shows: the
+    primary rows (answer_rows) whose metric is one of `answers` (the
+    metrics the figure stands for), of known variants, points and vCPU
+    counts in `cpus`, and not the A/A control.  drawn(row) -> the metric
+    the figure draws at that cell (and op); meds: the medians.csv rows
+    drawn, whose variant's median places the label.  Each row gets
+    `label`: the verdict, with the cell's metric named where it is not
+    the one drawn ('insn_per_op: no harm'), and `median_var`: the drawn
+    median."""
+    at = {(r["variant"], str(r["cpus"]), r["point"], r["metric"]): r["median"]
+          for r in meds}
     out = []
-    for r in rows:
-        if (r["metric"] in metrics and sel.known(r) and r["baseline"] in sel.vorder
-                and r["verdict"].strip() and r["median_var"] != ""
-                and (r.get("role") or "").strip() != "control"):
-            try:
-                c = int(r["cpus"])
-                float(r["median_var"])
-            except ValueError:
-                continue
-            if c in cpus:
-                out.append(dict(r, cpus=str(c)))
-    out.sort(key=lambda r: (metrics.index(r["metric"]),) +
-             sel.key("point", "cpus", "variant")(r) + (sel.vorder[r["baseline"]],))
+    for r in answer_rows(sel.run):
+        if (r["metric"] not in answers or not sel.known(r)
+                or r["baseline"] not in sel.vorder or not r["verdict"].strip()):
+            continue
+        try:
+            c = int(r["cpus"])
+        except ValueError:
+            continue
+        if c not in cpus:
+            continue
+        m = drawn(r)
+        y = at.get((r["variant"], str(c), r["point"], m), "")
+        if y == "":
+            continue
+        out.append(dict(r, cpus=str(c), median_var=y, drawn=m,
+                        label=(r["verdict"].strip() if m == r["metric"]
+                               else None)))
+    out.sort(key=lambda r: sel.key("point", "cpus", "variant")(r)
+             + (sel.vorder[r["baseline"]],))
     return out
 
 
 def verdict_labels(sel, rows, panel):
     """The scripts' label variables (plots/gnuplot/style.gp: nvl, vl<i>, vt<i>):
     'after: no harm' (or 'rcu vs after: ...' for a pair whose baseline is
-    not the campaign's) right of the variant's point; the labels of more
+    not the campaign's; 'after, insn_per_op: no harm' where the cell's
+    answer is on another metric than the one drawn) right of the
+    variant's point; the labels of more
     than one pair at a vCPU count form a list centred on the first one's
     point (plots/gnuplot/style.gp moves it inside the panel), so that they never
     overlap however close the medians are."""
@@ -194,6 +229,8 @@ def verdict_labels(sel, rows, panel):
         ak, y, n = first[at]
         who = (r["variant"] if r["baseline"] == sel.run.rd.baseline
                else f"{r['variant']} vs {r['baseline']}")
+        if r.get("label") is None and r.get("drawn", r["metric"]) != r["metric"]:
+            who += f", {r['metric']}"
         v[f"vl{i}"] = f"{at[0]} {r['cpus']} {k} {n} {count[at]} {y}"
         v[f"vt{i}"] = f"{who}: {r['verdict'].strip()}"
     return v

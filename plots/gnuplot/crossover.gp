@@ -13,16 +13,18 @@
 #            mblist='4 64'; rplist='50 90'; pp1='m4-r50-t0 ...'; pc1=2; \
 #            pb1='before'; pv1='after'; ptitle1='...'; cbmax=2; \
 #            cbtics='0.5 1 2'" plots/gnuplot/crossover.gp
-#   infile: rows of analysis/TIDY.md comparisons.csv of the primary metric (baseline, variant, cpus, point, read_pct,
-#   mailboxes, ratio).
+#   infile: the primary rows of analysis/TIDY.md comparisons.csv, each
+#   cell on its own metric (baseline, variant, cpus, point, read_pct,
+#   mailboxes, ratio, and better: 'higher' or 'lower', the way that
+#   metric is better; a tile is coloured by the ratio, inverted where
+#   lower is better, so that teal is always the variant better).
 #   npan panels, laid out ncols a row (nrows rows); panel j: pp<j> its
 #   points (one think time), pc<j> its vCPU count, pb<j> and pv<j> the
 #   pair, ptitle<j> its title.  empty: the panels without data.
 #   mblist, rplist: the mailboxes and read_pct values, ascending (the
 #   tiles' columns and rows).
 #   cbmax: the colour scale runs from 1/cbmax to cbmax (log); cbtics: its
-#   ticks; cblab: its label.  better: 'higher' (default) when a ratio above
-#   1 is good (teal), 'lower' when below 1 is.
+#   ticks; cblab: its label.
 #   ntl tile labels: tl<i> = 'PANEL XI YI', ta<i>, tb<i>, tc<i> its lines
 #   (the ratio, the verdict, the verdict's detail; '' = none); tlen: the
 #   longest line in characters (sets the font).
@@ -39,7 +41,6 @@ if (!exists("npan") || !exists("ncols") || !exists("nrows") || !exists("mblist")
 if (!exists("empty")) empty = ""
 if (!exists("cbtics")) cbtics = "1"
 if (!exists("cblab")) cblab = "ratio (log scale)"
-if (!exists("better")) better = "higher"
 if (!exists("ntl")) ntl = 0
 if (!exists("tlen")) tlen = 8
 cbmax = cbmax + 0
@@ -55,11 +56,10 @@ tx(j, full) = tsel(j) && ((strcol("ratio") ne "") == full) ? mbpos(column("mailb
 ty(j) = rppos(column("read_pct"))
 
 teal = "#35978f"; brown = "#bf812d"; grey = "#cccccc"
-if (better eq "lower") {
-	set palette defined (0 teal, 0.25 "#80cdc1", 0.5 "#f5f5f5", 0.75 "#dfc27d", 1 brown)
-} else {
-	set palette defined (0 brown, 0.25 "#dfc27d", 0.5 "#f5f5f5", 0.75 "#80cdc1", 1 teal)
-}
+set palette defined (0 brown, 0.25 "#dfc27d", 0.5 "#f5f5f5", 0.75 "#80cdc1", 1 teal)
+# the tile's colour: the ratio, inverted where its metric is better lower
+gain(x) = strcol("better") eq "lower" ? 1.0 / x : x
+
 # the colour scale (again for each format: the key row unsets the tics), a
 # hair wider than the ticks (one at the very end of a log axis is dropped)
 cbaxis = 'set logscale cb; set cbrange [1.0 / (cbmax * 1.01):cbmax * 1.01]; set cbtics () nomirror; ' . \
@@ -73,7 +73,7 @@ axes = sprintf("set xrange [0.5:%g]; set yrange [0.5:%g]; ", nmb + 0.5, nrp + 0.
 # the colour scale's room on the right
 L = yroom(0.07, 0); R = 1 - 125.0 / width; SP = yroom(0.06, 0)
 klines = keylines(3, 28)
-maintitle = "Crossover: where each lock pays (ratio of the primary metric; tile: ratio, verdict)"
+maintitle = "Crossover: where each lock pays (the answer: each cell's ratio and verdict on its primary metric)"
 # the tiles' size in pixels, and the font of their labels: the longest line
 # across the tile's width, three lines of vpitch (plots/gnuplot/style.gp) down it
 ph = (paneltop(klines) - fb(80)) * height / nrows - (ptitle_px + 50)
@@ -117,7 +117,7 @@ do for [fmt in formats] {
 					eval tlabel(i, 1) . tlabel(i, 2) . tlabel(i, 3)
 				}
 			}
-			plot infile using (tx(j, 1)):(ty(j)):(tx(j, 1) - 0.5):(tx(j, 1) + 0.5):(ty(j) - 0.5):(ty(j) + 0.5):(column("ratio")) \
+			plot infile using (tx(j, 1)):(ty(j)):(tx(j, 1) - 0.5):(tx(j, 1) + 0.5):(ty(j) - 0.5):(ty(j) + 0.5):(gain(column("ratio"))) \
 				with boxxyerror fillstyle solid 1.0 border linecolor rgb "#ffffff" linewidth 2 linecolor palette notitle, \
 			     infile using (tx(j, 0)):(ty(j)):(tx(j, 0) - 0.5):(tx(j, 0) + 0.5):(ty(j) - 0.5):(ty(j) + 0.5) \
 				with boxxyerror fillstyle solid 1.0 border linecolor rgb "#ffffff" linewidth 2 linecolor rgb grey notitle

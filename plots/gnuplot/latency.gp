@@ -11,7 +11,10 @@
 #   infile: rows of analysis/TIDY.md medians.csv (the columns variant,
 #   cpus, point, metric, median, ci_lo, ci_hi), the rows of a line next to
 #   each other: make_plots.py writes them in that order.
-#   stat: 'mean' (default) or 'median': metric <op>_lat_<stat>_ns.
+#   stat: the statistic in the title, 'mean' (default), 'median' or
+#   'mean or median'; the rows of infile are each cell's (<op>_lat_*_ns:
+#   make_plots.py picks the statistic the answer judges there, and a
+#   point's plabel names it where it differs).
 #   empty: panels without data, as OP:POINT (e.g. 'write:p3' for a point
 #   with 100% reads); gnuplot cannot autoscale an empty panel.
 #   logpanels: panels with a log y axis, as OP:POINT (default none).
@@ -33,7 +36,7 @@ np = words(points)
 ops = "lookup write"
 plabel(p) = exists(sprintf("plabel%d", p)) ? value(sprintf("plabel%d", p)) : word(points, p)
 sel(k, p, o) = strcol("variant") eq word(variants, k) && strcol("point") eq word(points, p) \
-	&& strcol("metric") eq word(ops, o) . "_lat_" . stat . "_ns"
+	&& strstrt(strcol("metric"), word(ops, o) . "_lat_") == 1
 
 # verdict labels need room right of the last vCPU count
 xmax = words(cpuslist) + (nvl > 0 ? 1 : 0.5)

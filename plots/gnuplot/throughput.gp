@@ -13,7 +13,10 @@
 #   plabel1, plabel2, ...: panel titles of the points (default: the id).
 #   logpanels: the points whose panel has a log y axis (default none).
 #   metric: which throughput (default throughput_ops_s; throughput_run:
-#   per second the vCPUs were on a host core).
+#   per second the vCPUs were on a host core); infile's rows are each
+#   cell's (throughput_*: make_plots.py picks it).
+#   cpustat: where the metric differs by vCPU count, 'CPUS:WORD ...'
+#   (e.g. '1:ops/s 2:run'): each vCPU tick says which.
 #   nvl, vl1, vt1, ...: the verdict labels (plots/gnuplot/style.gp; PANEL = point).
 #   Common variables: plots/gnuplot/style.gp.
 
@@ -26,16 +29,19 @@ if (!exists("points") || !exists("cpuslist")) {
 }
 if (!exists("logpanels")) logpanels = ""
 if (!exists("metric")) metric = "throughput_ops_s"
+if (!exists("cpustat")) cpustat = ""
 np = words(points)
 plabel(p) = exists(sprintf("plabel%d", p)) ? value(sprintf("plabel%d", p)) : word(points, p)
 sel(k, p) = strcol("variant") eq word(variants, k) && strcol("point") eq word(points, p) \
-	&& strcol("metric") eq metric
+	&& strstrt(strcol("metric"), "throughput_") == 1
+ctick(i) = cpulabel(i) . (cpustat eq "" ? "" : \
+	" (" . word(cpustat, i)[strstrt(word(cpustat, i), ":") + 1:] . ")")
 col(k, p, name) = sel(k, p) ? column(name) : NaN
 
 # verdict labels need room right of the last vCPU count
 xmax = words(cpuslist) + (nvl > 0 ? 1 : 0.5)
 axes = sprintf("set xrange [0.5:%g]; ", xmax) . \
-	'set xtics (); do for [i=1:words(cpuslist)] { set xtics add (cpulabel(i) i) }; ' . \
+	'set xtics (); do for [i=1:words(cpuslist)] { set xtics add (ctick(i) i) }; ' . \
 	'set xlabel "vCPUs"'
 L = yroom(0.09, logpanels ne ""); R = 0.98; SP = yroom(0.06, logpanels ne "")
 klines = keylines(nv, longest(variants))
