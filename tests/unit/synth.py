@@ -223,3 +223,154 @@ def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
     with open(os.path.join(path, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     return manifest
+
+
+#: campaigns/default.toml's points, as its manifest records them
+DEFAULT_POINTS = [
+    {"id": "read95", "read_pct": 95, "mailboxes": 16, "miss_pct": 0,
+     "duration_ms": 1000, "think_ns": 0, "primary_metric": "throughput_run"},
+    {"id": "read50", "read_pct": 50, "mailboxes": 16, "miss_pct": 0,
+     "duration_ms": 1000, "think_ns": 0, "primary_metric": "throughput_run"},
+    {"id": "read95-long", "read_pct": 95, "mailboxes": 256, "miss_pct": 0,
+     "duration_ms": 1000, "think_ns": 0, "primary_metric": "throughput_run"},
+    {"id": "read95-paced", "read_pct": 95, "mailboxes": 16, "miss_pct": 0,
+     "duration_ms": 1000, "think_ns": 100000,
+     "primary_metric": "lookup_lat_median_ns"},
+]
+#: (cpus, point) -> the after/before factor on throughput (its inverse on
+#: latencies) of make_default_run: 1 vCPU (icount) within the margin, 2
+#: vCPUs harm on the tight loops with lists, no change when paced
+DEFAULT_EFFECTS = {(1, "read95"): 1 / 1.0037, (1, "read50"): 1 / 1.002,
+                   (1, "read95-long"): 1 / 1.001, (1, "read95-paced"): 1.0,
+                   (2, "read95"): 0.816, (2, "read50"): 1.0,
+                   (2, "read95-long"): 0.66, (2, "read95-paced"): 1.0}
+#: (cpus, point) -> the after/before factor on write latencies: the
+#: spinlock's writers wait less where readers dominate
+DEFAULT_WRITERS = {(2, "read95"): 0.6, (2, "read95-long"): 0.45}
+
+
+def host_steal_txt(cpus, steal_pct, seed):
+    """A host-steal.txt (guest/JOB.md) of cpus vCPU threads, each with
+    about steal_pct % steal, and one other QEMU thread."""
+    rnd = random.Random(seed)
+    wall = 1_000_000_000
+    lines = ["lockbench-host-steal v1",
+             "thread\ttid\twall_ns\trun_ns\twait_ns\tnonvoluntary_switches"
+             "\tsteal_pct"]
+    for i in range(cpus):
+        wait = int(wall * max(0.0, rnd.gauss(steal_pct, 0.5)) / 100)
+        lines.append(f"CPU {i}/TCG\t{100 + i}\t{wall}\t{wall - wait}\t{wait}"
+                     f"\t{rnd.randint(5, 50)}\t{100 * wait / wall:.3f}")
+    lines.append(f"qemu-system-arm\t99\t{wall}\t{wall // 200}\t0\t1\t0.000")
+    return "\n".join(lines) + "\n"
+
+
+def make_default_run(path, effects=None, writers=None, reps=8, icount_reps=3,
+                     seed=11, noise=0.02, icount_noise=3e-6, steal_pct=3.0,
+                     name="default"):
+    """A results directory shaped like campaigns/default.toml's: before
+    (rwlock), after (spinlock) and the A/A control before~aa, at 1 vCPU
+    under icount (icount_reps boots each: insn_per_op exact to
+    icount_noise) and at 2 pinned vCPUs on the wall clock (reps boots
+    each, throughput with `noise`, host-steal.txt), the four default
+    points with their named primary metrics.  effects, writers: see
+    DEFAULT_EFFECTS, DEFAULT_WRITERS.  Returns the manifest dict."""
+    effects = dict(DEFAULT_EFFECTS, **(effects or {}))
+    writers = dict(DEFAULT_WRITERS, **(writers or {}))
+    rnd = random.Random(seed)
+    variants = ["before", "after", "before~aa"]
+    lock = {"before": "rw", "after": "spin", "before~aa": "rw"}
+    cells = []
+    os.makedirs(path, exist_ok=True)
+    for cpus, n, clock in ((1, icount_reps, "icount"), (2, reps, "wall")):
+        for rep in range(1, n + 1):
+            for pos, v in enumerate(variants, 1):
+                cid = f"r{rep:02d}-{v}-c{cpus}"
+                cells.append({"id": cid, "variant": v, "cpus": cpus,
+                              "rep": rep, "pos": pos, "state": "done",
+                              "oversubscribed": False, "clock": clock,
+                              "tries": [{"state": "done", "problems": []}],
+                              **({"pin": [0, 1]} if cpus == 2 else {})})
+                cdir = os.path.join(path, "cells", cid)
+                os.makedirs(cdir, exist_ok=True)
+                with open(os.path.join(cdir, "meta.json"), "w") as f:
+                    json.dump({"cell": cid, "variant": v, "arch": "arm"}, f)
+                for fname in ("console.log", "qemu-cmd"):
+                    with open(os.path.join(cdir, fname), "w") as f:
+                        f.write("synthetic\n")
+                for p in DEFAULT_POINTS:
+                    k = (cpus, p["id"])
+                    factor = effects.get(k, 1.0) if v == "after" else 1.0
+                    s = rnd.randrange(1 << 30)
+                    if clock == "icount":
+                        # 2209 instructions an op: 1e9 guest ns / 2209
+                        ops = 1e9 / 2209 * factor * (1 + rnd.gauss(
+                            0, icount_noise))
+                    else:
+                        ops = 120000.0 * factor * (1 + rnd.gauss(0, noise))
+                    if p["think_ns"]:
+                        ops = 9000.0 * (1 + rnd.gauss(0, noise / 4))
+                    text, rd, wr = results_txt(p, cpus, s, ops, threads=cpus,
+                                               lat_scale=1 / factor)
+                    wf = writers.get(k, 1.0) if v == "after" else 1.0
+                    if wf != 1.0:
+                        text = _scale_writes(text, wf)
+                    pdir = os.path.join(cdir, "points", p["id"])
+                    os.makedirs(pdir, exist_ok=True)
+                    with open(os.path.join(pdir, "results.txt"), "w") as f:
+                        f.write(text)
+                    with open(os.path.join(pdir, "lock_stat.txt"), "w") as f:
+                        f.write(lockstat_txt(lock[v], rd, wr, s))
+                    with open(os.path.join(pdir, "perf-stat.csv"), "w") as f:
+                        f.write(perf_stat_csv(p["duration_ms"], cpus, s))
+                    if clock == "wall":
+                        with open(os.path.join(pdir, "host-steal.txt"),
+                                  "w") as f:
+                            f.write(host_steal_txt(cpus, steal_pct, s))
+    campaign = {
+        "name": name, "variants": variants, "baseline": "before",
+        "compare": [["before", "after"]], "control": True, "pin": True,
+        "cpus": [1, 2], "repetitions": reps, "order": "balanced",
+        "margin": 0.05, "primary_metric": None, "primary_points": None,
+        "clock": {"1": "icount", "2": "wall"}, "icount_repetitions": icount_reps,
+        "points": DEFAULT_POINTS, "looks": [reps],
+        "controls": {"before~aa": "before"}, "lock_class": "mboxes_lock",
+        "file": "campaigns/default.toml"}
+    manifest = {
+        "format": 1, "campaign": campaign,
+        "host": {"cores": 2, "cpu_model": "Synthetic CPU @ 2.0GHz",
+                 "qemu_version": "7.2.0", "accel": "tcg"},
+        "builds": {v: {"kernel_version": "6.1.192", "kernel": "6.1",
+                       "arch": "arm", "lock_stat": True, "lockdep": True,
+                       "lookup_lock": "lock",
+                       "patches": [{"name": n, "sha256": n * 8} for n in (
+                           ["0001", "0002"] if v == "after" else ["0001"])]}
+                   for v in ("before", "after")},
+        "cells": cells,
+    }
+    with open(os.path.join(path, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    return manifest
+
+
+def _scale_writes(text, factor):
+    """results.txt text with its write latencies times factor (min, max,
+    sum and the log2 histogram, shifted by whole buckets where the factor
+    is a power of two, else by the rounded log2)."""
+    shift = round(-__import__("math").log2(factor))
+    out = []
+    for line in text.splitlines():
+        if line.startswith("lat op=write "):
+            kv = dict(x.split("=", 1) for x in line.split()[1:])
+            h = [int(x) for x in kv["hist"].split(",")]
+            if shift > 0:
+                h = h[shift:] + [0] * shift
+            elif shift < 0:
+                h = [0] * -shift + h[:shift]
+            kv.update(min_ns=str(max(1, int(int(kv["min_ns"]) * factor))),
+                      max_ns=str(max(1, int(int(kv["max_ns"]) * factor))),
+                      sum_ns=str(int(int(kv["sum_ns"]) * factor)),
+                      hist=",".join(map(str, h)))
+            line = "lat " + " ".join(f"{k}={v}" for k, v in kv.items())
+        out.append(line)
+    return "\n".join(out) + "\n"

@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: GPL-2.0
+"""One answer, told the same way everywhere (issue #41): on a run shaped
+like the default campaign (tests/unit/synth.py make_default_run: 1 vCPU
+under icount, 2 pinned vCPUs on the wall clock, four points, the A/A
+control), `./run.sh report` and the plots give every primary cell the
+same verdict and ratio in answer.txt, summary.md, report.html,
+commit-msg.txt and plots.json (tests/check_verdicts.py), the figures
+label each cell with the answer's verdict on its own metric, and the
+commit block reads by vCPUs then point.  Negative controls: the checker
+fails on an output changed by one verdict or one ratio digit."""
+
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from analysis import report
+from plots import make_plots, pages
+from tests.unit import synth
+from tests.unit.helpers import run_main
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CHECK = os.path.join(HERE, "..", "check_verdicts.py")
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def check(d):
+    return subprocess.run([sys.executable, CHECK, d], capture_output=True,
+                          text=True)
+
+
+class OneAnswer(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="one-answer-")
+        cls.dir = os.path.join(cls.tmp, "default-20260101T000000Z")
+        synth.make_default_run(cls.dir)
+        status, _out, err = run_main(report.main, [cls.dir, "--quiet"])
+        assert status == 0, err
+        make_plots.make_plots(cls.dir, warn=lambda m: None)
+        pages.write_reports(cls.dir)
+        with open(os.path.join(cls.dir, "tidy", "comparisons.csv")) as f:
+            cls.prim = [r for r in csv.DictReader(f) if r["role"] == "primary"]
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def copy(self):
+        d = tempfile.mkdtemp(prefix="one-answer-copy-", dir=self.tmp)
+        shutil.rmtree(d)
+        shutil.copytree(self.dir, d)
+        return d
+
+    def test_every_output_tells_the_same_answer(self):
+        p = check(self.dir)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(p.stdout.count("ok: "), 6, p.stdout)
+
+    def test_the_cells_are_each_on_their_regimes_metric(self):
+        got = {(int(r["cpus"]), r["point"]): r["metric"] for r in self.prim}
+        self.assertEqual(got[(1, "read95")], "insn_per_op")
+        self.assertEqual(got[(1, "read95-paced")], "lookup_lat_mean_ns")
+        self.assertEqual(got[(2, "read95")], "throughput_run")
+        self.assertEqual(got[(2, "read95-paced")], "lookup_lat_median_ns")
+        # the known effects: 2 vCPUs harmed on the tight loops with lists
+        v = {k: r["verdict"] for k, r in zip(got, self.prim)}
+        self.assertEqual(v[(2, "read95")], "harm")
+        self.assertEqual(v[(2, "read95-long")], "harm")
+        self.assertEqual(v[(1, "read95")], "no harm")
+
+    def test_crossover_tiles_are_the_answer(self):
+        with open(os.path.join(self.dir, "plots", "data", "crossover.csv")) as f:
+            tiles = list(csv.DictReader(f))
+        self.assertEqual(len(tiles), len(self.prim))
+        want = {(r["cpus"], r["point"]): (r["metric"], r["ratio"], r["verdict"])
+                for r in self.prim}
+        for t in tiles:
+            self.assertEqual((t["metric"], t["ratio"], t["verdict"]),
+                             want[(t["cpus"], t["point"])])
+        # lower is better for insn_per_op: the colour inverts its ratio
+        self.assertEqual({t["better"] for t in tiles if t["metric"] ==
+                          "insn_per_op"}, {"lower"})
+
+    def test_figure_labels_name_a_metric_not_drawn(self):
+        cmds = read(os.path.join(self.dir, "plots", "gnuplot-commands.txt"))
+        line = next(x for x in cmds.splitlines() if "throughput.gp" in x)
+        self.assertIn("after, insn_per_op: no harm", line)
+        self.assertIn("after: harm", line)
+        lat = next(x for x in cmds.splitlines() if "latency.gp" in x)
+        # the paced point's answer: the median at 2 vCPUs, the mean under icount
+        self.assertIn("(1 vCPU: mean, 2 vCPUs: median)", lat)
+        with open(os.path.join(self.dir, "plots", "data", "latency.csv")) as f:
+            rows = list(csv.DictReader(f))
+        stats = {(r["cpus"], r["metric"].split("_")[2]) for r in rows
+                 if r["point"] == "read95-paced"}
+        self.assertEqual(stats, {("1", "mean"), ("2", "median")})
+
+    def test_commit_block_by_vcpus_then_point(self):
+        msg = read(os.path.join(self.dir, "commit-msg.txt"))
+        rows = [x for x in msg.splitlines() if re.match(r"^[12] ", x)
+                and len(re.split(r"\s{2,}", x)) >= 4]
+        keys = [(x.split()[0], re.split(r"\s{2,}", x)[1]) for x in rows]
+        points = [p["id"] for p in synth.DEFAULT_POINTS]
+        self.assertEqual(keys, [(c, p) for c in ("1", "2") for p in points])
+        first = msg.split("\n\n")[0]
+        self.assertIn("1 vCPU (icount): no harm at all 4 points", " ".join(
+            first.split()))
+        self.assertIn("2 vCPUs: harm at read95", " ".join(first.split()))
+        self.assertIn("Kernels: lockdep + lock_stat builds", msg)
+        self.assertIn("lock_stat cross-check: exact in all", msg)
+
+    def test_report_opens_with_a_table_of_the_cells(self):
+        page = read(os.path.join(self.dir, "report.html"))
+        self.assertLess(page.index('<table class="answer">'),
+                        page.index("<h2>Verdicts"))
+        self.assertEqual(page.count('<td class="l"><b>') +
+                         len(re.findall(r'<td class="l [a-z]+"><b>', page)),
+                         len(self.prim))
+        self.assertNotIn("Verdict: throughput_ops_s", page)
+        # icount rows show the means their ratio is of
+        self.assertIn("insn/op (mean)", page)
+
+    def test_checker_fails_on_one_changed_verdict(self):
+        d = self.copy()
+        path = os.path.join(d, "plots", "plots.json")
+        with open(path) as f:
+            j = json.load(f)
+        e = next(e for p in j["plots"] for e in p["verdicts"]
+                 if e["verdict"] == "harm")
+        e["verdict"] = "no harm"
+        with open(path, "w") as f:
+            json.dump(j, f)
+        p = check(d)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("plots.json", p.stdout)
+
+    def test_checker_fails_on_one_changed_ratio(self):
+        d = self.copy()
+        path = os.path.join(d, "commit-msg.txt")
+        text = read(path)
+        r = next(r for r in self.prim if r["verdict"] == "harm")
+        old = f"{float(r['ratio']):.3f}"
+        new = f"{float(r['ratio']) + 0.001:.3f}"
+        row = next(x for x in text.splitlines()
+                   if x.startswith(r["cpus"] + " ") and old in x)
+        with open(path, "w") as f:
+            f.write(text.replace(row, row.replace(old, new)))
+        p = check(d)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("commit-msg.txt", p.stdout)
+
+    def test_checker_fails_on_a_plot_of_another_metric(self):
+        # what the issue measured: the crossover map of raw throughput
+        d = self.copy()
+        path = os.path.join(d, "plots", "plots.json")
+        with open(path) as f:
+            j = json.load(f)
+        cross = next(p for p in j["plots"] if p["name"] == "crossover")
+        cross["verdicts"][-2]["metric"] = "throughput_ops_s"
+        with open(path, "w") as f:
+            json.dump(j, f)
+        self.assertEqual(check(d).returncode, 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
