@@ -92,10 +92,15 @@ class VariantError(CliError):
 
 
 def variant_names():
+    """The variants of every variant folder: their files' names, those
+    that are variant names (build/trees also holds the campaigns ./run.sh
+    build --tree writes, campaign-A-B.toml, longer than a name may be)."""
     names = set()
     for d in VARIANT_DIRS:
         if os.path.isdir(d):
-            names.update(f[:-5] for f in os.listdir(d) if f.endswith(".toml"))
+            names.update(f[:-5] for f in os.listdir(d)
+                         if f.endswith(".toml") and NAME_RE.fullmatch(f[:-5])
+                         and not f.startswith("campaign-"))
     return sorted(names)
 
 

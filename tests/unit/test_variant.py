@@ -34,6 +34,22 @@ class Targets(unittest.TestCase):
             with self.subTest(bad), self.assertRaises(variant.VariantError):
                 variant.parse_target(bad)
 
+    def test_names_are_variant_files_only(self):
+        """build/trees holds the campaigns ./run.sh build --tree writes
+        beside its variant files: those are no variants."""
+        import tempfile as tf
+        with tf.TemporaryDirectory() as d:
+            for f in ("linux-1a2b3c4d5e6f.toml", "campaign-linux-1a2b3c4d5e6f-0123456789ab.toml",
+                      "campaign-x.toml", "notes.txt"):
+                open(os.path.join(d, f), "w").close()
+            build_target.VARIANT_DIRS.insert(0, d)
+            try:
+                names = variant.variant_names()
+            finally:
+                build_target.VARIANT_DIRS.remove(d)
+        self.assertIn("linux-1a2b3c4d5e6f", names)
+        self.assertFalse([n for n in names if n.startswith("campaign-")], names)
+
     def test_kernel_table(self):
         """kernel-patches/kernels.toml names the default kernel first, the
         one lockbench/defaults.py's campaign default must name too, and a
@@ -144,7 +160,10 @@ class Targets(unittest.TestCase):
         from 6.13): those load where they fit and are refused elsewhere
         with the target that fits."""
         rt = {"before-rt", "after-rt"}
-        for name in variant.variant_names():
+        shipped = os.path.join(build_target.ROOT, "kernel-patches", "variants")
+        # The shipped ones: build/trees holds a tree's commits, whose
+        # kernel is the commit's (and the suite's t-tree writes some).
+        for name in sorted(f[:-5] for f in os.listdir(shipped) if f.endswith(".toml")):
             for arch in variant.ARCHES:
                 for kernel in variant.KERNELS:
                     target = variant.label(name, arch, kernel)
