@@ -5,11 +5,14 @@ points), the writer's tail against the share of reads (starvation), and
 the fairness between threads.
 """
 
+import math
+
 from analysis import metrics
 from plots.common import PlotsError, to_int
 from plots.select import (MED_COLS, VERDICT_COLS, Plot, Skip, answer_entry,
-                          answer_rows, log_note, log_panels, spans_decade,
-                          verdict_labels, verdict_rows, wide)
+                          answer_rows, compared_rows, log_note, log_panels,
+                          plain, spans_decade, verdict_labels, verdict_rows,
+                          wide)
 
 
 #: the metrics whose cells the throughput figure answers for: its
@@ -156,9 +159,13 @@ def throughput(sel, warn):
 
 
 def starvation(sel, warn):
+    """The writers' answer drawn: write latency p99 (bars) and maximum
+    (markers) per point that mixes reads and writes, a bar per variant,
+    a panel per vCPU count above 1, the writers' verdict on p99 (role
+    `writers`) above each compared variant's bar."""
     run = sel.run
-    metrics = ["write_lat_p99_ns", "write_lat_max_ns"]
-    rows = sel.medians(metrics)
+    metrics_ = ["write_lat_p99_ns", "write_lat_max_ns"]
+    rows = sel.medians(metrics_)
     for r in rows:
         to_int(r.get("read_pct"), "medians.csv read_pct")
     if not rows:
@@ -168,35 +175,65 @@ def starvation(sel, warn):
     if not rows:
         raise Skip("only 1-vCPU write_lat_p99_ns/write_lat_max_ns rows "
                    "(one benchmark thread: nothing to starve)")
-    # points that differ only in read_pct form one line
-    groups = {}
-    for p in run.points:
-        k = tuple((n, p.get(n)) for n in ("mailboxes", "miss_pct", "duration_ms"))
-        groups.setdefault(k, []).append(p["id"])
-    gindex = {pid: i for i, ids in enumerate(groups.values()) for pid in ids}
-    rows.sort(key=lambda r: (gindex[r["point"]],) + sel.key("variant", "metric",
-                                                           "cpus", "read_pct")(r))
-    v, _, cpus = sel.common(rows)
-    used = [ids for ids in groups.values() if any(r["point"] in ids for r in rows)]
-    for i, ids in enumerate(used, 1):
-        v[f"group{i}"] = " ".join(ids)
-        if len(used) > 1:
-            p = run.point(ids[0])
-            v[f"glabel{i}"] = (f"({p.get('mailboxes')} mailboxes, "
-                               f"{p.get('miss_pct')}% misses)")
-    reads = sorted({int(r["read_pct"]) for r in rows})
+    # the points that mix reads and writes, in the campaign's order
+    rows = [r for r in rows if 0 < int(r["read_pct"]) < 100] or rows
+    rows.sort(key=sel.key("point", "variant", "metric", "cpus"))
+    v, points, cpus = sel.common(rows)
+    for i, pid in enumerate(points, 1):
+        p = run.point(pid)
+        # a tick label is a format: its % doubled
+        v[f"plabel{i}"] = (f"{pid} ({p['read_pct']}%% reads)" if "read_pct" in p
+                           else pid.replace("%", "%%"))
+    # where the bars start: below every value drawn, per panel (a choice
+    # of axis, as log_ticks)
+    base = []
+    for c in cpus:
+        vals = [float(r[k]) for r in rows if r["cpus"] == str(c)
+                for k in ("median", "ci_lo") if r[k] not in ("", None)
+                and float(r[k]) > 0]
+        if vals:
+            base += [str(c), plain(10 ** math.floor(math.log10(min(vals) / 1.5)))]
+    v["ybase"] = " ".join(base)
+    data = [sel.write("starvation", rows, MED_COLS)]
+    # the writers' verdicts on p99, above the variant's bar
+    top = {}
+    for r in rows:
+        if r["ci_hi"] not in ("", None):
+            k = (r["variant"], r["cpus"], r["point"])
+            top[k] = max(top.get(k, 0.0), float(r["ci_hi"]), float(r["median"]))
+    try:
+        comps = compared_rows(run, VERDICT_COLS + ["role"])
+    except PlotsError as e:
+        warn(f"no writers' labels: {e}")
+        comps = []
+    labels = [r for r in comps if r.get("role") == "writers"
+              and r["metric"] == "write_lat_p99_ns" and sel.known(r)
+              and r["point"] in points and r["cpus"] in {str(c) for c in cpus}
+              and (r["variant"], r["cpus"], r["point"]) in top]
+    nv = len(run.variants)
+    for i, r in enumerate(labels, 1):
+        k = sel.vorder[r["variant"]] + 1
+        x = points.index(r["point"]) + 1 + (k - (nv + 1) / 2.0) * 0.7 / nv
+        ratio = f" {float(r['ratio']):.3f}" if r["ratio"] not in ("", None) else ""
+        v[f"sl{i}"] = (f"{r['cpus']} {x:.4f} "
+                       f"{top[(r['variant'], r['cpus'], r['point'])] * 1.6:.6g} {k}")
+        v[f"st{i}"] = f"{r['verdict'].split(' (n')[0]}{ratio}"
+    v["nsl"] = len(labels)
+    if labels:
+        data.append(sel.write("starvation-verdicts", labels, VERDICT_COLS))
     return Plot("starvation", wide(len(cpus), 450),
-                "Writer starvation: write latency tail vs share of reads",
-                "The 99th percentile (solid) and the maximum (dashed) of the "
-                "write latency against the share of reads "
-                f"({', '.join(map(str, reads))}%), one panel per vCPU count "
-                "above 1 (one vCPU runs one benchmark thread, which nothing "
-                "can starve): "
-                "median over boots (medians.csv write_lat_p99_ns, "
-                "write_lat_max_ns), bars: 95% CI, log scale. A "
-                "reader-preferring rwlock lets readers keep a writer waiting, "
-                "so its tail grows with the share of reads.",
-                v, [sel.write("starvation", rows, MED_COLS)])
+                "Writers: can readers starve a writer?",
+                "The write latency p99 (bars) and maximum (open markers) at "
+                "each point that mixes reads and writes, a bar per kernel "
+                "variant, one panel per vCPU count above 1 (one vCPU runs one "
+                "benchmark thread, which nothing can starve): median over "
+                "boots (medians.csv write_lat_p99_ns, write_lat_max_ns), "
+                "bars: 95% CI, log scale. A reader-preferring rwlock (32-bit "
+                "ARM's) lets readers keep a writer waiting: its bar stands "
+                "above the spinlock's where reads dominate. Above each "
+                "compared variant's bar, the writers' answer on p99 (its "
+                "verdict and ratio, comparisons.csv role writers).",
+                v, data, [answer_entry(r) for r in labels])
 
 
 def fairness(sel, warn):

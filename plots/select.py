@@ -167,8 +167,10 @@ def answer_rows(run):
 
 
 def answer_entry(r):
-    """A primary cell as plots.json's "verdicts" lists it."""
-    return {c: r.get(c, "") for c in ANSWER_COLS}
+    """A cell of the answer as plots.json's "verdicts" lists it, with its
+    role (`primary`, or `writers`: the writers' answer)."""
+    return dict({c: r.get(c, "") for c in ANSWER_COLS},
+                role=(r.get("role") or "primary").strip())
 
 
 def verdict_rows(sel, drawn, answers, cpus, meds):

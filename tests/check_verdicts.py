@@ -19,7 +19,7 @@ Usage: check_verdicts.py DIR
   its first paragraph names every vCPU count;
 - plots/plots.json (when the plots were drawn): every primary cell in
   the "verdicts" of some plot, each entry the table's verdict and
-  ratio.
+  ratio (a writers' entry, role `writers`, its row's).
 
 Prints one line per output checked; exit 1 with "FAIL: ..." at the
 first disagreement.
@@ -52,11 +52,14 @@ def squash(text):
     return re.sub(r"\s+", "", text)
 
 
-def load_primary(d):
+def load_primary(d, role="primary"):
     with open(os.path.join(d, "tidy", "comparisons.csv"), newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["role"] == "primary"]
-    if not rows:
+        rows = [r for r in csv.DictReader(f) if r["role"] == role]
+    if not rows and role == "primary":
         fail("tidy/comparisons.csv has no primary row")
+    if role != "primary":
+        return {(r["baseline"], r["variant"], int(r["cpus"]), r["point"],
+                 r["metric"]): r for r in rows}
     return {(r["baseline"], r["variant"], int(r["cpus"]), r["point"]): r
             for r in rows}
 
@@ -205,7 +208,7 @@ def commit_cells(msg, prim):
         fail(f"commit-msg.txt: rows not in the table's order: {list(found)}")
 
 
-def plots_cells(d, prim):
+def plots_cells(d, prim, writers):
     path = os.path.join(d, "plots", "plots.json")
     if not os.path.exists(path):
         print("ok: no plots drawn")
@@ -216,6 +219,13 @@ def plots_cells(d, prim):
     for p in plots:
         for e in p.get("verdicts") or []:
             k = (e["baseline"], e["variant"], int(e["cpus"]), e["point"])
+            if e.get("role", "primary") == "writers":
+                r = writers.get(k + (e["metric"],))
+                if r is None or (e["verdict"], e["ratio"]) != (r["verdict"],
+                                                               r["ratio"]):
+                    fail(f"plots.json {p['name']}: the writers' {k} is not "
+                         f"comparisons.csv's")
+                continue
             r = prim.get(k)
             if r is None:
                 fail(f"plots.json {p['name']}: {k} is not a primary cell")
@@ -251,7 +261,7 @@ def main(argv):
     html_table_rows(page, prim)
     with open(os.path.join(d, "commit-msg.txt"), encoding="utf-8") as f:
         commit_cells(f.read(), prim)
-    plots_cells(d, prim)
+    plots_cells(d, prim, load_primary(d, "writers"))
     return 0
 
 

@@ -89,6 +89,68 @@ def parse_cell_line(line):
     return where, verdict, what
 
 
+#: the writers' metrics (verdicts.WRITERS) in words
+WRITER_WORDS = {"write_lat_p99_ns": "p99", "write_lat_max_ns": "max"}
+
+
+def writers_sentence(rows, v):
+    """The writers' answer of a pair in one sentence ('' without writer
+    rows): whether the conversion helps or hurts the tail of a writer's
+    wait (write latency p99 and maximum, role `writers`), then each
+    verdict with its cells: 'Writers (write latency p99 and max, 2
+    vCPUs, the points that mix reads and writes): after helps writers:
+    p99 better at read95 (0.544) and read95-long (0.680), ...'."""
+    if rows is None or not len(rows):
+        return ""
+    kinds = [str(x).split(" (")[0] for x in rows["verdict"]]
+    good = stats.BETTER in kinds
+    bad = any(k in (stats.WORSE, stats.HARM, "harm") for k in kinds)
+    if good and not bad:
+        says = f"{v} helps writers"
+    elif bad and not good:
+        says = f"{v} hurts writers"
+    elif good and bad:
+        says = f"{v} helps writers in some cells and hurts them in others"
+    elif kinds and all(k == stats.NO_HARM for k in kinds):
+        says = f"{v} leaves writers as they were (no harm)"
+    else:
+        says = f"no verdict decides whether {v} helps or hurts writers"
+    bits = []
+    for m in dict.fromkeys(rows["metric"]):
+        block = rows[rows["metric"] == m]
+        by = {}
+        for _, r in block.iterrows():
+            cpus = int(r["cpus"])
+            where = (f"{r['point']}" + ("" if block["cpus"].nunique() == 1
+                                        else f" ({cpus} vCPUs)"))
+            if verdict_s(r).startswith((stats.BETTER, stats.WORSE, stats.HARM)):
+                where += f" ({row_ratio(r).split(' [')[0]})"
+            by.setdefault(verdict_s(r), []).append(where)
+        bits.append(f"{WRITER_WORDS.get(m, m)} " + ", ".join(
+            f"{k} at {' and '.join(w)}" for k, w in by.items()))
+    cpus = sorted({int(c) for c in rows["cpus"]})
+    return (f"Writers (write latency p99 and max at {vcpus_s(cpus)}, the "
+            f"points that mix reads and writes: can readers starve a "
+            f"writer?): {says}: " + "; ".join(bits) + ".")
+
+
+def writers_short(rows, v):
+    """The commit block's sentence on writers: 'Writers (p99, max):
+    after helps them (better at read95, read95-long).'"""
+    full = writers_sentence(rows, v)
+    says = full.split("?): ", 1)[1].split(": ", 1)[0]
+    better = list(dict.fromkeys(
+        str(r["point"]) for _, r in rows.iterrows()
+        if verdict_s(r) == stats.BETTER))
+    worse = list(dict.fromkeys(
+        str(r["point"]) for _, r in rows.iterrows()
+        if verdict_s(r).startswith((stats.WORSE, stats.HARM))))
+    bits = ([f"better at {', '.join(better)}"] if better else []) + (
+        [f"worse or harm at {', '.join(worse)}"] if worse else [])
+    return (f"Writers (write latency p99, max): {says}"
+            + (f" ({'; '.join(bits)})" if bits else "") + ".")
+
+
 def cpus_clause(cpus, block, over=()):
     """One clause of a vCPU count's answer: '1 vCPU (icount): no harm at
     all 4 points', '2 vCPUs: harm at read95 (0.818) and read95-long
@@ -336,6 +398,9 @@ def answer_text(table, f, th):
                if (rows["clock"] == ICOUNT).any() else "") + "], margin "
             f"{100 * th.margin:g}%" + (f"; {ov}" if ov else "") + "):"]
         lines += [cell_line(r, over) for _, r in rows.iterrows()]
+        w = writers_sentence(table.writers(b, v), v)
+        if w:
+            lines.append(w)
         wall = rows[rows["clock"] != ICOUNT] if "clock" in rows else rows
         k = int(wall.groupby("cpus").size().max()) if len(wall) else 0
         if k > 1:
@@ -392,5 +457,8 @@ def short_answer(table, f, th):
         lost = lost_lines(b, v, tally, sorted({int(c) for c in rows["cpus"]}))
         if lost:
             text += " Lost boots: " + "; ".join(lost) + "."
+        w = table.writers(b, v)
+        if w is not None and len(w):
+            text += " " + writers_short(w, v)
         out.append(text)
     return out + across_kernels(prim)

@@ -407,6 +407,13 @@ def legend(th, table):
         f"verdicts are exploratory, Holm-corrected across the table (CIs at "
         f"their Holm levels, `inconclusive (Holm)` past the step-down's "
         f"stop)."]
+    if len(comps) and (comps["role"] == "writers").any():
+        out.append(
+            f"The writers' answer (`role` writers: write latency p99 and "
+            f"maximum at the points that mix reads and writes, 2 vCPUs or "
+            f"more on the wall clock, where readers could keep a writer "
+            f"waiting) is a second answer named by the harness, each cell "
+            f"judged at {pct}%, not in Holm's table.")
     if icount:
         out.append(
             "Rows of icount cells (QEMU's instruction count as the guest's "

@@ -34,6 +34,15 @@ class VerdictTable:
         r = self.rows
         return r[r["role"] == "primary"] if len(r) else r
 
+    def writers(self, baseline, variant):
+        """The writers' answer of a pair (role `writers`: the write
+        latency tail at the mixed points, verdicts.WRITERS)."""
+        r = self.rows
+        if not len(r) or "role" not in r:
+            return r
+        return r[(r["role"] == "writers") & (r["baseline"] == baseline)
+                 & (r["variant"] == variant)]
+
     def controls(self):
         """The A/A control's rows of the primary metric (what a campaign
         of the baseline and its control alone answers with)."""

@@ -4,8 +4,10 @@ workload point and metric, with the rules that keep a table of them
 honest (analysis/README.md, "Verdicts"):
 
 - each cell's primary metric (per clock and regime: analysis/primary.py)
-  at the primary points is the answer, named before the run; every
-  other row is exploration, Holm-corrected across the table;
+  at the primary points is the answer, named before the run; the
+  writers' tail (WRITERS) at the mixed points, 2 vCPUs or more, is a
+  second answer, named by the project (role `writers`); every other
+  row is exploration, Holm-corrected across the table;
 - a cell whose clock is QEMU's instruction count is judged by the rule
   for exact data (analysis/estimate/exact.py), every other by the Hodges-Lehmann
   ratio of the typical boot and, before anything favourable, the ratio
@@ -128,10 +130,12 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
         metric, cpus = d0["metric"], int(d0["cpus"])
         direction = metrics.direction(metric)
         want, how = plan.primary_for(cpus, d0["point"])
+        clock = plan.clock(cpus)
         role = ("control" if (b, v) in controls else "primary"
                 if metric == want and d0["point"] in plan.primary_points
+                else "writers" if _writers_cell(metric, cpus, clock, d0,
+                                                plan.primary_points)
                 else "exploratory")
-        clock = plan.clock(cpus)
         base = g.loc[g["variant"] == b, "value"].to_numpy()
         var = g.loc[g["variant"] == v, "value"].to_numpy()
         # The verdict pools the A/A control's boots with the baseline's:
@@ -192,7 +196,8 @@ def _in_order(rows, samples, pairs, primary):
     summary.md, the commit block, report.html: analysis/verdict/table.py):
     the answer first, its primary cells by pair (the campaign's order),
     vCPUs and point (the campaign's order), whatever metric each cell is
-    answered on; then every other row by metric (the campaign's primary
+    answered on; then the writers' answer (role `writers`: WRITERS) by
+    pair, vCPUs, point and metric; then every other row by metric (the campaign's primary
     metric first, then the registry's order,
     analysis.metrics.metric_order), pair (the A/A controls last), vCPUs,
     point.  Sorted after every verdict: Holm's ranking never sees it."""
@@ -207,8 +212,29 @@ def _in_order(rows, samples, pairs, primary):
               int(r["cpus"]), porder.get(str(r["point"]), len(porder)))
         if r["role"] == "primary":
             return (0, 0) + at
-        return (1, morder[r["metric"]]) + at
+        if r["role"] == "writers":
+            return (1, 0) + at + (morder[r["metric"]],)
+        return (2, morder[r["metric"]]) + at
     return sorted(rows, key=key)
+
+
+#: the writers' answer (role `writers`): the tail of a writer's wait, at
+#: every primary point that mixes reads and writes, at 2 vCPUs or more on
+#: the wall clock (one vCPU runs one benchmark thread: no reader can keep
+#: a writer waiting; under icount a wait is not a time).  The LWN
+#: article's case against rwlocks is that readers starve writers: this is
+#: where a campaign measures it.
+WRITERS = ("write_lat_p99_ns", "write_lat_max_ns")
+
+
+def _writers_cell(metric, cpus, clock, d0, points):
+    """Whether a (non-control) row answers for the writers (WRITERS)."""
+    try:
+        reads = float(d0.get("read_pct"))
+    except (TypeError, ValueError):
+        return False
+    return (metric in WRITERS and cpus >= 2 and clock == WALL
+            and 0 < reads < 100 and d0["point"] in points)
 
 
 def _mean(x):

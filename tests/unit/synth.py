@@ -275,8 +275,8 @@ def make_default_run(path, effects=None, writers=None, reps=8, icount_reps=3,
     each, throughput with `noise`, host-steal.txt), the four default
     points with their named primary metrics.  effects, writers: see
     DEFAULT_EFFECTS, DEFAULT_WRITERS.  Returns the manifest dict."""
-    effects = dict(DEFAULT_EFFECTS, **(effects or {}))
-    writers = dict(DEFAULT_WRITERS, **(writers or {}))
+    effects = {**DEFAULT_EFFECTS, **(effects or {})}
+    writers = {**DEFAULT_WRITERS, **(writers or {})}
     rnd = random.Random(seed)
     variants = ["before", "after", "before~aa"]
     lock = {"before": "rw", "after": "spin", "before~aa": "rw"}

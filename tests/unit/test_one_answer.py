@@ -78,6 +78,15 @@ class OneAnswer(unittest.TestCase):
         self.assertEqual(v[(2, "read95-long")], "harm")
         self.assertEqual(v[(1, "read95")], "no harm")
 
+    def test_the_writers_figure_is_their_answer(self):
+        with open(os.path.join(self.dir, "plots", "plots.json")) as f:
+            plots = {p["name"]: p for p in json.load(f)["plots"]}
+        got = {(e["point"], e["verdict"]) for e in plots["starvation"]["verdicts"]}
+        self.assertIn(("read95-long", "better"), got)
+        self.assertEqual({e["role"] for e in plots["starvation"]["verdicts"]},
+                         {"writers"})
+        self.assertTrue(plots["starvation"]["title"].startswith("Writers"))
+
     def test_crossover_tiles_are_the_answer(self):
         with open(os.path.join(self.dir, "plots", "data", "crossover.csv")) as f:
             tiles = list(csv.DictReader(f))
@@ -170,6 +179,47 @@ class OneAnswer(unittest.TestCase):
         with open(path, "w") as f:
             json.dump(j, f)
         self.assertEqual(check(d).returncode, 1)
+
+
+class Writers(unittest.TestCase):
+    """The writers' answer (role `writers`: write latency p99 and max at
+    the points that mix reads and writes, 2 vCPUs or more): the spinlock
+    kernel's writers wait less where reads dominate (synth's
+    DEFAULT_WRITERS) and the answer says it helps them; with the effect
+    turned round, that it hurts them."""
+
+    def run_with(self, writers):
+        tmp = tempfile.mkdtemp(prefix="writers-")
+        self.addCleanup(shutil.rmtree, tmp)
+        d = os.path.join(tmp, "run")
+        synth.make_default_run(d, writers=writers)
+        status, _out, err = run_main(report.main, [d, "--quiet"])
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(d, "tidy", "comparisons.csv")) as f:
+            rows = [r for r in csv.DictReader(f) if r["role"] == "writers"]
+        return d, rows, read(os.path.join(d, "answer.txt")), \
+            read(os.path.join(d, "commit-msg.txt"))
+
+    def test_helps_writers(self):
+        d, rows, answer, msg = self.run_with(None)
+        self.assertEqual({(r["cpus"], r["metric"]) for r in rows},
+                         {("2", "write_lat_p99_ns"), ("2", "write_lat_max_ns")})
+        self.assertEqual(len(rows), 8)  # 4 mixed points x p99, max
+        v = {(r["point"], r["metric"]): r["verdict"] for r in rows}
+        self.assertEqual(v[("read95-long", "write_lat_p99_ns")], "better")
+        self.assertIn("after helps writers: p99 better at read95 (", answer)
+        self.assertIn("Writers (write latency p99, max): after helps writers "
+                      "(better at read95, read95-long).", " ".join(msg.split()))
+        # the writers' rows are a named answer, not in Holm's table
+        self.assertTrue(all(r["verdict"] != "inconclusive (Holm)" for r in rows))
+
+    def test_hurts_writers(self):
+        _d, rows, answer, msg = self.run_with({(2, "read95"): 2.0,
+                                               (2, "read95-long"): 2.0})
+        self.assertIn("harm", {r["verdict"] for r in rows})
+        self.assertIn("after hurts writers", answer)
+        self.assertIn("after hurts writers (worse or harm at read95, "
+                      "read95-long)", " ".join(msg.split()))
 
 
 if __name__ == "__main__":
