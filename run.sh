@@ -48,6 +48,8 @@ commands:
                               the plots and report.html
   lockstat FILE... [--class RE]
                               /proc/lock_stat dumps -> tidy CSV
+  compare DIR1 DIR2           two runs of one campaign: per primary cell
+                              both ratios and their ratio with a CI
   recheck DIR...              judge saved runs (a boot's or a campaign's)
                               again from their console and files, offline
   convert [--base V] [--name N] [--out DIR] [--force] [--workload W [--locks-per-op K]] FILE LOCK
@@ -163,6 +165,9 @@ report)
 	;;
 lockstat)
 	py -m analysis.lockstat_cli "$@"
+	;;
+compare)
+	py -m analysis.across "$@"
 	;;
 recheck)
 	py -m guest.recheck "$@"
