@@ -11,7 +11,6 @@ Usage: /usr/bin/python3 -m analysis.report DIR [--baseline V] [--margin M]
 """
 
 import os
-import shlex
 import sys
 
 from lockbench.cli import require

@@ -167,7 +167,6 @@ def commit_cells(msg, prim):
     head = next((i for i, x in enumerate(lines) if x.startswith("vCPUs ")), None)
     if head is None:
         fail("commit-msg.txt: no table of the primary cells")
-    pairs = {(k[0], k[1]) for k in prim}
     found, left = {}, 0
     for line in lines[head + 1:]:
         if not line.strip():
@@ -179,10 +178,11 @@ def commit_cells(msg, prim):
         cols = re.split(r"\s{2,}", line.strip())
         cpus = int(cols[0].split()[0])
         point = cols[1].split()[-1]
-        if len(pairs) == 1:
-            b, v = next(iter(pairs))
-        else:
-            v, b = cols[1].split()[0].split("/", 1)
+        who = cols[1].split()
+        if len(who) > 1 and "/" in who[0]:
+            v, b = who[0].split("/", 1)
+        else:  # one pair in the table: the first of the answer's
+            b, v = next(iter(prim))[:2]
         ratio = next((c for c in cols if "[" in c), "-")
         found[(b, v, cpus, point)] = (cols[-1], ratio)
     for k, (verdict, ratio) in found.items():

@@ -73,10 +73,26 @@ def cell_parts(r, over=()):
     return where, verdict_s(r), what
 
 
-def cell_line(r, over=()):
-    """answer.txt's line of a primary cell: '- WHERE: VERDICT; WHAT'."""
+def cell_line(r, over=(), twin=None):
+    """answer.txt's line of a primary cell: '- WHERE: VERDICT; WHAT';
+    twin: the same cell's row of the pair's production twins (no
+    lockdep, no lock_stat), whose difference is said beside it."""
     where, verdict, what = cell_parts(r, over)
+    d = exact_difference(twin) if twin is not None else ""
+    if d:
+        what += (f"; production kernels ({twin['variant']} vs "
+                 f"{twin['baseline']}): {d}, {verdict_s(twin)}")
     return f"- {where}: {verdict}; {what}"
+
+
+def twin_rows(prim, f, b, v):
+    """{(cpus, point): row} of the production twins of the pair (b, v)
+    (f["twins"]), {} without."""
+    t = (f.get("twins") or {}).get((b, v))
+    if not t or not len(prim):
+        return {}
+    rows = prim[(prim["baseline"] == t[0]) & (prim["variant"] == t[1])]
+    return {(int(r["cpus"]), str(r["point"])): r for _, r in rows.iterrows()}
 
 
 def parse_cell_line(line):
@@ -387,6 +403,8 @@ def answer_text(table, f, th):
                             if bad else "") + ".")
         head = (f"A/A calibration only, {v} ({b} booted a second time) "
                 f"against {b}" if control_only else f"Answer for {v} against {b}")
+        if (b, v) in (f.get("twins") or {}).values():
+            head += " (production kernels: no lockdep, no lock_stat)"
         if several:
             head += on_kernel(v, f)
         head += regime_s(v, f)
@@ -397,7 +415,9 @@ def answer_text(table, f, th):
             + ("; under icount the boots' range, the variant's 1.5x"
                if (rows["clock"] == ICOUNT).any() else "") + "], margin "
             f"{100 * th.margin:g}%" + (f"; {ov}" if ov else "") + "):"]
-        lines += [cell_line(r, over) for _, r in rows.iterrows()]
+        tw = twin_rows(prim, f, b, v)
+        lines += [cell_line(r, over, tw.get((int(r["cpus"]), str(r["point"]))))
+                  for _, r in rows.iterrows()]
         w = writers_sentence(table.writers(b, v), v)
         if w:
             lines.append(w)
@@ -449,11 +469,19 @@ def short_answer(table, f, th):
         said = "; ".join(cpus_clause(int(c), blk, over)
                          for c, blk in rows.groupby("cpus", sort=True))
         cells = f"{len(rows)} primary cell{'s' if len(rows) != 1 else ''}"
-        text = (f"{v} vs {b}" + (on_kernel(v, f) if len(kernels_of(prim)) > 1 else "")
+        twin = (b, v) in (f.get("twins") or {}).values()
+        text = (("Production kernels (no lockdep, no lock_stat), " if twin
+                 else "")
+                + f"{v} vs {b}" + (on_kernel(v, f) if len(kernels_of(prim)) > 1 else "")
                 + regime_s(v, f)
                 + f" ({cells}, "
                 f"{pct_s(th.confidence)}% CIs, margin {100 * th.margin:g}%): "
                 f"{said}.")
+        # the exact differences, relative (the answer has them in units)
+        diffs = [f"{r['point']} {exact_difference(r).rsplit('(', 1)[-1][:-1]}"
+                 for _, r in rows.iterrows() if twin and exact_difference(r)]
+        if diffs:
+            text += " Differences: " + ", ".join(diffs) + "."
         lost = lost_lines(b, v, tally, sorted({int(c) for c in rows["cpus"]}))
         if lost:
             text += " Lost boots: " + "; ".join(lost) + "."

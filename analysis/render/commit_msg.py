@@ -24,7 +24,7 @@ from lockbench import defaults
 from lockbench.defaults import ICOUNT, WALL
 
 WIDTH = 72  # commit message columns
-MAX_LINES = 28  # what a commit message can carry of a benchmark
+MAX_LINES = 34  # what a commit message can carry of a benchmark
 LOCK_MAX_LINES = 3  # the lock_stat lines' share of it
 #: the samples.csv metrics a boot's lock_stat rates are computed from: the
 #: class's rows (-R, -W, plain) summed per point (point_metrics.lock_metrics)
@@ -390,10 +390,13 @@ def steal_line(samples, f):
 def icount_line(f):
     ic = [c for c, k in (f.get("clock") or {}).items() if k == ICOUNT]
     if not ic:
-        return ""
-    return (f"{vcpus_s(sorted(ic))} under icount: instructions (path length, "
-            f"not cache misses); the interval is the boots' range (the "
-            f"variant's 1.5x), not a CI.")
+        return []
+    # two sentences, each wrapped on its own, so that the phrase tests
+    # look for stays on one line
+    return [f"{vcpus_s(sorted(ic))} under icount: it prices path length, "
+            f"not cache misses.",
+            "The icount interval is the boots' range (the variant's 1.5x), "
+            "not a CI."]
 
 
 def render_commit_msg(table, f, thresholds, campaign_file,
@@ -414,8 +417,15 @@ def render_commit_msg(table, f, thresholds, campaign_file,
     for text in short_answer(table, f, thresholds):
         head += w.wrap(text)
     prim = table.primary
-    many = len(pairs_of(prim)) > 1
-    rows_text = _table(prim, pct, many) if len(prim) else []
+    # the production twins' cells are said in their sentence above (the
+    # answer's differences); the table keeps the pairs' own, and says
+    # where the others are
+    twins = set((f.get("twins") or {}).values())
+    shown = prim[[(b, v) not in twins for b, v in
+                  zip(prim["baseline"], prim["variant"])]] if len(prim) else prim
+    many = len(pairs_of(shown)) > 1
+    rows_text = _table(shown, pct, many) if len(shown) else []
+    left = len(prim) - len(shown)
     tail = []
     if samples is not None and rw_variants is not None:
         tail += lock_lines(lock_rates(prim, samples), lock_class,
@@ -437,8 +447,8 @@ def render_commit_msg(table, f, thresholds, campaign_file,
         f"{vcpus_s(f['cpus'])} on {f['cores']} host cores, Linux "
         f"{f['kernels']}, n = {f['n']} boots a side: emulation, so the "
         f"ratio is the result.")
-    if icount_line(f):
-        tail += w.wrap(icount_line(f))
+    for line in icount_line(f) or []:
+        tail += w.wrap(line)
     commits = f.get("commits") or {}
     if commits:
         trees = sorted({t for _c, t in commits.values()})
@@ -456,7 +466,11 @@ def render_commit_msg(table, f, thresholds, campaign_file,
         repro += shell_lines("./run.sh report", [run_dir] + " ".join(opts).split())
     # The table gives way first: its rows are all in summary.md.
     room = MAX_LINES - len(head) - len(tail) - len(repro) - 3
-    if len(rows_text) > room:
-        rows_text = _cut(rows_text, list(prim["verdict"]), max(room - 1, 1))
+    if len(rows_text) + (1 if left else 0) > room:
+        rows_text = _cut(rows_text, list(shown["verdict"]), max(room - 1, 1))
+        n = int(rows_text[-1].split()[0].lstrip("(+"))
+        rows_text[-1] = f"(+{n + left} more rows in summary.md)"
+    elif left:
+        rows_text.append(f"(+{left} more rows in summary.md)")
     out = head + [""] + rows_text + [""] + tail + [""] + repro
     return "\n".join(out[:MAX_LINES]) + "\n"

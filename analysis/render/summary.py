@@ -104,6 +104,10 @@ def header_facts(rundir, cells, samples, baseline, primary, unsafe,
         "done": len(done),
         "unsafe": unsafe,
         "pairs": list(rundir.comparisons),
+        # {(base, var): (base_plain, var_plain)}: a compared pair's twin
+        # without lockdep and lock_stat (rundir.observer_pairs: the same
+        # patches), the production kernels' answer beside it
+        "twins": {a: b for a, b in rundir.observer_pairs()},
         "clock": {c: rundir.clock(c) for c in setup["cpus"]},
         "tally": tally or {},
         "overrides": overrides or {},

@@ -168,11 +168,15 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
 
     for k, g in samples.groupby(list(medians.GROUP), sort=False, dropna=False):
         d0 = dict(zip(medians.GROUP, k))
+        here = set(g["variant"])
         for b, v in list(pairs) + list(controls):
-            if (b, d0["metric"]) in measured and (v, d0["metric"]) in measured:
+            # a pair neither of whose sides ran here (the production
+            # twins at 1 vCPU only) has no row here
+            if (b, d0["metric"]) in measured and (v, d0["metric"]) in measured \
+                    and (b in here or v in here):
                 add(d0, b, v, g)
     _primary_cells(rows, groups, samples, list(pairs) + list(controls), plan,
-                   campaign, add)
+                   campaign, add, tally)
     for r in rows:
         r["verdict_unadjusted"] = r["verdict"]
     # The guards judge what the data say before any multiplicity
@@ -242,10 +246,16 @@ def _mean(x):
     return float(x.mean()) if len(x) else math.nan
 
 
-def _primary_cells(rows, groups, samples, pairs, plan, campaign, add):
+def _primary_cells(rows, groups, samples, pairs, plan, campaign, add,
+                   tally=None):
     """A primary cell without a row (one side has no sample of its metric
     there: every boot lost, or none run) gets one, judged on what there
-    is: its lost boots (guards.failures)."""
+    is: its lost boots (guards.failures); not at a vCPU count where
+    neither side of the pair booted at all (a pair the campaign runs at
+    some vCPU counts only: the production twins at 1 vCPU)."""
+    booted = {(str(v), int(c)) for v, c in zip(samples["variant"],
+                                               samples["cpus"])}
+    booted |= {k for k, t in (tally or {}).items() if t.get("boots")}
     have = {(r["baseline"], r["variant"], int(r["cpus"]), str(r["point"]))
             for r in rows if r["role"] in ("primary", "control")
             and r["metric"] == plan.primary_for(int(r["cpus"]),
@@ -261,6 +271,8 @@ def _primary_cells(rows, groups, samples, pairs, plan, campaign, add):
             metric, plan.clock(cpus)))
         for b, v in pairs:
             if (b, v, cpus, point) in have:
+                continue
+            if (b, cpus) not in booted and (v, cpus) not in booted:
                 continue
             sel = g[g["metric"] == metric]
             add(d0, b, v, sel if len(sel) else g.iloc[0:0])

@@ -265,26 +265,40 @@ def host_steal_txt(cpus, steal_pct, seed):
     return "\n".join(lines) + "\n"
 
 
+#: instructions per operation at 1 vCPU (icount): the lockdep + lock_stat
+#: kernels' and the production twins' (docs/variants.md: before-plain is
+#: 862), and the conversion's cost on each
+INSN = {"before": 2209.0, "after": 2209.0 * 1.0037,
+        "before-plain": 862.0, "after-plain": 862.0 + 8.1}
+
+
 def make_default_run(path, effects=None, writers=None, reps=8, icount_reps=3,
                      seed=11, noise=0.02, icount_noise=3e-6, steal_pct=3.0,
-                     name="default"):
+                     name="default", plain=False):
     """A results directory shaped like campaigns/default.toml's: before
     (rwlock), after (spinlock) and the A/A control before~aa, at 1 vCPU
     under icount (icount_reps boots each: insn_per_op exact to
     icount_noise) and at 2 pinned vCPUs on the wall clock (reps boots
     each, throughput with `noise`, host-steal.txt), the four default
     points with their named primary metrics.  effects, writers: see
-    DEFAULT_EFFECTS, DEFAULT_WRITERS.  Returns the manifest dict."""
+    DEFAULT_EFFECTS, DEFAULT_WRITERS.  plain: also the production twins
+    before-plain and after-plain (no lockdep, no lock_stat; INSN) at 1
+    vCPU only, compared as a second pair.  Returns the manifest dict."""
     effects = {**DEFAULT_EFFECTS, **(effects or {})}
     writers = {**DEFAULT_WRITERS, **(writers or {})}
     rnd = random.Random(seed)
     variants = ["before", "after", "before~aa"]
-    lock = {"before": "rw", "after": "spin", "before~aa": "rw"}
+    lock = {"before": "rw", "after": "spin", "before~aa": "rw",
+            "before-plain": "none", "after-plain": "none"}
+    if plain:
+        variants += ["before-plain", "after-plain"]
     cells = []
     os.makedirs(path, exist_ok=True)
     for cpus, n, clock in ((1, icount_reps, "icount"), (2, reps, "wall")):
         for rep in range(1, n + 1):
             for pos, v in enumerate(variants, 1):
+                if v.endswith("-plain") and cpus != 1:
+                    continue
                 cid = f"r{rep:02d}-{v}-c{cpus}"
                 cells.append({"id": cid, "variant": v, "cpus": cpus,
                               "rep": rep, "pos": pos, "state": "done",
@@ -303,9 +317,11 @@ def make_default_run(path, effects=None, writers=None, reps=8, icount_reps=3,
                     factor = effects.get(k, 1.0) if v == "after" else 1.0
                     s = rnd.randrange(1 << 30)
                     if clock == "icount":
-                        # 2209 instructions an op: 1e9 guest ns / 2209
-                        ops = 1e9 / 2209 * factor * (1 + rnd.gauss(
-                            0, icount_noise))
+                        # 1e9 guest ns / instructions an op
+                        insn = INSN.get(v.split("~")[0], 2209.0)
+                        if v == "after" and k in effects:
+                            insn = 2209.0 / effects[k]
+                        ops = 1e9 / insn * (1 + rnd.gauss(0, icount_noise))
                     else:
                         ops = 120000.0 * factor * (1 + rnd.gauss(0, noise))
                     if p["think_ns"]:
@@ -319,8 +335,10 @@ def make_default_run(path, effects=None, writers=None, reps=8, icount_reps=3,
                     os.makedirs(pdir, exist_ok=True)
                     with open(os.path.join(pdir, "results.txt"), "w") as f:
                         f.write(text)
-                    with open(os.path.join(pdir, "lock_stat.txt"), "w") as f:
-                        f.write(lockstat_txt(lock[v], rd, wr, s))
+                    if lock[v] != "none":
+                        with open(os.path.join(pdir, "lock_stat.txt"),
+                                  "w") as f:
+                            f.write(lockstat_txt(lock[v], rd, wr, s))
                     with open(os.path.join(pdir, "perf-stat.csv"), "w") as f:
                         f.write(perf_stat_csv(p["duration_ms"], cpus, s))
                     if clock == "wall":
@@ -329,7 +347,9 @@ def make_default_run(path, effects=None, writers=None, reps=8, icount_reps=3,
                             f.write(host_steal_txt(cpus, steal_pct, s))
     campaign = {
         "name": name, "variants": variants, "baseline": "before",
-        "compare": [["before", "after"]], "control": True, "pin": True,
+        "compare": [["before", "after"]] + (
+            [["before-plain", "after-plain"]] if plain else []),
+        "control": True, "pin": True,
         "cpus": [1, 2], "repetitions": reps, "order": "balanced",
         "margin": 0.05, "primary_metric": None, "primary_points": None,
         "clock": {"1": "icount", "2": "wall"}, "icount_repetitions": icount_reps,
@@ -341,11 +361,12 @@ def make_default_run(path, effects=None, writers=None, reps=8, icount_reps=3,
         "host": {"cores": 2, "cpu_model": "Synthetic CPU @ 2.0GHz",
                  "qemu_version": "7.2.0", "accel": "tcg"},
         "builds": {v: {"kernel_version": "6.1.192", "kernel": "6.1",
-                       "arch": "arm", "lock_stat": True, "lockdep": True,
-                       "lookup_lock": "lock",
+                       "arch": "arm", "lock_stat": lock[v] != "none",
+                       "lockdep": lock[v] != "none", "lookup_lock": "lock",
                        "patches": [{"name": n, "sha256": n * 8} for n in (
-                           ["0001", "0002"] if v == "after" else ["0001"])]}
-                   for v in ("before", "after")},
+                           ["0001", "0002"] if v.startswith("after")
+                           else ["0001"])]}
+                   for v in variants if "~" not in v},
         "cells": cells,
     }
     with open(os.path.join(path, "manifest.json"), "w") as f:

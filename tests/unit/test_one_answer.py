@@ -222,5 +222,53 @@ class Writers(unittest.TestCase):
                       "read95-long)", " ".join(msg.split()))
 
 
+class ProductionTwins(unittest.TestCase):
+    """The production kernels beside the lockdep ones (issue #41 item
+    5): a run with before-plain and after-plain (no lockdep, no
+    lock_stat) at 1 vCPU only gives their difference beside the lockdep
+    pair's in the answer and in the commit block, and no row at 2
+    vCPUs, where they did not boot."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="twins-")
+        cls.dir = os.path.join(cls.tmp, "run")
+        synth.make_default_run(cls.dir, plain=True)
+        status, _out, err = run_main(report.main, [cls.dir, "--quiet"])
+        assert status == 0, err
+        pages.write_reports(cls.dir)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def test_both_differences_in_the_answer(self):
+        answer = read(os.path.join(self.dir, "answer.txt"))
+        line = next(x for x in answer.splitlines()
+                    if x.startswith("- 1 vCPU (icount), read95:"))
+        # the lockdep kernels' +0.37% and the production kernels' +0.94%
+        self.assertIn("(+0.37%)", line)
+        self.assertIn("production kernels (after-plain vs before-plain): "
+                      "+8.1 insn per op (+0.94%), no harm", line)
+        self.assertIn("Answer for after-plain against before-plain (production "
+                      "kernels: no lockdep, no lock_stat)", answer)
+
+    def test_no_row_where_the_twins_did_not_boot(self):
+        with open(os.path.join(self.dir, "tidy", "comparisons.csv")) as f:
+            rows = [r for r in csv.DictReader(f)
+                    if r["variant"] == "after-plain"]
+        self.assertTrue(rows)
+        self.assertEqual({r["cpus"] for r in rows}, {"1"})
+
+    def test_the_commit_block_says_both(self):
+        msg = " ".join(read(os.path.join(self.dir, "commit-msg.txt")).split())
+        self.assertIn("Production kernels (no lockdep, no lock_stat), "
+                      "after-plain vs before-plain", msg)
+        self.assertIn("Differences: read95 +0.94%", msg)
+        self.assertIn("(+4 more rows in summary.md)", msg)
+        p = check(self.dir)
+        self.assertEqual(p.returncode, 0, p.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()
