@@ -153,7 +153,7 @@ def crossover(sel, warn):
     b0, v0 = pairs[0]
     who = (f"{v0} / {b0}" if len(pairs) == 1 else "variant / baseline")
     var["cblab"] = (f"{who} (log scale)" if all(direction(m) != "lower" for m in ms)
-                    else f"{who}, inverted where lower is better (log scale)")
+                    else f"{who}, better up (log scale)")
     pw = max(260, 110 * len(mbs))
     ph = max(200, 62 * len(rps))
     who = (f"{v0}/{b0}" if len(pairs) == 1 else "variant/baseline")
@@ -168,7 +168,8 @@ def crossover(sel, warn):
                 "reads, a panel per vCPU count and pause between operations "
                 "(think_ns), coloured on a log scale centred on 1: teal "
                 "where the variant is better, brown where it is worse "
-                "(whichever way its metric is better), white where they "
+                "(whichever way its metric is better: a ratio of a metric "
+                "better lower is turned round for its colour), white where they "
                 "match. Look for the border between teal and brown: on one "
                 "side the spinlock's cheaper acquisition pays, on the other "
                 "the rwlock's readers sharing the lock do, and a pause "

@@ -70,8 +70,10 @@ def latency(sel, warn):
     for i, p in enumerate(points, 1):
         at = {c: stat(c, p) for c in cpus}
         if len(set(at.values())) > 1 or set(at.values()) != {default}:
-            v[f"plabel{i}"] += " (" + ", ".join(
-                f"{c} vCPU{'s' if c > 1 else ''}: {st}" for c, st in at.items()) + ")"
+            # the short label and the statistics: a title a panel wide
+            v[f"plabel{i}"] = v[f"pshort{i}"] + ", " + ", ".join(
+                (f"{c} vCPU{'s' if c > 1 else ''}: " if j == 0 else f"{c}: ")
+                + st for j, (c, st) in enumerate(at.items()))
     v["empty"] = " ".join(f"{op}:{p}" for op in ("lookup", "write") for p in points
                           if not any(r["point"] == p and r["metric"].startswith(op)
                                      for r in rows))

@@ -42,7 +42,7 @@ table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:.4em 0}
 th,td{padding:.2em .6em;border-bottom:1px solid #e5e5e5;text-align:right;white-space:nowrap}
 th{background:#f3f3f3;position:sticky;top:0}td.l,th.l{text-align:left}
 .better{background:#d9f2d9}.harm{background:#f8d0d0}.nh{background:#eef5ee}
-.inc{background:#fdf0cc}table.answer td{white-space:normal}
+.inc{background:#fdf0cc}table.answer td{white-space:normal}table.answer td:nth-child(-n+2){white-space:nowrap}
 .answer-setup{font-size:.92em;color:#444}.setup{background:#f6f6f6;padding:.5em .8em;border-left:4px solid #0072B2}
 figure{margin:1.2em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}
 figcaption{font-size:.92em;color:#444;max-width:75em}small,.note{color:#666}

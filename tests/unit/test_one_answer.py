@@ -107,7 +107,7 @@ class OneAnswer(unittest.TestCase):
         self.assertIn("after: harm", line)
         lat = next(x for x in cmds.splitlines() if "latency.gp" in x)
         # the paced point's answer: the median at 2 vCPUs, the mean under icount
-        self.assertIn("(1 vCPU: mean, 2 vCPUs: median)", lat)
+        self.assertIn("read95-paced (95% reads), 1 vCPU: mean, 2: median", lat)
         with open(os.path.join(self.dir, "plots", "data", "latency.csv")) as f:
             rows = list(csv.DictReader(f))
         stats = {(r["cpus"], r["metric"].split("_")[2]) for r in rows
