@@ -3,15 +3,23 @@
 """Check that a text block fits a commit message.
 
 Usage: check_width.py COLUMNS LINES FILE...
+       check_width.py --commit FILE...
 
 Each FILE has at most LINES lines of at most COLUMNS characters (counted
-as characters, not bytes: a verdict label carries a '≈').  Prints the
-first offending line and exits 1, else one ok line.
+as characters, not bytes: a verdict label carries a '≈').  --commit: the
+commit block's own bounds (analysis/render/commit_msg.py WIDTH and
+MAX_LINES), stated once there.  Prints the first offending line and
+exits 1, else one ok line.
 """
+import os
 import sys
 
 
 def main(argv):
+    if argv[:1] == ["--commit"] and len(argv) > 1:
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        from analysis.render import commit_msg
+        argv = [str(commit_msg.WIDTH), str(commit_msg.MAX_LINES)] + argv[1:]
     if len(argv) < 3:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2

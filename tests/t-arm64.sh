@@ -135,7 +135,7 @@ grep -q '^## throughput_ops_s (ops/s, higher is better): after@arm64 vs before@a
 grep -q '^## throughput_ops_s (ops/s, higher is better): after vs before$' "$md"
 grep -qF '(arm guests: qemu-system-arm -M virt, cortex-a15; arm64 guests: qemu-system-aarch64 -M virt, cortex-a57)' "$md"
 tr '\n' ' ' <"$out/run/commit-msg.txt" | grep -qF 'arm64 guests: qemu-system-aarch64 -M virt, cortex-a57'
-"$LB_PY" tests/check_width.py 72 25 "$out/run/commit-msg.txt"
+"$LB_PY" tests/check_width.py --commit "$out/run/commit-msg.txt"
 "$LB_PY" - "$out/run" <<'PY'
 import csv, sys
 d = sys.argv[1]

@@ -117,7 +117,7 @@ for f in summary.md commit-msg.txt tidy/comparisons.csv tidy/samples.csv tidy/cr
 	[ -s "$out/smoke/$f" ] || { echo "FAIL: smoke: no $f"; exit 1; }
 done
 grep -q 'QEMU TCG' "$out/smoke/summary.md"
-"$LB_PY" tests/check_width.py 72 25 "$out/smoke/commit-msg.txt"
+"$LB_PY" tests/check_width.py --commit "$out/smoke/commit-msg.txt"
 if grep -q ',0$' "$out/smoke/tidy/crosscheck.csv"; then
 	echo "FAIL: module counts and lock_stat disagree:"
 	cat "$out/smoke/tidy/crosscheck.csv"

@@ -9,7 +9,8 @@
 # at 3 repetitions of up to 6.  Asserts: every boot ran under icount
 # (meta.json, qemu-cmd); the campaign stopped at the look, every primary
 # cell decided, the cells after it unneeded; the A/A pair reads 1
-# within its measured spread and claims nothing on any metric; slow and
+# within the leak bound and is harm on no metric (judged on each side's
+# own range it may read better or worse by chance); slow and
 # slow1pct are harm on the primary metric (insn_per_op) from 3 boots a
 # side, slow1pct between 0.5% and 2% more instructions; and summary.md,
 # answer.txt, commit-msg.txt and report.html say what an icount number is.
@@ -113,20 +114,26 @@ aa = row("before~aa", "insn_per_op")
 show(aa)
 assert aa["role"] == "control" and aa["clock"] == "icount"
 lo, hi = float(aa["ratio_ci_lo"]), float(aa["ratio_ci_hi"])
-assert lo <= 1 <= hi, "the A/A pair does not read 1 within its spread"
 assert hi - lo < 1e-3, f"an A/A spread of {hi - lo:.2g}: not instruction-exact"
-assert aa["verdict"] == "no harm", aa["verdict"]
-claims = [r for r in rows if r["variant"] == "before~aa"
-          and r["verdict"] in ("better", "worse", "harm")]
-assert not claims, [(r["metric"], r["verdict"]) for r in claims]
+# The A/A pair is judged on each side's own range, so that it can flag
+# an offset of parts per million (analysis/README.md, "Exact data"): at
+# 3 boots a side it reads better or worse by chance in about 5% of
+# cells, and that is no failure here.  What one kernel booted twice can
+# never be is harm, nor away from 1 by more than the leak bound above.
+assert abs(float(aa["ratio"]) - 1) < LEAK_PPM * 1e-6, \
+    f"the A/A pair reads {float(aa['ratio']):.6f}, more than {LEAK_PPM} ppm from 1"
+harms = [r for r in rows if r["variant"] == "before~aa" and r["verdict"].startswith("harm")]
+assert not harms, [(r["metric"], r["verdict"]) for r in harms]
 for v in ("slow", "slow1pct"):
     r = row(v, "insn_per_op")
     show(r)
-    assert r["role"] == "primary" and r["n_base"] == r["n_var"] == "3", r
+    # The baseline's boots pooled with its A/A control's (the same
+    # kernel): 3 or 6 of them, the variant's 3.
+    assert r["role"] == "primary" and r["n_var"] == "3" and r["n_base"] in ("3", "6"), r
     assert r["verdict"] == "harm", f"{v}: {r['verdict']}"
 r = row("slow1pct", "insn_per_op")
 assert 1.005 < float(r["ratio"]) < 1.02, f"slow1pct is {float(r['ratio']):.4f}x, not ~1%"
-print("ok: icount A/A reads 1 within its spread and claims nothing; the 5 us and the "
+print("ok: icount A/A reads 1 within the leak bound and is no harm; the 5 us and the "
       "~1% slowdowns are harm from 3 boots a side at a 0.5% margin")
 PY
 for f in summary.md answer.txt commit-msg.txt report.html; do
@@ -134,6 +141,6 @@ for f in summary.md answer.txt commit-msg.txt report.html; do
 		{ echo "FAIL: $f does not say what an icount number is"; exit 1; }
 done
 grep -q 'prices path length, not cache misses' "$out/run/commit-msg.txt"
-"$LB_PY" tests/check_width.py 72 25 "$out/run/commit-msg.txt"
+"$LB_PY" tests/check_width.py --commit "$out/run/commit-msg.txt"
 grep -q '^## Position in the repetition' "$out/run/summary.md"
-echo "ok: every output says what an icount number is; the commit block fits 25 x 72"
+echo "ok: every output says what an icount number is; the commit block fits its bounds"

@@ -122,5 +122,5 @@ assert "Across Linux 6.1 and Linux 6.12" in " ".join(block.split()), block
 print("ok: comparisons.csv names each row's kernel; the answer and the commit block name "
       "each pair's Linux and end with: " + last[:100])
 PY
-"$LB_PY" tests/check_width.py 72 25 "$out/run/commit-msg.txt"
+"$LB_PY" tests/check_width.py --commit "$out/run/commit-msg.txt"
 echo "t-versions: ok"
