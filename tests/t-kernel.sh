@@ -54,11 +54,10 @@ echo "ok: before declares DEFINE_RWLOCK(mboxes_lock), after DEFINE_SPINLOCK(mbox
 # The linked kernels, not only the sources: after may start from before's
 # objects (build-kernel.sh, "donor"), so its vmlinux must call the
 # spinlock, which only a rebuilt registry object gives it.
-calls() {
-	arm-linux-gnueabihf-objdump -d --no-show-raw-insn --disassemble=omap_mbox_get \
-		"$LB_BUILD/$1/src/obj/vmlinux" | grep -o '<_raw_[a-z_]*lock>' | sort -u | tr '\n' ' '
-}
-[ "$(calls before)" = "<_raw_read_lock> <_raw_read_unlock> " ] || { echo "before's omap_mbox_get calls: $(calls before)"; exit 1; }
-[ "$(calls after)" = "<_raw_spin_lock> <_raw_spin_unlock> " ] || { echo "after's omap_mbox_get calls: $(calls after)"; exit 1; }
+. "$LB_ROOT/tests/lockcalls.sh"
+got=$(lock_calls before)
+[ "$got" = "<_raw_read_lock> <_raw_read_unlock> " ] || { echo "before's omap_mbox_get calls: $got"; exit 1; }
+got=$(lock_calls after)
+[ "$got" = "<_raw_spin_lock> <_raw_spin_unlock> " ] || { echo "after's omap_mbox_get calls: $got"; exit 1; }
 from=$("$LB_PY" -c 'import json, sys; print(json.load(open(sys.argv[1])).get("objects_from") or "-")' "$LB_BUILD/after/build-meta.json")
 echo "ok: vmlinux: before's omap_mbox_get takes the read lock, after's the spinlock (after's objects from: $from)"

@@ -51,12 +51,11 @@ print(f"ok: {v}@arm64@6.12: build-meta.json: Linux {m['kernel_version']}, PREEMP
       f"rwlock {m['rwlock_impl']}, spinlock {m['spinlock_impl']}")
 PY
 done
-calls() {
-	aarch64-linux-gnu-objdump -d --no-show-raw-insn --disassemble=omap_mbox_get \
-		"$LB_BUILD/$1@arm64@6.12/src/obj/vmlinux" | grep -o '<rt_[a-z_]*lock>' | sort -u | tr '\n' ' '
-}
-[ "$(calls before-rt)" = "<rt_read_lock> <rt_read_unlock> " ] || fail "before-rt's omap_mbox_get calls: $(calls before-rt)"
-[ "$(calls after-rt)" = "<rt_spin_lock> <rt_spin_unlock> " ] || fail "after-rt's omap_mbox_get calls: $(calls after-rt)"
+. "$LB_ROOT/tests/lockcalls.sh"
+got=$(lock_calls before-rt@arm64@6.12)
+[ "$got" = "<rt_read_lock> <rt_read_unlock> " ] || fail "before-rt's omap_mbox_get calls: $got"
+got=$(lock_calls after-rt@arm64@6.12)
+[ "$got" = "<rt_spin_lock> <rt_spin_unlock> " ] || fail "after-rt's omap_mbox_get calls: $got"
 echo "ok: vmlinux: before-rt's omap_mbox_get takes rt_read_lock, after-rt's rt_spin_lock"
 
 # 2. Booted at 1 and 2 vCPUs.

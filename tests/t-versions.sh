@@ -58,12 +58,11 @@ PY
 	[ "$vermagic" = "vermagic=$(lb_py -c 'import json, sys; print(json.load(open(sys.argv[1]))["kernel_version"])' "$d/build-meta.json")" ] ||
 		fail "$v@6.12: mbox_bench.ko's $vermagic is not its kernel's"
 done
-calls() {
-	arm-linux-gnueabihf-objdump -d --no-show-raw-insn --disassemble=omap_mbox_get \
-		"$LB_BUILD/$1/src/obj/vmlinux" | grep -o '<_raw_[a-z_]*lock>' | sort -u | tr '\n' ' '
-}
-[ "$(calls before@6.12)" = "<_raw_read_lock> <_raw_read_unlock> " ] || fail "before@6.12's omap_mbox_get calls: $(calls before@6.12)"
-[ "$(calls after@6.12)" = "<_raw_spin_lock> <_raw_spin_unlock> " ] || fail "after@6.12's omap_mbox_get calls: $(calls after@6.12)"
+. "$LB_ROOT/tests/lockcalls.sh"
+got=$(lock_calls before@6.12)
+[ "$got" = "<_raw_read_lock> <_raw_read_unlock> " ] || fail "before@6.12's omap_mbox_get calls: $got"
+got=$(lock_calls after@6.12)
+[ "$got" = "<_raw_spin_lock> <_raw_spin_unlock> " ] || fail "after@6.12's omap_mbox_get calls: $got"
 echo "ok: vmlinux: before@6.12's omap_mbox_get takes the read lock, after@6.12's the spinlock"
 
 # 2. One campaign, both kernels, interleaved.
