@@ -192,9 +192,10 @@ bench)
 	;;
 all)
 	scripts/setup.sh
-	# Only what the default campaign needs: ./run.sh build alone builds
-	# every variant.
-	"$0" build before after
+	# Only what the default campaign needs (the pair, and its
+	# lockdep-free twins for the 1-vCPU production cost): ./run.sh build
+	# alone builds every variant.
+	"$0" build before after before-plain after-plain
 	"$0" campaign campaigns/default.toml
 	;;
 *)

@@ -139,6 +139,13 @@ TOP = {
     # so a few measure the spread the verdict is judged on.
     "icount_repetitions": Key(int, lambda v: 2 <= v <= 100, "an integer 2..100", DEFAULT,
                               "boots a side of each icount cell (at most repetitions)"),
+    # Some variants at some vCPU counts only: the default campaign boots
+    # the lockdep-free twins (before-plain, after-plain) at 1 vCPU, under
+    # icount, where the production kernel's cost is counted exactly.
+    "variant_cpus": Key(dict, None, "a table { VARIANT = [vCPU counts] } of the campaign's "
+                        "variants, each a non-empty list of its vCPU counts", None,
+                        "the vCPU counts a variant (and its A/A control) boots at",
+                        kind="table", shown="every vCPU count for every variant"),
     # The runner's silence limit (guest/run_guest.py --silence): a kernel
     # that may hang is lost sooner.
     "silence_s": Key(int, lambda v: 10 <= v <= 3600, "an integer 10..3600 (seconds)", None,
@@ -570,10 +577,30 @@ def load(path, root=None):
                              or not all(isinstance(p, str) and p in ids for p in prim)):
         bad("primary_points", f"{TOP['primary_points'][2]} ({', '.join(sorted(ids))})")
     _clock(path, out)
+    _variant_cpus(path, out, variants)
     _primary(path, out)
     out["file"] = os.path.abspath(path)
     out["file_sha256"] = hashlib.sha256(raw).hexdigest()
     return out
+
+
+def _variant_cpus(path, out, names):
+    """variant_cpus = { VARIANT = [1], ... } (variant names of the file):
+    resolved to {target: [vCPU counts]} of every build target of those
+    variants and of their A/A controls, or {} when absent."""
+    val = out["variant_cpus"] or {}
+    for name, cpus in val.items():
+        if name not in names:
+            raise CampaignError(f"{path}: variant_cpus.{name[:40]}: not one of the "
+                                f"campaign's variants ({', '.join(names)})")
+        if (not isinstance(cpus, list) or not cpus or len(set(map(str, cpus))) != len(cpus)
+                or not all(_type_ok(c, int) and c in out["cpus"] for c in cpus)):
+            raise CampaignError(f"{path}: variant_cpus.{name}: must be a non-empty list of "
+                                f"the campaign's vCPU counts "
+                                f"({', '.join(map(str, out['cpus']))}), not {str(cpus)[:40]}")
+    out["variant_cpus"] = {
+        t: sorted(val[n]) for t in out["variants"]
+        for n in [variantmod.parse_target(t.split(CONTROL_SUFFIX)[0]).name] if n in val}
 
 
 def _clock(path, out):

@@ -36,15 +36,16 @@ IDENTITY = ("kernel_version", "debian_package_version", "patches",
             "config_fragments", "config_sha256", "compiler", "tree_commit")
 
 
-def variant_order(c, rep, rng):
-    """The order the variants of repetition `rep` (from 1) run in.
+def variant_order(c, rep, rng, variants=None):
+    """The order the variants (default: the campaign's) of repetition
+    `rep` (from 1) run in.
     balanced: a cyclic Latin square and its mirror, so that over each
     k repetitions of k variants every variant holds every position once
     (for 3 variants the 6 repetitions of a square and its mirror are all 6
     orders; beyond 3, a variant neighbours only its two neighbours in the
     list); alternate: the list, reversed on even repetitions (with 3
     variants the middle one is always in the middle); random: shuffled."""
-    order = list(c["variants"])
+    order = list(c["variants"] if variants is None else variants)
     if c["order"] == "random":
         rng.shuffle(order)
     elif c["order"] == "balanced":
@@ -60,13 +61,18 @@ def variant_order(c, rep, rng):
 def plan(c):
     """The cells, interleaved: variants in a balanced, alternating or
     shuffled order per repetition; a vCPU count whose clock is icount
-    (analysis/primary.py) runs its first icount_repetitions only."""
+    (analysis/primary.py) runs its first icount_repetitions only; a
+    variant of variant_cpus boots at its vCPU counts only."""
     cells = []
     rng = random.Random(c["seed"])
     clocks = c.get("clock") if isinstance(c.get("clock"), dict) else {}
+    only = c.get("variant_cpus") or {}
     for rep in range(1, c["repetitions"] + 1):
         for cpus in c["cpus"]:
-            order = variant_order(c, rep, rng)
+            # The order over the variants that boot at this vCPU count,
+            # so that those stay balanced among themselves.
+            order = variant_order(c, rep, rng, [v for v in c["variants"]
+                                                if v not in only or cpus in only[v]])
             clock = clocks.get(str(cpus), WALL)
             if clock == ICOUNT and rep > c.get("icount_repetitions", 0):
                 continue

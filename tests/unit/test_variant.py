@@ -307,6 +307,38 @@ class CampaignArches(unittest.TestCase):
         self.assertEqual((c["variants"], c["controls"]),
                          (["before", "before~aa"], {"before~aa": "before"}))
 
+    def test_variant_cpus(self):
+        """variant_cpus: a variant (and its A/A control) boots at its vCPU
+        counts only, on every arch and kernel; the plan has no other cell
+        of it, and the variants left at a vCPU count keep a balanced
+        order among themselves."""
+        from scripts.campaign import manifest
+        with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+            f.write('name = "t"\ncpus = [1, 2]\nvariants = ["before", "after", '
+                    '"before-plain", "after-plain"]\ncompare = [["before", "after"], '
+                    '["before-plain", "after-plain"]]\ncontrol = true\n'
+                    'clock = { 1 = "icount", 2 = "wall" }\nrepetitions = 4\n'
+                    'icount_repetitions = 3\norder = "balanced"\n'
+                    'variant_cpus = { before-plain = [1], after-plain = [1] }\n' + POINT)
+        self.addCleanup(os.unlink, f.name)
+        c = campaign_file.load(f.name)
+        self.assertEqual(c["variant_cpus"], {"before-plain": [1], "after-plain": [1],
+                                             "before-plain~aa": [1]})
+        cells = manifest.plan(c)
+        at2 = {x["variant"] for x in cells if x["cpus"] == 2}
+        self.assertEqual(at2, {"before", "after", "before~aa"})
+        at1 = [x["variant"] for x in cells if x["cpus"] == 1]
+        self.assertEqual(sorted(set(at1)), sorted(c["variants"]))
+        self.assertEqual(len(at1), 3 * 6)
+        firsts = [x["variant"] for x in cells if x["cpus"] == 2 and x["pos"] == 1]
+        self.assertEqual(len(set(firsts)), 3, firsts)
+        for bad, words in (('variant_cpus = { rcu = [1] }\n', "not one of the campaign's"),
+                           ('variant_cpus = { after = [4] }\n', "must be a non-empty list"),
+                           ('variant_cpus = { after = [] }\n', "must be a non-empty list")):
+            with self.subTest(bad), self.assertRaises(campaign_file.CampaignError) as cm:
+                self.load('variants = ["before", "after"]\n' + bad)
+            self.assertIn(words, str(cm.exception))
+
     def test_arm64_only_default_pairs(self):
         c = self.load('variants = ["before", "after", "rcu"]\narches = ["arm64"]\n')
         self.assertEqual(c["baseline"], "before@arm64")
