@@ -29,9 +29,10 @@ pkgs=(
 	mmdebstrap
 	# analysis and plots
 	python3 python3-pandas python3-scipy gnuplot-nox
-	# campaigns over several hosts (no ssh server: tests/t-hosts.sh runs
-	# its "hosts" through tests/hosts/standin-ssh.sh)
-	parallel openssh-client rsync
+	# campaigns over several hosts; the server for tests/t-hosts.sh, which
+	# starts its own sshd on 127.0.0.1 as two "hosts" (Debian's package
+	# also enables its ssh service on port 22, which a lab host needs)
+	parallel openssh-client openssh-server rsync
 	# the report test: headless Chromium renders report.html
 	chromium
 	# the test suite's shell lint
