@@ -75,6 +75,28 @@ class Cell:
     tries: tuple = ()  # every try that ended: ({"state", "problems"...}, ...)
     pinned: bool = False  # its vCPU threads pinned one a host core
     host: str = ""  # the --hosts host it ran on ("": this host)
+    # the --hosts host's (CPU model, cores) as its runner read them there;
+    # () for a cell of this host (RunDir.host) or a host that said nothing
+    host_cpu: tuple = ()
+
+
+def host_kind(model, cores):
+    """'AMD EPYC, 2 cores': a kind of machine, from its CPU model and core
+    count as recorded; "" when the model is not."""
+    if not isinstance(model, str) or not model.strip():
+        return ""
+    model = " ".join(model.split())[:200]
+    return f"{model}, {cores} cores" if type(cores) is int else model
+
+
+def _host_cpu(c):
+    """A --hosts cell's host_cpu (scripts/campaign/hosts.py) as a (model,
+    cores) tuple; () when it has none or it is not one."""
+    info = c.get("host_cpu")
+    if not isinstance(info, dict) or not isinstance(info.get("cpu_model"), str):
+        return ()
+    cores = info.get("cores")
+    return (info["cpu_model"], cores if type(cores) is int else None)
 
 
 @dataclass
@@ -207,6 +229,26 @@ class RunDir:
         """The host's core count (manifest host.cores); None when not
         recorded."""
         return self.host.get("cores")
+
+    def cell_host(self, cell):
+        """(CPU model, cores) of the machine a cell ran on: a --hosts
+        cell's, as read there, else this campaign's host's; None where
+        not recorded."""
+        if cell.host:
+            return cell.host_cpu or (None, None)
+        return self.host.get("cpu_model"), self.host.get("cores")
+
+    def host_kinds(self, cpus):
+        """{kind of machine: {variant: done cells}} of the done cells of
+        CPUS vCPUs ('AMD EPYC, 2 cores', 'unrecorded'): more than one kind,
+        and the ratio at that vCPU count is taken across machine kinds."""
+        out = {}
+        for c in self.cells:
+            if c.cpus == int(cpus) and c.state == "done":
+                k = host_kind(*self.cell_host(c)) or "unrecorded"
+                out.setdefault(k, {})
+                out[k][c.variant] = out[k].get(c.variant, 0) + 1
+        return out
 
     def arch(self, variant):
         """The guest architecture of a variant's boots: its cells' arch
@@ -483,7 +525,8 @@ def load(path):
                           tries=_tries(c),
                           pinned=isinstance(c.get("pin"), list)
                           and len(c["pin"]) >= cpus,
-                          host=str(c.get("host") or "")))
+                          host=str(c.get("host") or ""),
+                          host_cpu=_host_cpu(c) if c.get("host") else ()))
     variants = [str(v) for v in campaign.get("variants") or []]
     for c in cells:
         if c.variant not in variants:

@@ -15,6 +15,7 @@ from analysis.estimate import exact, stats
 from analysis.verdict import safety
 from analysis.verdict.table import aa_status, by_pair, pairs_of
 from analysis import metrics
+from analysis.render import run_setup
 from analysis.render.formatting import (looks_s, missing, pct_s, row_point_label,
                                  row_ratio, verdict_s, vcpus_s)
 from lockbench.defaults import ICOUNT, WALL
@@ -436,6 +437,9 @@ def answer_text(table, f, th):
             f"{f['cores']} host cores, n = {n} boots a side{pool}, interleaved"
             + (f"; {looks_s(f, th.confidence)}" if looks_s(f, th.confidence)
                else "") + "." + (f" {clock}" if clock else ""))
+        mixed = run_setup.mixed_hosts(f)
+        if mixed:  # --hosts boots of one vCPU count on different machines
+            after.append(mixed)
         lines.append(" ".join(after))
         paras.append("\n".join(lines))
     if not control_only:

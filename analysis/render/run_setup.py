@@ -22,7 +22,10 @@ def setup_facts(rd, done):
     "none", ...; '' when not recorded}),
     commits ({variant: (commit id, tree)} of the variants built from a
     git tree, scripts/tree/kernel_tree.py; not the A/A control's, the
-    baseline's image again)."""
+    baseline's image again),
+    host_kinds ({cpus: {kind of machine: {variant: boots}}}: RunDir.host_kinds;
+    with --hosts, cores and cpu_model are those of the machines the boots
+    ran on, as each read its own: '2-16' cores, '2 kinds of CPU')."""
     host, done = rd.host, list(done)
     boots = {}
     for v, c, _o in done:
@@ -30,10 +33,23 @@ def setup_facts(rd, done):
     archs = sorted({rd.arch(v) for v, _c in boots})
     qg = host.get("qemu_guests")
     qg = qg if isinstance(qg, dict) else {}
+    cpus = sorted({c for _v, c in boots})
+    cores = "?" if rd.host_cores is None else rd.host_cores
+    model = host.get("cpu_model", "unknown CPU")
+    ran = [rd.cell_host(c) for c in rd.cells
+           if c.state == "done" and c.cpus in cpus and c.host]
+    if ran:  # --hosts cells: the machines they ran on, not this one
+        ran += [rd.cell_host(c) for c in rd.cells
+                if c.state == "done" and c.cpus in cpus and not c.host]
+        known = sorted({k for _m, k in ran if type(k) is int})
+        cores = span(known) if known else "?"
+        models = {m for m, _k in ran if m}
+        model = (models.pop() if len(models) == 1 else
+                 f"{len(models)} kinds of CPU" if models else "unknown CPU")
     return {
         "accel": rd.accel.upper(),
-        "cores": "?" if rd.host_cores is None else rd.host_cores,
-        "cpu_model": host.get("cpu_model", "unknown CPU"),
+        "cores": cores,
+        "cpu_model": model,
         "qemu": host.get("qemu_version", "?"),
         "cpus": sorted({c for _v, c in boots}),
         "over_cpus": sorted({c for _v, c, o in done if o}),
@@ -48,7 +64,27 @@ def setup_facts(rd, done):
                     for v in rd.variants if "~" not in v
                     for src in [(rd.builds.get(v) or {}).get("source")]
                     if isinstance(src, dict) and src.get("commit")},
+        "host_kinds": {c: rd.host_kinds(c) for c in cpus},
     }
+
+
+def mixed_hosts(facts, short=False):
+    """The sentence that says which vCPU counts' boots ran on more than
+    one kind of machine (--hosts), each kind with its boots per variant
+    (SHORT: the counts of kinds only, for the commit block), or '': a
+    ratio across machine kinds is not a ratio on one machine."""
+    bits = []
+    for cpus, kinds in sorted((facts.get("host_kinds") or {}).items()):
+        if len(kinds) > 1:
+            bits.append(f"at {cpus} vCPU{'s' if cpus != 1 else ''} on {len(kinds)} kinds"
+                        + ("" if short else " (" + "; ".join(
+                            f"{k}: " + ", ".join(f"{v} {n}" for v, n in by.items())
+                            for k, by in kinds.items()) + ")"))
+    if not bits:
+        return ""
+    return ("The boots ran on different kinds of host " + ", ".join(bits)
+            + ": a ratio across machine kinds is not a ratio on one machine"
+            + (" (summary.md names them)." if short else "."))
 
 
 def span(values):
@@ -95,4 +131,8 @@ def setup_line(rd, done, variants=None):
     if f["over_cpus"]:
         line += (f", oversubscribed (*): {', '.join(map(str, f['over_cpus']))} "
                  "vCPUs > host cores")
+    mixed = [c for c, kinds in f["host_kinds"].items() if len(kinds) > 1]
+    if mixed:
+        line += (f", {', '.join(map(str, mixed))} vCPUs on several kinds of "
+                 "host (--hosts)")
     return line

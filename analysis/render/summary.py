@@ -89,6 +89,9 @@ def header_facts(rundir, cells, samples, baseline, primary, unsafe,
         "guests": "; ".join(f"{a} guests: {qg[a]}" if a in qg else f"{a} guests"
                             for a in archs) or "unknown guests",
         "over_cpus": setup["over_cpus"],
+        # {cpus: {kind of machine: {variant: boots}}} (--hosts): more than
+        # one kind at a vCPU count is said in the answer
+        "host_kinds": setup["host_kinds"],
         "over_cells": len(over),
         "not_done": int(((cells["analyzed"] == 0)
                          & (cells["state"] != "unneeded")).sum())
