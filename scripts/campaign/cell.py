@@ -201,9 +201,11 @@ def ended_words(cell):
     return f"{state}: {first}"
 
 
-def finish_cell(d, man, cell, tmp, interrupted, refused=None):
+def finish_cell(d, man, cell, tmp, interrupted, refused=None, lost=None, host=None):
     """Record how the cell in TMP ended and move it into place; REFUSED
-    (a line) fails it whatever its meta.json says."""
+    (a line) fails it whatever its meta.json says; LOST (a line) says why
+    no meta.json came, in place of "no readable meta.json" (a --hosts
+    host that went away); HOST names the --hosts host of this try."""
     final = os.path.join(d, "cells", cell["id"])
     meta, why = read_meta(d, tmp)
     if is_dir(tmp):
@@ -237,7 +239,7 @@ def finish_cell(d, man, cell, tmp, interrupted, refused=None):
         problems = [campaign_file.CONTROL_RE.sub(" ", f"{p.get('state')}: {p.get('line')}"[:300])
                     for p in (got if isinstance(got, list) else []) if isinstance(p, dict)]
     elif state != "interrupted":
-        problems = [f"error: no readable meta.json ({why})"]
+        problems = [f"error: {lost}" if lost else f"error: no readable meta.json ({why})"]
     now = ([refused] if refused else []) + problems[:10]
     if now or meta:
         cell["problems"] = now
@@ -245,6 +247,7 @@ def finish_cell(d, man, cell, tmp, interrupted, refused=None):
     # that hung or reported lockdep is a result about its kernel even when
     # --resume's next try of the cell succeeds (analysis/tidy/boots.py).
     cell.setdefault("tries", []).append(
-        {"state": cell["state"], "problems": now, **({"kept": kept} if kept else {})})
+        {"state": cell["state"], "problems": now, **({"kept": kept} if kept else {}),
+         **({"host": host} if host else {})})
     man.save()
     return meta

@@ -11,6 +11,20 @@ this campaign's cells/ before it is renamed into place as any local cell.
 Scheduling is parallel's: per host, as many cells of N vCPUs at a time as
 100/N percent of its cores (-j), so cells never oversubscribe a host.
 
+Before any cell runs, every host is asked (probe) for its CPU model and
+core count, read there, and whether it has /usr/bin/python3, rsync, perl
+and the QEMU of each arch: a host that does not answer, or lacks one, is
+named in one line and nothing runs.  Each cell records the host it ran on and that
+host's CPU model and cores as its runner read them there (meta.json).
+
+A host that goes away (ssh's exit status 255: the connection refused or
+lost), or ends a cell itself (its QEMU killed, its disk full, what it sent
+refused), fails that try in one line naming the host; the try stays on
+record, counts as no boot of the kernel (analysis/tidy/boots.py), and
+the cell is tried again on the hosts that still answer, up to
+MAX_HOST_FAULTS times; with no other host left it waits for --resume.
+A kernel's own end (hung, panic, lockdep, ...) is a result, never retried.
+
 A host is not trusted: what comes back is regular files and directories
 only (rsync without links, devices or specials, then a walk that removes
 anything else and fails the cell), and nothing from the manifest reaches
@@ -53,6 +67,30 @@ JOBLOG_COLS = 9
 JOBLOG_MAX_BYTES = 16 << 20
 SEQ_RE = re.compile(r"[1-9][0-9]{0,8}")
 EXITVAL_RE = re.compile(r"-?[0-9]{1,3}")
+# ssh's own exit status: the connection was refused, failed or was lost
+# (the runner's exit codes stop at 130).
+SSH_LOST = 255
+# How a try ends when its host, not its kernel, ended it (all of them
+# analysis/tidy/boots.py's NOT_COUNTED): no meta.json came back (error:
+# the host went away, or its runner died), QEMU killed there, its disk
+# full, or what it sent refused (failed).
+HOST_FAULTS = ("error", "killed", "nospace", "failed")
+# Host-ended tries of one cell in one run before it waits for --resume.
+MAX_HOST_FAULTS = 3
+# The sshlogin of a hosts file's line: parallel's "N/" (cores) and
+# "@GROUP/" prefixes off.
+PREFIX_RE = re.compile(r"^(?:@[^/ ]*/)?(?:[0-9]+/)?")
+PROBE_TIMEOUT_S = 120
+# What every host is asked before a cell runs: its cores and CPU model as
+# guest/qemu.py host_info reads them (the first "model name" line), and
+# which of the programs a cell needs there (NEEDS, filled in: rsync and
+# perl for parallel, the QEMU of each arch) it lacks: one tab-separated
+# line.
+PROBE_PY = ("import os,shutil;"
+            "m=[l.split(':',1)[1].strip() for l in open('/proc/cpuinfo') "
+            "if l.startswith('model name')];"
+            "print('lockbench-host',os.cpu_count(),' '.join((m or ['unknown'])[0].split()),"
+            "','.join(q for q in NEEDS if not shutil.which(q)) or '-',sep='\\t')")
 
 
 class HostsError(CliError):
@@ -82,6 +120,94 @@ def check_hosts_file(path):
     if not lines:
         raise HostsError(f"--hosts {path}: no sshlogin in it")
     return lines
+
+
+def login_of(line):
+    """The sshlogin of a hosts file's line, as parallel names it in its
+    joblog and --tag: 'ssh -p 2222 user@host' of '2/ssh -p 2222 user@host'."""
+    return PREFIX_RE.sub("", line, count=1).strip()
+
+
+def host_name(login, logins=()):
+    """What a line says a host is called: the sshlogin's last word
+    ('user@host', 'lbhost2'), or the whole sshlogin where two of LOGINS
+    end in the same word (one machine on two ports)."""
+    words = str(login).split()
+    last = words[-1] if words else str(login)
+    same = [x for x in logins if (x.split() or [""])[-1] == last]
+    return str(login) if len(same) > 1 else last
+
+
+def one_line(text, n=200):
+    """TEXT as one line of at most N characters (control characters, a
+    host's \\r among them, made spaces)."""
+    return re.sub(r"\s+", " ", campaign_file.CONTROL_RE.sub(" ", str(text))).strip()[:n]
+
+
+def tagged(text):
+    """{tag: [its lines]} of parallel's --tag / --tagstring output TEXT
+    (ssh ends its messages with \\r\\n: both end a line here)."""
+    out = {}
+    for ln in re.split(r"[\r\n]+", text):
+        tag, sep, rest = ln.partition("\t")
+        if sep and rest.strip():
+            out.setdefault(tag, []).append(rest.strip())
+    return out
+
+
+class HostsRefused(HostsError):
+    """A host that cannot take cells, found before any cell ran."""
+
+
+def probe(hosts_file, arches, cwd=None):
+    """Ask every host of HOSTS_FILE what it is: {login: {"cpu_model",
+    "cores"}}, read there.  HostsRefused, one line naming each host that
+    did not answer (exit 2) or lacks /usr/bin/python3, rsync, perl or the
+    QEMU of one of ARCHES (exit 3: ./run.sh setup there)."""
+    logins = [login_of(x) for x in check_hosts_file(hosts_file)]
+    found, gone = probe_live(hosts_file, arches, cwd)
+    if gone:
+        raise HostsRefused(f"--hosts {hosts_file}: " + "; ".join(
+            f"{host_name(h, logins)} did not answer ({why})" for h, why in gone.items())
+            + ": no cell was run (bring it up, or leave it out of the hosts file)")
+    missing = {h: i["missing"] for h, i in found.items() if i["missing"]}
+    if missing:
+        e = HostsRefused(f"--hosts {hosts_file}: " + "; ".join(
+            f"{host_name(h, logins)} lacks {', '.join(m)}" for h, m in missing.items())
+            + ": run ./run.sh setup there; no cell was run")
+        e.exit_code = 3
+        raise e
+    return {h: {"cpu_model": i["cpu_model"], "cores": i["cores"]} for h, i in found.items()}
+
+
+def probe_live(hosts_file, arches, cwd=None, logins=None):
+    """Ask the hosts of HOSTS_FILE (only LOGINS, when given) what they are,
+    at once (parallel --nonall): ({login: {"cpu_model", "cores",
+    "missing": [programs it lacks]}} of those that answered, {login: why
+    not, in one line} of the others)."""
+    allh = [login_of(x) for x in check_hosts_file(hosts_file)]
+    want = [h for h in allh if logins is None or h in logins]
+    needs = ["rsync", "perl"] + sorted({qemu.arch_info(a)["qemu"] for a in arches})
+    src = PROBE_PY.replace("NEEDS", repr(needs))
+    cmd = [PARALLEL, "--sshloginfile", hosts_file, "--nonall", "--tag",
+           f"/usr/bin/python3 -c {shlex.quote(src)}"]
+    rc, out = run_parallel(cmd, cwd or os.getcwd(), PROBE_TIMEOUT_S)
+    said = tagged(out)
+    found, gone = {}, {}
+    for h in want:
+        info = None
+        for ln in said.get(h, []):
+            f = ln.split("\t")
+            if len(f) == 4 and f[0] == "lockbench-host" and re.fullmatch(r"[0-9]{1,6}", f[1]):
+                info = {"cores": int(f[1]), "cpu_model": one_line(f[2]) or "unknown",
+                        "missing": [] if f[3] == "-" else [one_line(q, 60) for q in f[3].split(",")]}
+        if info:
+            found[h] = info
+            continue
+        why = one_line("; ".join(said.get(h, [])), 160) or (
+            f"no answer within {PROBE_TIMEOUT_S} s" if rc == 124 else "no reply")
+        gone[h] = why + (" (run ./run.sh setup there)" if "python3" in why else "")
+    return found, gone
 
 
 def remote_base(d):
@@ -226,15 +352,25 @@ def run_parallel(cmd, cwd, timeout):
     return proc.returncode, out.decode(errors="replace")
 
 
-def run(d, man, hosts_file, finish_cell, prog, stop):
-    """Run every cell not done on the hosts; finish_cell(cell, tmp, problem)
-    each, problem a line when the host sent what no runner writes."""
+def run(d, man, hosts_file, finish_cell, prog, stop, probed=None):
+    """Run every cell not done on the hosts; finish_cell(cell, tmp, problem,
+    lost, host) each, problem a line when the host sent what no runner
+    writes, lost one when nothing came back because the host went away.
+    PROBED: what probe() said of the hosts just now (else asked here)."""
     check_hosts_file(hosts_file)
     # Where rsync brings the cells back and they are cleared: no link.
     safeio.check_dir(os.path.join(d, "cells"))
     hosts = os.path.abspath(hosts_file)
+    c = man.data["campaign"]
+    if probed is None:
+        probed = probe(hosts, c["arches"], d)
+    # What each host is, read there (the runner's meta.json says it again
+    # for each cell it ran); a record that is not a table is replaced.
+    if not isinstance(man.data.get("hosts"), dict):
+        man.data["hosts"] = {}
+    man.data["hosts"].update(probed)
     # This run's own folder on the hosts: a --resume, or another campaign
-    # whose directory has the same name, never shares it.
+    # whose directory has the same name, never shares it (the token).
     remote = remote_name(d)
     man.data.setdefault("hosts_remote", []).append(remote)
     man.save()
@@ -244,11 +380,14 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
         # This run's folder, and those of earlier runs killed outright
         # (their parallel, and so their cells, died with them).
         gone = [r for r in man.data["hosts_remote"] if is_remote(d, r)]
-        rc, out = run_parallel(parallel_cmd(hosts, "--nonall",
+        rc, out = run_parallel(parallel_cmd(hosts, "--nonall", "--tag",
                                             "rm -rf " + " ".join(map(shlex.quote, gone))), d, 300)
         if rc:
-            why = re.sub(r"\s+", " ", out.strip())[-200:]
-            prog.say(f"campaign: could not remove {remote} on every host: {why}")
+            logins = [login_of(x) for x in check_hosts_file(hosts)]
+            why = "; ".join(f"{host_name(t, logins)}: {one_line(' '.join(ls), 120)}"
+                            for t, ls in tagged(out).items()) or one_line(out)[-200:]
+            prog.say(f"campaign: could not remove {remote} on every host ({why}); "
+                     f"a later --resume with --hosts removes it")
         for f in os.listdir(d):
             if f.startswith(".hosts-"):
                 with contextlib.suppress(OSError):  # (a directory: not ours)
@@ -256,8 +395,15 @@ def run(d, man, hosts_file, finish_cell, prog, stop):
 
 
 def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
+    copy_payload(d, man, hosts, remote, prog)
+    lines = {login_of(x): x for x in check_hosts_file(hosts)}
+    run_groups(d, man, hosts, lines, Run(d, man, remote, finish_cell, prog, stop, list(lines)),
+               prog, stop)
+
+
+def copy_payload(d, man, hosts, remote, prog):
+    """The kernels, modules, root fs, runner and job to every host, once."""
     c = man.data["campaign"]
-    build = BUILD
     payload = ".hosts-payload.tar"
     images = list(dict.fromkeys(campaign_file.image(c, v) for v in c["variants"]))
     # A boot variant is another variant's image with kernel parameters
@@ -266,21 +412,86 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
     if boots_other:
         raise HostsError(f"variant {boots_other[0]} boots another variant's image with its "
                          f"own kernel parameters: run it on this host, not with --hosts")
-    make_payload(os.path.join(d, payload), build, images, os.path.join(d, "job.conf"))
+    make_payload(os.path.join(d, payload), BUILD, images, os.path.join(d, "job.conf"))
     prog.say(f"campaign: copying kernels, modules and root fs to the hosts of {hosts}")
     rc, out = run_parallel(parallel_cmd(hosts, "--nonall", "--wd", remote, "--basefile", payload,
                                         f"rm -rf payload && tar xf {payload}"), d, 1800)
     os.unlink(os.path.join(d, payload))
     if rc:
         raise HostsError(f"copying to the hosts failed: {out.strip()[-300:]}")
-    done_count = sum(x["state"] == "done" for x in man.data["cells"])
+
+
+def run_groups(d, man, hosts, lines, run, prog, stop, ask=None):
+    """Each vCPU count's cells not done, in passes of RUN (Run.one_pass) on
+    the hosts of LINES ({login: its line of the hosts file}) that answer:
+    after a pass, the cells a known host ended (HOST_FAULTS) go again on
+    the hosts that still answer (ASK: probe_live) and did not end one,
+    each cell at most MAX_HOST_FAULTS times in this run; with no such
+    host left they wait for --resume."""
+    ask = ask or probe_live
+    c = man.data["campaign"]
+    logins = list(lines)
+    live = list(logins)  # the hosts that answer, as far as this run knows
     for cpus in sorted({x["cpus"] for x in man.data["cells"]}):
         cells = [x for x in man.data["cells"] if x["state"] not in ("done", "unneeded")
                  and x["cpus"] == cpus]
-        if not cells or stop:
-            continue
-        inp = os.path.join(d, f".hosts-c{cpus}.in")
-        log = os.path.join(d, f".hosts-c{cpus}.joblog")
+        faults = {}  # cell id: tries its hosts ended in this run
+        use = live
+        if cells and not stop and not use:
+            prog.say(f"campaign: the {len(cells)} cell(s) of {cpus} vCPU(s) wait for "
+                     f"--resume: no host answers")
+        while cells and not stop and use:
+            ended = run.one_pass(hosts_file(d, lines, use), cpus, cells)
+            # The tries a known host ended: tried again on the others.
+            by = {}
+            for x, host in ended:
+                faults[x["id"]] = faults.get(x["id"], 0) + 1
+                by.setdefault(host, []).append(x)
+            again = [x for xs in by.values() for x in xs if faults[x["id"]] < MAX_HOST_FAULTS]
+            if not again or stop:
+                break
+            found, gone = ask(hosts, c["arches"], d, live)
+            live = [h for h in live if h in found and not found[h]["missing"]]
+            use = [h for h in live if h not in by]
+            names = ", ".join(host_name(h, logins) for h in by)
+            if gone:
+                prog.say("campaign: " + "; ".join(f"{host_name(h, logins)} does not answer: {w}"
+                                                   for h, w in gone.items()))
+            if not use:
+                prog.say(f"campaign: {len(again)} cell(s) that {names} ended wait for "
+                         f"--resume: no other host answers")
+                break
+            prog.say(f"campaign: {len(again)} cell(s) that {names} ended: again on "
+                     + ", ".join(host_name(h, logins) for h in use))
+            cells = again
+
+
+def hosts_file(d, lines, use):
+    """A hosts file in D for one pass: the lines ({login: line}) of the
+    hosts USE."""
+    name = f".hosts-{secrets.token_hex(4)}"
+    with safeio.open_new(os.path.join(d, name), 0o644) as f:
+        f.write("".join(lines[h] + "\n" for h in use))
+    return os.path.join(d, name)
+
+
+class Run:
+    """The passes of one --hosts run: each hands cells to parallel once
+    and finishes every cell that ends."""
+
+    def __init__(self, d, man, remote, finish_cell, prog, stop, logins):
+        self.d, self.man, self.remote = d, man, remote
+        self.finish_cell, self.prog, self.stop, self.logins = finish_cell, prog, stop, logins
+        self.done_count = sum(x["state"] == "done" for x in man.data["cells"])
+
+    def one_pass(self, hosts, cpus, cells):
+        """Run CELLS (of CPUS vCPUs) on HOSTS once; [(cell, host login)] of
+        those whose try a known host ended (HOST_FAULTS)."""
+        d, man, prog, stop = self.d, self.man, self.prog, self.stop
+        c = man.data["campaign"]
+        tag = secrets.token_hex(3)
+        inp = os.path.join(d, f".hosts-c{cpus}-{tag}.in")
+        log = os.path.join(d, f".hosts-c{cpus}-{tag}.joblog")
         # On the hosts a cell runs in cells/.tmp-cN-SEQ, renamed to
         # cells/.tmp-ID once back: parallel quotes a name with '@' (an arm64
         # target's), and --return then asks rsync for the quoted name.  SEQ
@@ -299,10 +510,11 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
             dirlock.clear(p)
         # Variant names are checked ([a-z0-9_-], and '@' before an arch)
         # before they get here; parallel quotes {1} and {2} itself, the
-        # rest is quoted here.
+        # rest is quoted here.  --tagstring: what ssh and rsync say of a
+        # job comes out under the cell's name.
         q = shlex.quote
         cmd = parallel_cmd(
-            hosts, "--wd", remote, "--colsep", " ",
+            hosts, "--wd", self.remote, "--colsep", " ", "--tagstring", "{1}",
             "-j", f"{max(1, 100 // cpus)}%", "--joblog", log, "-a", inp,
             "--return", "cells/.tmp-{1}", "--return", "cells/.tmp-{1}.log",
             f"rm -rf cells/.tmp-{{1}}; mkdir -p cells && env PYTHONPATH=payload /usr/bin/python3 "
@@ -316,18 +528,18 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
         # their paths); it finds its build/ beside its guest/: payload/build.
         # Its messages to a file: a pipe read only at the end would fill
         # and stall parallel (a host can make rsync say a lot).
-        errpath = os.path.join(d, f".hosts-c{cpus}.err")
+        errpath = os.path.join(d, f".hosts-c{cpus}-{tag}.err")
         with safeio.open_new(errpath, 0o644, binary=True) as errf:
             proc = popen_parallel(cmd, cwd=d, stdout=subprocess.DEVNULL, stderr=errf)
         for x in cells:
             x["state"] = "running"
             x["attempts"] = x.get("attempts", 0) + 1
         man.save()
-        finished, said = set(), set()
+        finished, said, faulted = set(), set(), []
 
-        def back(i, problems):
-            """Cell i came back: scrub it, move it into place, finish it."""
-            nonlocal done_count
+        def back(i, problems, host=None, rc=None):
+            """Cell i came back, or its host went away: scrub what came,
+            move it into place, finish it."""
             finished.add(i + 1)
             x = cells[i]
             came = os.path.join(d, "cells", f".tmp-{names[i]}")
@@ -339,19 +551,37 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
                     f"refused: the host sent {len(removed)} file(s) that are not regular "
                     f"files or directories: {', '.join(removed[:3])}"
                     + (", ..." if len(removed) > 3 else ""))
+            name = host_name(host, self.logins) if host else None
+            lost = None
+            if rc == SSH_LOST and not os.path.lexists(os.path.join(came, "meta.json")):
+                said_ = tagged(tail(errpath, 64 << 10)).get(names[i], [])
+                ssh = [s for s in said_ if s.startswith("ssh")] or said_
+                lost = (f"host {name} went away or refused the connection (ssh exit 255"
+                        + (f": {one_line(ssh[0], 120)}" if ssh else "") + "): nothing came back")
             make_way(tmp)
             for suffix in ("", ".log"):
                 if os.path.lexists(came + suffix):
                     # through cells/' descriptor (make_way cleared tmp)
                     campaign_cell.rename(came + suffix, tmp + suffix, replace=True)
-            finish_cell(x, tmp, "; ".join(problems) or None)
+            meta = self.finish_cell(x, tmp, "; ".join(problems) or None, lost, host)
+            if host is not None:
+                x["host"] = host
+                kind = host_kind((meta or {}).get("host")) or \
+                    host_kind((man.data.get("hosts") or {}).get(host))
+                if kind:
+                    # what the runner read there (else what the host said
+                    # when probed): the kind of machine the boot ran on
+                    x["host_cpu"] = kind
+                man.save()
             if x["state"] == "done":
-                done_count += 1
+                self.done_count += 1
                 prog.walls.append(x.get("wall_s") or 0)
             else:
-                prog.say(f"campaign: cell {x['id']} on {x.get('host', '?')}: "
+                if host is not None and x["state"] in HOST_FAULTS and not stop:
+                    faulted.append((x, host))
+                prog.say(f"campaign: cell {x['id']} on {name or '?'}: "
                          f"{campaign_cell.ended_words(x)}")
-            prog.show(done_count, [y["id"] for y in cells if y["state"] == "running"])
+            prog.show(self.done_count, [y["id"] for y in cells if y["state"] == "running"])
 
         termed = 0
         while True:
@@ -368,13 +598,11 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
                 if b not in said:
                     said.add(b)
                     prog.say(f"campaign: {log}: {b}")
-            for seq, (host, _rc) in rows.items():
+            for seq, (host, rc) in rows.items():
                 if seq in finished or seq > len(cells):
                     continue
-                if host is not None:
-                    cells[seq - 1]["host"] = host
                 back(seq - 1, [] if host is not None else
-                     ["refused: its row in parallel's joblog is garbled"])
+                     ["refused: its row in parallel's joblog is garbled"], host, rc)
             if ended:
                 break
             time.sleep(0.5)
@@ -390,6 +618,19 @@ def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
                 x["state"] = "interrupted" if stop else "error"
                 x["problems"] = [re.sub(r"\s+", " ", err)[-300:]] if err else []
         man.save()
+        return faulted
+
+
+def host_kind(info):
+    """{"cpu_model", "cores"} of a host as its runner's meta.json or the
+    probe says it, checked (a host is not trusted: one line of at most 200
+    characters, a whole number of cores), or None."""
+    if not isinstance(info, dict):
+        return None
+    model, cores = info.get("cpu_model"), info.get("cores")
+    if not isinstance(model, str) or type(cores) is not int or not 0 < cores < 1 << 20:
+        return None
+    return {"cpu_model": one_line(model) or "unknown", "cores": cores}
 
 
 def make_way(tmp):

@@ -266,6 +266,11 @@ def _body(args):
     if args.jobs is not None and not 1 <= args.jobs <= 64:
         raise campaign_file.CampaignError(f"--jobs {args.jobs}: must be 1..64")
     variantmod.add_dirs(args.variants)
+    probed = None
+    if args.hosts and args.file and not args.dry_run:
+        # Every host answers and has what a cell needs, or nothing is made
+        # (a --resume asks them once its directory is checked).
+        probed = campaign_hosts.probe(args.hosts, campaign_file.load(args.file)["arches"])
     res = create(args) if args.file else resume(args)
     if res is None:
         return 0
@@ -282,7 +287,9 @@ def _body(args):
               + (" (not with --hosts: every repetition runs)" if args.hosts else ""))
     if args.hosts:
         try:
-            stop = campaign_run.run_on_hosts(d, man, args.hosts)
+            stop = campaign_run.run_on_hosts(d, man, args.hosts, probed)
+        except campaign_hosts.HostsRefused:
+            raise  # before any cell ran: one line, its own exit status
         except (campaign_hosts.HostsError, OSError) as e:
             raise judge.RunError(1, f"{e}; finish with: ./run.sh campaign --resume {d} "
                                  f"--hosts {args.hosts}") from None

@@ -213,11 +213,14 @@ def run_batch(d, man, jobs, reps, prog, tried):
     return stop
 
 
-def run_on_hosts(d, man, hosts):
+def run_on_hosts(d, man, hosts, probed=None):
+    """The cells on the hosts of HOSTS (scripts/campaign/hosts.py); PROBED:
+    what the hosts said they are just now (hosts.probe), else asked there."""
     prog = Progress(len(man.data["cells"]))
     with stop_signals() as stop:
-        campaign_hosts.run(d, man, hosts, lambda cell, tmp, refused: campaign_cell.finish_cell(
-            d, man, cell, tmp, bool(stop), refused), prog, stop)
+        campaign_hosts.run(d, man, hosts, lambda cell, tmp, refused, lost, host:
+                           campaign_cell.finish_cell(d, man, cell, tmp, bool(stop), refused,
+                                                     lost, host), prog, stop, probed)
     if prog.tty:
         print()
     return stop
