@@ -21,8 +21,9 @@ A host that goes away (ssh's exit status 255: the connection refused or
 lost), or ends a cell itself (its QEMU killed, its disk full, what it sent
 refused), fails that try in one line naming the host; the try stays on
 record, counts as no boot of the kernel (analysis/tidy/boots.py), and
-the cell is tried again on the hosts that still answer, up to
-MAX_HOST_FAULTS times; with no other host left it waits for --resume.
+the cell is tried again on the hosts that ended none, up to
+MAX_HOST_FAULTS times (a host that went away is left out for the rest
+of the run); with no other host left it waits for --resume.
 A kernel's own end (hung, panic, lockdep, ...) is a result, never retried.
 
 A host is not trusted: what comes back is regular files and directories
@@ -180,13 +181,12 @@ def probe(hosts_file, arches, cwd=None):
     return {h: {"cpu_model": i["cpu_model"], "cores": i["cores"]} for h, i in found.items()}
 
 
-def probe_live(hosts_file, arches, cwd=None, logins=None):
-    """Ask the hosts of HOSTS_FILE (only LOGINS, when given) what they are,
-    at once (parallel --nonall): ({login: {"cpu_model", "cores",
-    "missing": [programs it lacks]}} of those that answered, {login: why
-    not, in one line} of the others)."""
-    allh = [login_of(x) for x in check_hosts_file(hosts_file)]
-    want = [h for h in allh if logins is None or h in logins]
+def probe_live(hosts_file, arches, cwd=None):
+    """Ask the hosts of HOSTS_FILE what they are, at once (parallel
+    --nonall): ({login: {"cpu_model", "cores", "missing": [programs it
+    lacks]}} of those that answered, {login: why not, in one line} of
+    the others)."""
+    want = [login_of(x) for x in check_hosts_file(hosts_file)]
     needs = ["rsync", "perl"] + sorted({qemu.arch_info(a)["qemu"] for a in arches})
     src = PROBE_PY.replace("NEEDS", repr(needs))
     cmd = [PARALLEL, "--sshloginfile", hosts_file, "--nonall", "--tag",
@@ -397,7 +397,7 @@ def run(d, man, hosts_file, finish_cell, prog, stop, probed=None):
 def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
     copy_payload(d, man, hosts, remote, prog)
     lines = {login_of(x): x for x in check_hosts_file(hosts)}
-    run_groups(d, man, hosts, lines, Run(d, man, remote, finish_cell, prog, stop, list(lines)),
+    run_groups(d, man, lines, Run(d, man, remote, finish_cell, prog, stop, list(lines)),
                prog, stop)
 
 
@@ -421,21 +421,20 @@ def copy_payload(d, man, hosts, remote, prog):
         raise HostsError(f"copying to the hosts failed: {out.strip()[-300:]}")
 
 
-def run_groups(d, man, hosts, lines, run, prog, stop, ask=None):
+def run_groups(d, man, lines, run, prog, stop):
     """Each vCPU count's cells not done, in passes of RUN (Run.one_pass) on
-    the hosts of LINES ({login: its line of the hosts file}) that answer:
-    after a pass, the cells a known host ended (HOST_FAULTS) go again on
-    the hosts that still answer (ASK: probe_live) and did not end one,
-    each cell at most MAX_HOST_FAULTS times in this run; with no such
-    host left they wait for --resume."""
-    ask = ask or probe_live
-    c = man.data["campaign"]
+    the hosts of LINES ({login: its line of the hosts file}): after a
+    pass, the cells a known host ended (HOST_FAULTS) go again on the
+    hosts that ended none of this vCPU count's, each cell at most
+    MAX_HOST_FAULTS times in this run; a host whose ssh failed (exit 255: it went away) is left out for
+    the rest of the run.  With no host left the cells wait for --resume."""
     logins = list(lines)
     live = list(logins)  # the hosts that answer, as far as this run knows
     for cpus in sorted({x["cpus"] for x in man.data["cells"]}):
         cells = [x for x in man.data["cells"] if x["state"] not in ("done", "unneeded")
                  and x["cpus"] == cpus]
         faults = {}  # cell id: tries its hosts ended in this run
+        ended_one = set()  # the hosts that ended a try of this vCPU count
         use = live
         if cells and not stop and not use:
             prog.say(f"campaign: the {len(cells)} cell(s) of {cpus} vCPU(s) wait for "
@@ -443,23 +442,24 @@ def run_groups(d, man, hosts, lines, run, prog, stop, ask=None):
         while cells and not stop and use:
             ended = run.one_pass(hosts_file(d, lines, use), cpus, cells)
             # The tries a known host ended: tried again on the others.
-            by = {}
-            for x, host in ended:
+            by, gone = {}, []
+            for x, host, lost in ended:
                 faults[x["id"]] = faults.get(x["id"], 0) + 1
                 by.setdefault(host, []).append(x)
+                gone += [host] if lost and host not in gone else []
             again = [x for xs in by.values() for x in xs if faults[x["id"]] < MAX_HOST_FAULTS]
+            live = [h for h in live if h not in gone]
+            if gone:
+                prog.say(f"campaign: {', '.join(host_name(h, logins) for h in gone)} went "
+                         f"away (ssh exit 255): left out for the rest of this run")
             if not again or stop:
                 break
-            found, gone = ask(hosts, c["arches"], d, live)
-            live = [h for h in live if h in found and not found[h]["missing"]]
-            use = [h for h in live if h not in by]
+            ended_one |= set(by)
+            use = [h for h in live if h not in ended_one]
             names = ", ".join(host_name(h, logins) for h in by)
-            if gone:
-                prog.say("campaign: " + "; ".join(f"{host_name(h, logins)} does not answer: {w}"
-                                                   for h, w in gone.items()))
             if not use:
                 prog.say(f"campaign: {len(again)} cell(s) that {names} ended wait for "
-                         f"--resume: no other host answers")
+                         f"--resume: no other host is left")
                 break
             prog.say(f"campaign: {len(again)} cell(s) that {names} ended: again on "
                      + ", ".join(host_name(h, logins) for h in use))
@@ -485,8 +485,9 @@ class Run:
         self.done_count = sum(x["state"] == "done" for x in man.data["cells"])
 
     def one_pass(self, hosts, cpus, cells):
-        """Run CELLS (of CPUS vCPUs) on HOSTS once; [(cell, host login)] of
-        those whose try a known host ended (HOST_FAULTS)."""
+        """Run CELLS (of CPUS vCPUs) on HOSTS once; [(cell, host login,
+        whether the host went away)] of those whose try a known host
+        ended (HOST_FAULTS)."""
         d, man, prog, stop = self.d, self.man, self.prog, self.stop
         c = man.data["campaign"]
         tag = secrets.token_hex(3)
@@ -578,7 +579,7 @@ class Run:
                 prog.walls.append(x.get("wall_s") or 0)
             else:
                 if host is not None and x["state"] in HOST_FAULTS and not stop:
-                    faulted.append((x, host))
+                    faulted.append((x, host, lost is not None))
                 prog.say(f"campaign: cell {x['id']} on {name or '?'}: "
                          f"{campaign_cell.ended_words(x)}")
             prog.show(self.done_count, [y["id"] for y in cells if y["state"] == "running"])

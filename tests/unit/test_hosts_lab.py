@@ -107,10 +107,9 @@ class Probe(unittest.TestCase):
         self.assertEqual(str(e.exception), f"--hosts {self.file}: user@three did not answer "
                          "(ssh: connect to host x port 9: Connection refused): no cell was run "
                          "(bring it up, or leave it out of the hosts file)")
-        found, gone = hosts.probe_live(self.file, ["arm"], self.tmp,
-                                       [f"{bad} user@three", f"{STANDIN} -p 22 user@two"])
-        self.assertEqual((list(found), list(gone)), ([f"{STANDIN} -p 22 user@two"],
-                                                     [f"{bad} user@three"]))
+        found, gone = hosts.probe_live(self.file, ["arm"], self.tmp)
+        self.assertEqual((sorted(found), list(gone)), (
+            [f"{STANDIN} -p 22 user@one", f"{STANDIN} -p 22 user@two"], [f"{bad} user@three"]))
 
 
 class Man:
@@ -121,7 +120,8 @@ class Man:
 class FakeRun:
     """Run.one_pass without parallel: each pass ends each cell as SCRIPT
     says for the host it lands on (round robin over the pass's hosts):
-    script(cell id, host, pass number) -> a state."""
+    script(cell id, host, pass number) -> a state, or "gone" (its host
+    went away: state error, ssh exit 255)."""
 
     def __init__(self, script):
         self.script, self.passes = script, []
@@ -133,9 +133,10 @@ class FakeRun:
         ended = []
         for i, x in enumerate(cells):
             host = use[i % len(use)]
-            x["state"] = self.script(x["id"], host, len(self.passes))
+            got = self.script(x["id"], host, len(self.passes))
+            x["state"] = "error" if got == "gone" else got
             if x["state"] in hosts.HOST_FAULTS:
-                ended.append((x, host))
+                ended.append((x, host, got == "gone"))
         return ended
 
 
@@ -149,54 +150,63 @@ class Retries(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def go(self, script, answer, cells=4):
-        man = Man([{"id": f"c{i}", "cpus": 1, "state": "planned"} for i in range(cells)])
-        run, prog, asked = FakeRun(script), Quiet(), []
-
-        def ask(_hosts, _arches, _d, live):
-            asked.append(list(live))
-            found = {h: {"cpu_model": "m", "cores": 2, "missing": []} for h in live if h in answer}
-            return found, {h: "Connection refused" for h in live if h not in answer}
-        hosts.run_groups(self.tmp, man, "hosts", self.lines, run, prog, [], ask)
-        return man, run.passes, prog.said, asked
+    def go(self, script, cells=4, cpus=(1,)):
+        man = Man([{"id": f"c{c}-{i}", "cpus": c, "state": "planned"}
+                   for c in cpus for i in range(cells)])
+        run, prog = FakeRun(script), Quiet()
+        hosts.run_groups(self.tmp, man, self.lines, run, prog, [])
+        return man, run.passes, prog.said
 
     def test_host_gone(self):
-        """h2 goes away in the first pass: its cells go again on h1 alone."""
-        man, passes, said, _ = self.go(lambda c, h, n: "error" if h == "h2" else "done", {"h1"})
-        self.assertEqual(passes, [(["c0", "c1", "c2", "c3"], ["h1", "h2"]), (["c1", "c3"], ["h1"])])
+        """h2 goes away in the first pass: its cells go again on h1 alone,
+        and the next vCPU count runs on h1 alone."""
+        man, passes, said = self.go(lambda c, h, n: "gone" if h == "h2" else "done",
+                                    cpus=(1, 2))
+        self.assertEqual(passes, [(["c1-0", "c1-1", "c1-2", "c1-3"], ["h1", "h2"]),
+                                  (["c1-1", "c1-3"], ["h1"]),
+                                  (["c2-0", "c2-1", "c2-2", "c2-3"], ["h1"])])
         self.assertEqual({x["state"] for x in man.data["cells"]}, {"done"})
-        self.assertEqual(said, ["campaign: h2 does not answer: Connection refused",
-                                "campaign: 2 cell(s) that h2 ended: again on h1"])
+        self.assertEqual(said, ["campaign: h2 went away (ssh exit 255): left out for the rest "
+                                "of this run", "campaign: 2 cell(s) that h2 ended: again on h1"])
 
     def test_qemu_killed_on_a_host_that_answers(self):
         """h2 killed one QEMU and still answers: that cell goes again on the
-        others only; the next vCPU count would use both again."""
-        man, passes, _said, _ = self.go(
-            lambda c, h, n: "killed" if (c, n) == ("c1", 1) else "done", {"h1", "h2"})
-        self.assertEqual(passes[1], (["c1"], ["h1"]))
+        others only; the next vCPU count uses both again."""
+        man, passes, _said = self.go(
+            lambda c, h, n: "killed" if (c, n) == ("c1-1", 1) else "done", cpus=(1, 2))
+        self.assertEqual([p[1] for p in passes], [["h1", "h2"], ["h1"], ["h1", "h2"]])
+        self.assertEqual(passes[1][0], ["c1-1"])
         self.assertEqual({x["state"] for x in man.data["cells"]}, {"done"})
 
     def test_kernel_loss_is_never_retried(self):
         """A hung boot is the kernel's: no second pass."""
-        man, passes, said, asked = self.go(lambda c, h, n: "hung" if c == "c0" else "done",
-                                           {"h1", "h2"})
-        self.assertEqual((len(passes), said, asked), (1, [], []))
+        man, passes, said = self.go(lambda c, h, n: "hung" if c == "c1-0" else "done")
+        self.assertEqual((len(passes), said), (1, []))
         self.assertEqual(man.data["cells"][0]["state"], "hung")
 
     def test_no_other_host(self):
         """Every host ended a try: the cells wait for --resume, said once."""
-        man, passes, said, _ = self.go(lambda c, h, n: "error", {"h1", "h2"})
+        man, passes, said = self.go(lambda c, h, n: "error")
         self.assertEqual(len(passes), 1)
         self.assertEqual(said, ["campaign: 4 cell(s) that h1, h2 ended wait for --resume: "
-                                "no other host answers"])
+                                "no other host is left"])
         self.assertEqual({x["state"] for x in man.data["cells"]}, {"error"})
+
+    def test_every_host_gone(self):
+        """No host left for the next vCPU count: its cells wait, said."""
+        man, passes, said = self.go(lambda c, h, n: "gone", cpus=(1, 2))
+        self.assertEqual(len(passes), 1)
+        self.assertEqual(said[-1], "campaign: the 4 cell(s) of 2 vCPU(s) wait for --resume: "
+                         "no host answers")
+        self.assertEqual({x["state"] for x in man.data["cells"]}, {"error", "planned"})
 
     def test_bounded(self):
         """A cell that every host ends in turn stops after MAX_HOST_FAULTS."""
         self.lines = {f"h{i}": f"h{i}" for i in range(6)}
-        _man, passes, _said, _ = self.go(lambda c, h, n: "failed", set(self.lines), cells=1)
+        _man, passes, _said = self.go(lambda c, h, n: "failed", cells=1)
         self.assertEqual(len(passes), hosts.MAX_HOST_FAULTS)
-        self.assertEqual([u for _c, u in passes][:2], [list(self.lines), list(self.lines)[1:]])
+        hs = list(self.lines)
+        self.assertEqual([u for _c, u in passes], [hs, hs[1:], hs[2:]])
 
 
 class HostKinds(unittest.TestCase):
