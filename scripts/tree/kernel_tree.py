@@ -322,6 +322,10 @@ def campaign_text(names, infos):
     text = re.sub(r"(?m)^variants = \[.*\]$",
                   "variants = [" + ", ".join(f'"{n}"' for n in names) + "]", text, 1)
     text = re.sub(r'(?m)^baseline = ".*"$', f'baseline = "{names[0]}"', text, 1)
+    # The default's production twins (before-plain, after-plain) are
+    # Debian's kernels, not this tree's: every ref is compared with the
+    # first, as "compare" unset does.
+    text = re.sub(r"(?m)^(compare|variant_cpus) = .*\n", "", text)
     head = (f"# Made by ./run.sh build --tree from {infos[0]['tree']}: "
             f"{', '.join(i['ref'] for i in infos)}.\n"
             "# The default campaign's points and settings (campaigns/default.toml),\n"
