@@ -14,7 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 #: room before it in this list
 ORDER = ("schema", "parse", "estimate", "tidy", "verdict", "render",
          "commands")
-COMMANDS = {"analyze", "report", "looks", "lockstat_cli"}
+COMMANDS = {"analyze", "report", "looks", "lockstat_cli", "across"}
 #: the most files (modules, READMEs) one folder holds
 MOST_FILES = 12
 
