@@ -392,10 +392,11 @@ def icount_line(f):
     ic = [c for c, k in (f.get("clock") or {}).items() if k == ICOUNT]
     if not ic:
         return []
-    # two sentences, each wrapped on its own, so that the phrase tests
-    # look for stays on one line
-    return [f"{vcpus_s(sorted(ic))} under icount: it prices path length, "
-            f"not cache misses.",
+    # each part wrapped on its own, so that the phrases a reader (and
+    # t-icount) looks for stay on one line: what the unit is, and what
+    # it prices
+    return [f"{vcpus_s(sorted(ic))} under icount, 1 guest ns = 1 instruction:",
+            "it prices path length, not cache misses.",
             "The icount interval is the boots' range (the variant's 1.5x), "
             "not a CI."]
 
