@@ -137,8 +137,11 @@ print(f"ok: smoke: {len(ctl)} A/A control rows; the primary rows carry their cal
 PY
 # Three boots a side: the answer opens every output and gives no verdict.
 "$LB_PY" tests/check_answer.py "$out/smoke"
-# smoke.toml names no primary metric: the default of the regime, said so
-grep -q '^\*\*Answer for after against before (throughput_run (the default of each regime.*2 vCPUs: inconclusive (n<6) at all 2 points' "$out/smoke/summary.md"
+# smoke.toml names no primary metric: the default of the regime, said
+# so; one row a cell, both inconclusive at 3 boots a side
+grep -q '^\*\*Answer for after against before (throughput_run (the default of each regime' "$out/smoke/summary.md"
+[ "$(grep -c '^| 2 vCPUs, read[0-9]* | \*\*inconclusive (n<6)\*\* | throughput_run ' "$out/smoke/summary.md")" = 2 ] ||
+	{ echo "FAIL: smoke: summary.md's answer has not one inconclusive row per cell"; exit 1; }
 "$LB_PY" tests/check_report.py "$out/smoke"
 
 # 3. Killed outright mid-campaign, its runners slow to end (stopped
