@@ -221,6 +221,19 @@ def starvation(sel, warn):
                        f"{top[(r['variant'], r['cpus'], r['point'])] * 1.6:.6g} {k}")
         v[f"st{i}"] = f"{r['verdict'].split(' (n')[0]}{ratio}"
     v["nsl"] = len(labels)
+    # where the axis ends: a decade above every value and verdict label
+    # drawn, per panel (autoscale stops at the values, and a label above
+    # the tallest marker landed in the key: t-campaign's layout check)
+    ends = []
+    for c in cpus:
+        vals = [float(r[k]) for r in rows if r["cpus"] == str(c)
+                for k in ("median", "ci_hi") if r[k] not in ("", None)
+                and float(r[k]) > 0]
+        vals += [float(v[f"sl{i}"].split()[2]) for i in range(1, len(labels) + 1)
+                 if v[f"sl{i}"].split()[0] == str(c)]
+        if vals:
+            ends += [str(c), plain(10 ** math.ceil(math.log10(max(vals) * 1.3)))]
+    v["ytop"] = " ".join(ends)
     if labels:
         data.append(sel.write("starvation-verdicts", labels, VERDICT_COLS))
     return Plot("starvation", wide(len(cpus), 450),

@@ -19,6 +19,8 @@
 #   points: the point ids on the x axis (plabel1, ...: their tick labels).
 #   ybase: per panel, 'CPUS VALUE' pairs: where the bars start (the log
 #   axis' bottom, below every value drawn: a choice of axis).
+#   ytop: per panel, 'CPUS VALUE' pairs: where the axis ends (above every
+#   value and verdict label drawn).
 #   nsl, sl<i> = 'CPUS X Y K', st<i>: the verdict labels (panel, x, y,
 #   the variant's index for its colour) and their text.
 #   Common variables: plots/gnuplot/style.gp.
@@ -36,6 +38,8 @@ nc = words(cpuslist)
 np = words(points)
 plabel(p) = exists(sprintf("plabel%d", p)) ? value(sprintf("plabel%d", p)) : word(points, p)
 base(c) = sum [i=1:words(ybase) / 2] (word(ybase, 2 * i - 1) eq word(cpuslist, c) ? word(ybase, 2 * i) + 0 : 0)
+if (!exists("ytop")) ytop = ""
+top(c) = sum [i=1:words(ytop) / 2] (word(ytop, 2 * i - 1) eq word(cpuslist, c) ? word(ytop, 2 * i) + 0 : 0)
 ppos(p) = sum [i=1:np] (word(points, i) eq p ? i : 0)
 bw = 0.7 / nv
 xoff(k) = (k - (nv + 1) / 2.0) * bw
@@ -65,7 +69,8 @@ do for [fmt in formats] {
 		ptitle = word(cpuslist, c) . " vCPUs" . (hasword(oversub, word(cpuslist, c)) ? " (oversubscribed)" : "")
 		set title ptitle font fitfont(strlen(ptitle), panelw(nc, L, R, SP), basefont(fmt))
 		yb = base(c)
-		if (yb > 0) { set yrange [yb:*] } else { set yrange [*:*] }
+		yt = top(c)
+		if (yb > 0 && yt > yb) { set yrange [yb:yt] } else { if (yb > 0) { set yrange [yb:*] } else { set yrange [*:*] } }
 		do for [i=1:nsl] {
 			if (word(svar("sl", i), 1) eq word(cpuslist, c)) {
 				eval sprintf("set label %d svar('st', %d) at first %s, first %s center font ',8' textcolor rgb vcolor(%s) front", \
