@@ -260,8 +260,13 @@ def checked_manifest(d, man):
         if sha != c["file_sha256"]:
             refuse(f"campaign file {orig} changed since the campaign started")
         c["file"] = orig
-    if {k: v for k, v in old.items() if k != "file"} != {k: v for k, v in c.items() if k != "file"}:
-        diff = sorted(k for k in set(old) | set(c) if k != "file" and old.get(k) != c.get(k))
+    # A key the manifest lacks that the file leaves unset (None, {}, []:
+    # what the harness did before the key existed) came with a newer
+    # harness, not with a changed campaign: the run resumes.
+    new = {k: v for k, v in c.items()
+           if k != "file" and (k in old or v not in (None, {}, []))}
+    if {k: v for k, v in old.items() if k != "file"} != new:
+        diff = sorted(k for k in set(old) | set(new) if k != "file" and old.get(k) != new.get(k))
         refuse(f"manifest.json's campaign is not campaign.toml's (differs in {', '.join(diff)})")
     cells = data.get("cells")
     planned = plan(c)

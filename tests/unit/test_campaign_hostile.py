@@ -181,6 +181,26 @@ class Hostile(unittest.TestCase):
         os.unlink(os.path.join(self.d, "campaign.toml"))
         self.refused("campaign.toml: cannot read")
 
+    def checks(self):
+        """checked_manifest on the results directory: '' or its refusal."""
+        r = subprocess.run(
+            [PY, "-c", "import sys\nfrom scripts.campaign import manifest as m\n"
+             "try:\n    m.checked_manifest(sys.argv[1], m.Manifest.load(sys.argv[1]))\n"
+             "except Exception as e:\n    print(e)", self.d],
+            cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.stderr, "")
+        return r.stdout.strip()
+
+    def test_key_of_a_newer_harness(self):
+        # A manifest from before a key existed (variant_cpus came with
+        # issue #41) resumes where the file leaves the key unset ...
+        self.assertEqual(self.checks(), "")
+        self.manifest(lambda m: m["campaign"].pop("variant_cpus"))
+        self.assertEqual(self.checks(), "")
+        # ... but not where the campaign's value is not that default.
+        self.manifest(lambda m: m["campaign"].pop("cpus"))
+        self.assertIn("differs in cpus", self.checks())
+
     def test_edited_campaign_and_cells(self):
         self.manifest(lambda m: m["campaign"].update(repetitions=1, looks=[1]))
         self.refused("manifest.json's campaign is not campaign.toml's (differs in looks, repetitions)")
