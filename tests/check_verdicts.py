@@ -165,6 +165,17 @@ def commit_cells(msg, prim):
     if long:
         fail(f"commit-msg.txt: over 72 columns: {long[0]!r}")
     head = next((i for i, x in enumerate(lines) if x.startswith("vCPUs ")), None)
+    gone = [re.match(r"^\(the (\d+) rows of the primary cells: summary\.md\)$", x)
+            for x in lines]
+    gone = [int(m.group(1)) for m in gone if m]
+    if head is None and gone:
+        # no room for a row: the block says where all of them are
+        if gone != [len(prim)]:
+            fail(f"commit-msg.txt: says {gone[0]} rows are in summary.md, "
+                 f"{len(prim)} primary cells")
+        print(f"ok: commit-msg.txt: no room for the table; the line names "
+              f"all {len(prim)} rows")
+        return
     if head is None:
         fail("commit-msg.txt: no table of the primary cells")
     found, left = {}, 0
@@ -181,6 +192,9 @@ def commit_cells(msg, prim):
         who = cols[1].split()
         if len(who) > 1 and "/" in who[0]:
             v, b = who[0].split("/", 1)
+        elif len(who) > 1:  # the variant: its pair's baseline
+            v = who[0]
+            b = next((k[0] for k in prim if k[1] == v), "?")
         else:  # one pair in the table: the first of the answer's
             b, v = next(iter(prim))[:2]
         ratio = next((c for c in cols if "[" in c), "-")

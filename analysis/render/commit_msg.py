@@ -113,7 +113,8 @@ def _table(rows, pct, many):
     for _, r in rows.iterrows():
         cpus = f"{int(r['cpus'])}" + (" icount" if r.get("clock") == ICOUNT
                                       else "")
-        who = f"{r['variant']}/{r['baseline']} " if many else ""
+        # the variant alone: its pair's paragraph names the baseline
+        who = f"{r['variant']} " if many else ""
         b, v, word = stat_of(r)
         body.append([cpus, who + str(r["point"]),
                      SHORT.get(r["metric"], r["metric"]),
@@ -139,6 +140,9 @@ def _table(rows, pct, many):
         for row in body:
             row[6] = row[6].split(" (n≈")[0]
         lines = lay([0, 1, 2, 5, 6])
+    if max(map(len, lines)) > WIDTH:
+        # the metric last: the answer's head line in summary.md names it
+        lines = lay([0, 1, 5, 6])
     return [x if len(x) <= WIDTH else x[:WIDTH - 1] + "…" for x in lines]
 
 
@@ -468,7 +472,12 @@ def render_commit_msg(table, f, thresholds, campaign_file,
         repro += shell_lines("./run.sh report", [run_dir] + " ".join(opts).split())
     # The table gives way first: its rows are all in summary.md.
     room = MAX_LINES - len(head) - len(tail) - len(repro) - 3
-    if len(rows_text) + (1 if left else 0) > room:
+    if room < 3:
+        # no room for a header and a row: no header alone (a campaign of
+        # several pairs, whose paragraphs took the room)
+        rows_text = [f"(the {len(rows_text) - 1 + left} rows of the primary cells: "
+                     "summary.md)"]
+    elif len(rows_text) + (1 if left else 0) > room:
         rows_text = _cut(rows_text, list(shown["verdict"]), max(room - 1, 1))
         n = int(rows_text[-1].split()[0].lstrip("(+"))
         rows_text[-1] = f"(+{n + left} more rows in summary.md)"
