@@ -228,6 +228,26 @@ for c in m["cells"]:
 print("ok: 1-vCPU cells unpinned (pin = true pins cells of 2 vCPUs or more)")
 PY
 
+# 4b. Two runs of one campaign (the killed and the stopped one, each
+# resumed to all its cells): ./run.sh compare gives the primary cell's
+# ratio in both runs and their ratio with a CI; two campaigns that ask
+# different things are refused in one line.
+./run.sh analyze "$out/killed" >/dev/null
+./run.sh analyze "$d" >/dev/null
+cmp=$(./run.sh compare "$out/killed" "$d") || { echo "FAIL: compare exited $?"; exit 1; }
+if ! grep -q '^| after vs before | 1 | read50 | throughput_' <<<"$cmp" ||
+	! grep -q '^[01] of 1 cells have the same verdict in both runs; the ratio moved' <<<"$cmp"; then
+	echo "FAIL: compare: no row for the campaign's cell: $cmp"
+	exit 1
+fi
+rc=0
+msg=$(./run.sh compare "$out/smoke" "$d" 2>&1) || rc=$?
+if [ "$rc" != 2 ] || [ "$(wc -l <<<"$msg")" != 1 ] || ! grep -q 'not the campaign of' <<<"$msg"; then
+	echo "FAIL: compare of two campaigns: exit $rc: $msg"
+	exit 1
+fi
+echo "ok: compare: two runs of resume.toml cell by cell; two campaigns refused in one line"
+
 # 5. A changed campaign file: resume refused.
 cp tests/campaigns/resume.toml "$out/changed.toml"
 d=$out/changed
