@@ -186,13 +186,16 @@ def starvation(sel, warn):
         # a tick label is a format: its % doubled
         v[f"plabel{i}"] = (f"{pid} ({p['read_pct']}%% reads)" if "read_pct" in p
                            else pid.replace("%", "%%"))
+    def panel_values(c, cols):
+        """The positive values of COLS drawn in the panel of C vCPUs."""
+        return [float(r[k]) for r in rows if r["cpus"] == str(c)
+                for k in cols if r[k] not in ("", None) and float(r[k]) > 0]
+
     # where the bars start: below every value drawn, per panel (a choice
     # of axis, as log_ticks)
     base = []
     for c in cpus:
-        vals = [float(r[k]) for r in rows if r["cpus"] == str(c)
-                for k in ("median", "ci_lo") if r[k] not in ("", None)
-                and float(r[k]) > 0]
+        vals = panel_values(c, ("median", "ci_lo"))
         if vals:
             base += [str(c), plain(10 ** math.floor(math.log10(min(vals) / 1.5)))]
     v["ybase"] = " ".join(base)
@@ -213,12 +216,14 @@ def starvation(sel, warn):
               and r["point"] in points and r["cpus"] in {str(c) for c in cpus}
               and (r["variant"], r["cpus"], r["point"]) in top]
     nv = len(run.variants)
+    highest = {}  # per panel, the highest label
     for i, r in enumerate(labels, 1):
         k = sel.vorder[r["variant"]] + 1
         x = points.index(r["point"]) + 1 + (k - (nv + 1) / 2.0) * 0.7 / nv
         ratio = f" {float(r['ratio']):.3f}" if r["ratio"] not in ("", None) else ""
-        v[f"sl{i}"] = (f"{r['cpus']} {x:.4f} "
-                       f"{top[(r['variant'], r['cpus'], r['point'])] * 1.6:.6g} {k}")
+        y = top[(r["variant"], r["cpus"], r["point"])] * 1.6
+        highest[r["cpus"]] = max(highest.get(r["cpus"], 0.0), y)
+        v[f"sl{i}"] = f"{r['cpus']} {x:.4f} {y:.6g} {k}"
         v[f"st{i}"] = f"{r['verdict'].split(' (n')[0]}{ratio}"
     v["nsl"] = len(labels)
     # where the axis ends: a decade above every value and verdict label
@@ -226,11 +231,8 @@ def starvation(sel, warn):
     # the tallest marker landed in the key: t-campaign's layout check)
     ends = []
     for c in cpus:
-        vals = [float(r[k]) for r in rows if r["cpus"] == str(c)
-                for k in ("median", "ci_hi") if r[k] not in ("", None)
-                and float(r[k]) > 0]
-        vals += [float(v[f"sl{i}"].split()[2]) for i in range(1, len(labels) + 1)
-                 if v[f"sl{i}"].split()[0] == str(c)]
+        vals = panel_values(c, ("median", "ci_hi")) + (
+            [highest[str(c)]] if str(c) in highest else [])
         if vals:
             ends += [str(c), plain(10 ** math.ceil(math.log10(max(vals) * 1.3)))]
     v["ytop"] = " ".join(ends)
