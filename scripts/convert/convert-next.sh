@@ -9,18 +9,22 @@
 # folder inside it is named from there.  Apart from convert.sh so that it
 # can be tested without a kernel tree (tests/t-convert-next.sh).
 #
-# Usage: convert-next.sh BASE NAME LOCK [DIR [CAMPAIGN]]
+# Usage: convert-next.sh BASE NAME LOCK [DIR [CAMPAIGN [VARIANTS_DIR...]]]
 #   BASE  the variant converted from; NAME the new variant; LOCK the lock;
 #   DIR   convert's --out folder ("" or absent: kernel-patches/variants/)
 #   CAMPAIGN  the campaign file convert --workload wrote: the one to run
+#             ("": none)
+#   VARIANTS_DIR  convert's --variants folders (where BASE may be): named
+#             with --variants in the commands too, DIR's first
 
 set -euo pipefail
 LB_PROG=convert
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-{ [ $# -ge 3 ] && [ $# -le 5 ]; } || lb_die 2 "usage: convert-next.sh BASE NAME LOCK [DIR [CAMPAIGN]]"
+[ $# -ge 3 ] || lb_die 2 "usage: convert-next.sh BASE NAME LOCK [DIR [CAMPAIGN [VARIANTS_DIR...]]]"
 base=$1 name=$2 lock=$3 out=${4:-} mine=${5:-}
+shift $(($# < 5 ? $# : 5))
 # A base of another arch or kernel version (before@arm64, before@6.12):
 # the new variant is built for the same, and a campaign names the files
 # (variants = [...]) with that arch and version as arches and kernels.
@@ -35,14 +39,18 @@ for p in "${parts[@]}"; do
 	fi
 done
 vflag=
-if [ -n "$out" ]; then
-	[ -d "$out" ] || lb_die 2 "$out: not a folder"
-	vabs=$(cd "$out" && pwd)
+seen=" "
+for d in "$out" "$@"; do
+	[ -n "$d" ] || continue
+	[ -d "$d" ] || lb_die 2 "$d: not a folder"
+	vabs=$(cd "$d" && pwd)
 	case $vabs in
 	"$LB_ROOT"/*) vabs=${vabs#"$LB_ROOT"/} ;;
 	esac
-	vflag="--variants $vabs "
-fi
+	[[ $seen != *" $vabs "* ]] || continue
+	seen+="$vabs "
+	vflag+="--variants $vabs "
+done
 # A campaign of the same lock, if one ships (its target = "LOCK"); the
 # registry's own lock is the default campaign's.
 camp=$(grep -l -x -F "target = \"$lock\"" "$LB_ROOT"/campaigns/*.toml 2>/dev/null | head -n 1 || true)

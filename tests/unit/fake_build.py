@@ -54,7 +54,9 @@ def make(top):
     build = os.path.join(top, "build")
     repo = os.path.join(build, "src", "linux-source-6.1")
     files = {"Makefile": "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 192\nEXTRAVERSION =\n",
-             "kernel/locking/lockdep.c": "/* lockdep */\n", "fs/demo.c": DEMO}
+             "kernel/locking/lockdep.c": "/* lockdep */\n", "fs/demo.c": DEMO,
+             # what convert reads to tell that the base builds fs/demo.c
+             "Kbuild": "obj-y += fs/\n", "fs/Makefile": "obj-y += demo.o\n"}
     for name, text in files.items():
         os.makedirs(os.path.dirname(os.path.join(repo, name)), exist_ok=True)
         with open(os.path.join(repo, name), "w") as f:
