@@ -31,6 +31,7 @@ from analysis.parse import bench_results, lockstat
 from lockbench import safeio
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
+from scripts import guest_paths
 from scripts import lock_target as targetmod
 
 DURATIONS_MS = (300, 900)
@@ -54,6 +55,8 @@ def measure_point(pd, lock):
         raise CalibrateError(f"point {pid}: cannot read its results: {e}", 1) from None
     if res.status != "SUCCESS" or res.total.get("errors"):
         errs = sorted({k for t in res.threads for k in t if k.startswith("err_")})
+        if errs == ["err_ENOENT"] and not res.total.get("hits"):
+            raise CalibrateError(f"point {pid}: {guest_paths.enoent(res.param.get('workload'))}")
         raise CalibrateError(f"point {pid}: the workload's ops failed "
                              f"({res.total.get('errors')} errors: {', '.join(errs) or 'see run.log'})")
     rows = {r.kind: r.acquisitions for r in ls.rows if r.name == lock}
@@ -74,8 +77,12 @@ def judge(lock, workload, measured):
         raise CalibrateError(f"{shown}: a run made no op")
     said = ", ".join(f"{a} acquisitions in {o} ops" for _p, o, a in measured)
     if all(a == 0 for _p, _o, a in measured):
-        raise CalibrateError(f"{shown} takes {lock} 0 times an op ({said}): "
-                             "not a workload of this lock")
+        # lock_stat prints no row for a class not taken since it was
+        # cleared: the lock's name may be another there.
+        raise CalibrateError(f"{shown} takes {lock} 0 times an op ({said}; lock_stat has "
+                             f"no {lock} row after either run): not a workload of this "
+                             "lock, or lock_stat names it otherwise (--lock: the class "
+                             "name /proc/lock_stat shows)")
     ks = {a // o if a % o == 0 else None for _p, o, a in measured}
     if None in ks or len(ks) != 1 or 0 in ks:
         ratios = ", ".join(f"{a / o:.4f}" for _p, o, a in measured)
@@ -112,6 +119,10 @@ def calibrate(variant, lock, workload, cpus=1, out=None):
         artifacts(variant)
     except RunError as e:
         raise CalibrateError(f"needs the {variant} kernel built: {e}", 3) from None
+    cfg = guest_paths.build_config(variant)
+    lack = guest_paths.missing(tok, cfg) if cfg else None
+    if lack:
+        raise CalibrateError(f"{variant}: {lack}")
     pids = [f"cal-{ms}ms" for ms in DURATIONS_MS]
     points = [(p, {"workload": tok, "locks_per_op": 1, "duration_ms": ms, "timing": 8,
                    "seed": 1}) for p, ms in zip(pids, DURATIONS_MS)]

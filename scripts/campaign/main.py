@@ -68,6 +68,7 @@ from scripts.campaign import hosts as campaign_hosts
 from scripts.campaign import manifest as campaign_manifest
 from scripts.campaign import reuse as campaign_reuse
 from scripts.campaign import run as campaign_run
+from scripts import guest_paths
 from scripts import variant as variantmod
 
 
@@ -160,6 +161,12 @@ def build_identities(c, variant_dirs):
             extra = " ".join(f"--variants {d}" for d in variant_dirs)
             raise judge.RunError(3, f"variant {v!r} is not built: run ./run.sh build {extra} "
                                  f"{campaign_file.image(c, v)}") from None
+        # A point whose path the kernel cannot have: refused before a boot.
+        cfg = guest_paths.build_config(campaign_file.image(c, v))
+        for p in c["points"] if cfg else ():
+            lack = guest_paths.missing(p.get("workload", ""), cfg)
+            if lack:
+                raise campaign_file.CampaignError(f"point {p['id']}: {v}: {lack}")
     return builds
 
 
