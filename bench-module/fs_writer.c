@@ -27,6 +27,18 @@
  * takes write_lock(&proc_subdir_lock) twice, in proc_register() and
  * remove_proc_entry(), and read_lock once, in proc_create()'s
  * xlate_proc_name().
+ *
+ * lock=tasklist_lock: not a writer but tasklist_lock's readers in
+ * interrupt context, which no workload of the guest reaches (in 6.1 only
+ * the sysrq handlers take it there, from a serial break or a keyboard):
+ * two hrtimers, one expiring in hard interrupt context and one in softirq
+ * context (HRTIMER_MODE_REL_SOFT), each at rate_hz / 2, call
+ * handle_sysrq('n'), the handler a serial break's interrupt would call:
+ * normalize_rt_tasks() takes read_lock(&tasklist_lock) once and changes
+ * nothing where no task is real-time.  "pairs" counts the calls, each one
+ * read; "hardirq" and "softirq" the calls that found themselves in that
+ * context (in_hardirq(), in_serving_softirq()), and the module says them
+ * on the console when it stops.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -44,6 +56,7 @@
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
+#include <linux/sysrq.h>
 
 #define FSW_MAX_RATE_HZ	100000
 
@@ -53,9 +66,9 @@ MODULE_PARM_DESC(rate_hz, "Register + unregister pairs per second, 1..100000 (de
 
 static char *lock = "file_systems_lock";
 module_param(lock, charp, 0444);
-MODULE_PARM_DESC(lock, "The lock written: file_systems_lock (default), binfmt_lock or proc_subdir_lock");
+MODULE_PARM_DESC(lock, "The lock written: file_systems_lock (default), binfmt_lock or proc_subdir_lock; or tasklist_lock, read from interrupts");
 
-enum fsw_target { FSW_FS, FSW_BINFMT, FSW_PROC };
+enum fsw_target { FSW_FS, FSW_BINFMT, FSW_PROC, FSW_TASKLIST };
 static enum fsw_target fsw_target;
 
 static atomic64_t fsw_pairs = ATOMIC64_INIT(0);
@@ -139,6 +152,49 @@ static int fsw_thread(void *arg)
 
 static unsigned int fsw_rate;	/* the rate the running writer was given */
 
+/* lock=tasklist_lock: the sysrq 'n' handler from an interrupt. */
+static struct hrtimer fsw_hard, fsw_soft;
+static ktime_t fsw_period;
+static bool fsw_ticking;
+static atomic64_t fsw_hardirq = ATOMIC64_INIT(0);
+static atomic64_t fsw_softirq = ATOMIC64_INIT(0);
+
+static enum hrtimer_restart fsw_tick(struct hrtimer *timer)
+{
+	if (in_hardirq())
+		atomic64_inc(&fsw_hardirq);
+	else if (in_serving_softirq())
+		atomic64_inc(&fsw_softirq);
+	handle_sysrq('n');
+	atomic64_inc(&fsw_pairs);
+	hrtimer_forward_now(timer, fsw_period);
+	return HRTIMER_RESTART;
+}
+
+static void fsw_irq_start(unsigned int rate)
+{
+	fsw_period = ns_to_ktime(div_u64(2 * NSEC_PER_SEC, rate));
+	hrtimer_init(&fsw_hard, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	hrtimer_init(&fsw_soft, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	fsw_hard.function = fsw_tick;
+	fsw_soft.function = fsw_tick;
+	hrtimer_start(&fsw_hard, fsw_period, HRTIMER_MODE_REL_HARD);
+	hrtimer_start(&fsw_soft, fsw_period, HRTIMER_MODE_REL_SOFT);
+	fsw_ticking = true;
+}
+
+static void fsw_irq_stop(void)
+{
+	if (!fsw_ticking)
+		return;
+	hrtimer_cancel(&fsw_hard);
+	hrtimer_cancel(&fsw_soft);
+	fsw_ticking = false;
+	/* notice: the guest console shows KERN_NOTICE and above (loglevel=6) */
+	pr_notice("tasklist_lock: handle_sysrq('n') called %lld times in hardirq, %lld in softirq\n",
+		  atomic64_read(&fsw_hardirq), atomic64_read(&fsw_softirq));
+}
+
 static ssize_t fsw_run_write(struct file *file, const char __user *ubuf,
 			     size_t len, loff_t *ppos)
 {
@@ -157,6 +213,11 @@ static ssize_t fsw_run_write(struct file *file, const char __user *ubuf,
 			goto out;
 		}
 		fsw_rate = rate_hz;
+		if (fsw_target == FSW_TASKLIST) {
+			if (!fsw_ticking)
+				fsw_irq_start(fsw_rate);
+			goto done;
+		}
 		fsw_task = kthread_run(fsw_thread, &fsw_rate, "fs_writer");
 		if (IS_ERR(fsw_task)) {
 			ret = PTR_ERR(fsw_task);
@@ -166,7 +227,10 @@ static ssize_t fsw_run_write(struct file *file, const char __user *ubuf,
 	} else if (!on && fsw_task) {
 		kthread_stop(fsw_task);
 		fsw_task = NULL;
+	} else if (!on) {
+		fsw_irq_stop();
 	}
+done:
 	ret = len;
 out:
 	mutex_unlock(&fsw_lock);
@@ -197,8 +261,10 @@ static int __init fsw_init(void)
 		fsw_target = FSW_BINFMT;
 	} else if (!strcmp(lock, "proc_subdir_lock")) {
 		fsw_target = FSW_PROC;
+	} else if (!strcmp(lock, "tasklist_lock")) {
+		fsw_target = FSW_TASKLIST;
 	} else if (strcmp(lock, "file_systems_lock")) {
-		pr_err("lock=%s: want file_systems_lock, binfmt_lock or proc_subdir_lock\n",
+		pr_err("lock=%s: want file_systems_lock, binfmt_lock, proc_subdir_lock or tasklist_lock\n",
 		       lock);
 		return -EINVAL;
 	}
@@ -218,10 +284,11 @@ static void __exit fsw_exit(void)
 	if (fsw_task)
 		kthread_stop(fsw_task);
 	fsw_task = NULL;
+	fsw_irq_stop();
 	mutex_unlock(&fsw_lock);
 }
 
 module_init(fsw_init);
 module_exit(fsw_exit);
-MODULE_DESCRIPTION("Registers and unregisters a dummy file system, binary format or /proc file: the writer of file_systems_lock, binfmt_lock or proc_subdir_lock");
+MODULE_DESCRIPTION("Registers and unregisters a dummy file system, binary format or /proc file: the writer of file_systems_lock, binfmt_lock or proc_subdir_lock; or reads tasklist_lock from interrupts (sysrq n)");
 MODULE_LICENSE("GPL");

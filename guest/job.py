@@ -32,7 +32,7 @@ POINT_KEYS = {
 # benchmark module; the others are guest/inside/lockload's test cases, which take
 # only the keys in WORKLOAD_KEYS.  Not carried to the next point.
 WORKLOADS = ("module", "proc_filesystems", "mount_sysfs", "sysfs_index", "execve",
-             "proc_lookup")
+             "proc_lookup", "tasklist")
 WORKLOAD_KEYS = ("workload", "duration_ms", "seed", "timing", "writer_hz", "locks_per_op")
 # Generic lockload cases, which take their target as arguments: a path
 # (read: open + read to EOF + close; stat; open: open + close) or a system

@@ -58,6 +58,11 @@ KEYS = {
 }
 # Optional: {generic workload: its acquisitions of the lock per op}.
 LOCKS_PER_OP = "locks_per_op"
+# Optional: where the kernel takes the lock in interrupt context, in
+# words; the target's writer (a point's writer_hz, fs_writer.ko) drives
+# it there.  The answer says whether a campaign reached that context: a
+# conversion lockdep never saw in an interrupt is not proven safe.
+INTERRUPT = "interrupt"
 
 
 class TargetError(CliError):
@@ -99,9 +104,12 @@ def load(name):
     except safeio.Unsafe as e:
         raise TargetError(str(e)) from None
     for key in data:
-        if key not in KEYS and key != LOCKS_PER_OP:
+        if key not in KEYS and key not in (LOCKS_PER_OP, INTERRUPT):
             raise TargetError(f"{path}: unknown key {key!r} "
-                              f"(allowed: {', '.join(KEYS)}, {LOCKS_PER_OP})")
+                              f"(allowed: {', '.join(KEYS)}, {LOCKS_PER_OP}, {INTERRUPT})")
+    irq = data.get(INTERRUPT)
+    if irq is not None and not (isinstance(irq, str) and 0 < len(irq) <= 200):
+        raise TargetError(f"{path}: {INTERRUPT}: must be text of 1-200 characters")
     for key, (typ, check, allowed) in KEYS.items():
         val = data.get(key)
         if not isinstance(val, typ) or not check(val):

@@ -444,7 +444,7 @@ def render_commit_msg(table, f, thresholds, campaign_file,
     ov = overrides_s(f)
     if ov:
         tail += w.wrap(f"Judged with {ov}.")
-    for line in (kernels_line(f), crosscheck_line(crosscheck),
+    for line in (kernels_line(f), f.get("contexts", ""), crosscheck_line(crosscheck),
                  steal_line(samples, f), run_setup.mixed_hosts(f, short=True)):
         if line:
             tail += w.wrap(line)

@@ -58,6 +58,27 @@ def driver_s(points):
     return f"lockload ({', '.join(loads)})" if loads else "mbox_bench"
 
 
+def contexts_s(campaign):
+    """The contexts the campaign's points took its lock in, in one
+    sentence, for a target whose lock the kernel also takes in interrupt
+    context (its "interrupt" key, the campaign's lock_interrupt): which
+    points reached it (a writer: fs_writer.ko from a hard interrupt and a
+    softirq) and, where none did, that lockdep has not seen that use.
+    "" for any other target."""
+    where = campaign.get("lock_interrupt")
+    if not where:
+        return ""
+    lock = campaign.get("lock_class", "the lock")
+    irq = [str(p.get("id")) for p in campaign.get("points", [])
+           if p.get("writer_hz")]
+    if irq:
+        return (f"Contexts: process (every point), hard interrupt and softirq "
+                f"(at {', '.join(irq)}: {where}).")
+    return (f"Contexts: process only. The kernel also takes {lock} in interrupt "
+            f"context ({where}), which no point drove: lockdep has not seen that "
+            f"use, so no verdict here says the conversion is safe there.")
+
+
 def header_facts(rundir, cells, samples, baseline, primary, unsafe,
                  tally=None, overrides=None):
     """Facts for the headers: a dict of short strings; unsafe: the run's
@@ -104,6 +125,8 @@ def header_facts(rundir, cells, samples, baseline, primary, unsafe,
         "think_ns": {p.id: p.think_ns for p in rundir.points},
         # What drove the lock: the module, or lockload (its workloads).
         "driver": driver_s(rundir.points),
+        # the contexts it was taken in, where the kernel takes it in more
+        "contexts": contexts_s(rundir.campaign),
         "done": len(done),
         "unsafe": unsafe,
         "pairs": list(rundir.comparisons),
@@ -252,6 +275,8 @@ def render_markdown(rundir, table, f, problems, baseline, thresholds,
     cs = clock_sentence(f)
     if cs:
         out.append(f"- **{cs}**")
+    if f.get("contexts"):
+        out.append(f"- **{f['contexts']}**")
     if f["over_cells"]:
         out.append(f"- Oversubscribed (more vCPUs than host cores, marked "
                    f"`*`): {f['over_cells']} cells with "

@@ -196,7 +196,8 @@ while read -r kind id rest; do
 	# whose stdout is the point's results.txt, with the fs_writer module
 	# registering file systems (binary formats for execve, whose lock is
 	# binfmt_lock; /proc files for proc_lookup, proc_subdir_lock) at
-	# writer_hz as the writer side.
+	# writer_hz as the writer side, or for tasklist calling the sysrq 'n'
+	# handler from interrupts, tasklist_lock's readers there.
 	runcmd="echo 1 >$bench/run"
 	if [ "$workload" != module ]; then
 		wopt=
@@ -204,6 +205,8 @@ while read -r kind id rest; do
 			wlock=file_systems_lock
 			[ "$workload" = execve ] && wlock=binfmt_lock
 			[ "$workload" = proc_lookup ] && wlock=proc_subdir_lock
+			# tasklist: tasklist_lock read from interrupts (sysrq n)
+			[ "$workload" = tasklist ] && wlock=tasklist_lock
 			rmmod fs_writer 2>/dev/null
 			insmod /fs_writer.ko rate_hz="$writer_hz" lock=$wlock || fail "point $id: insmod fs_writer.ko failed"
 			wopt="--writer /sys/kernel/debug/fs_writer"

@@ -571,6 +571,10 @@ def load(path, root=None):
     _converted_locks(path, "compare" if "compare" in data else "variants", pairs, converts,
                      points)
     out["lock_class"] = target["lock_class"]
+    if target.get(targetmod.INTERRUPT):
+        # where the kernel takes it from interrupts: the answer says
+        # whether a point (its writer) reached that context
+        out["lock_interrupt"] = target[targetmod.INTERRUPT]
     out["points"] = points
     prim = out["primary_points"]
     if prim is not None and (not prim or len(set(map(str, prim))) != len(prim)

@@ -115,7 +115,8 @@ class Converts(Folder):
                 "rcu-plain": ["mboxes_lock"], "spin-binfmt-lock": ["binfmt_lock"],
                 "spin-file-systems-lock": ["file_systems_lock"],
                 "spin-proc-subdir-lock": ["proc_subdir_lock"],
-                "before-rt@arm64@6.12": [], "after-rt@arm64@6.12": ["mboxes_lock"]}
+                "before-rt@arm64@6.12": [], "after-rt@arm64@6.12": ["mboxes_lock"],
+                "before-net": [], "spin-tasklist-lock": ["tasklist_lock"]}
         shipped = sorted(os.path.basename(f)[:-5] for f in
                          glob.glob(os.path.join(ROOT, "kernel-patches", "variants", "*.toml")))
         self.assertEqual(shipped, sorted(t.split("@")[0] for t in want))

@@ -59,6 +59,28 @@
  *                     (/proc/filesystems) would not do: its dentry stays
  *                     cached and a stat of it takes no proc_subdir_lock.
  *
+ * and of tasklist_lock (kernel/fork.c; taken in kernel/exit.c, signal.c):
+ *   tasklist          fork(2); the child _exits at once; poll(2) of its
+ *                     pidfd until it is a zombie; waitpid(2); then
+ *                     kill(-pgrp, 0) to lockload's process group (its own:
+ *                     setpgid() once, one more write).  Three
+ *                     write_lock_irq(&tasklist_lock) (copy_process(), the
+ *                     child's exit_notify(), release_task() as the parent
+ *                     reaps it) and two read_lock (do_wait(), which finds
+ *                     the zombie at its first look since the pidfd said
+ *                     so, and kill_something_info() for the group), each
+ *                     counted: reads in lockops read=, writes in lockops
+ *                     write=, with the 3 writes of each of lockload's
+ *                     threads (its clone, its exit, its release), and
+ *                     the processes around it that lock_stat sees
+ *                     (--outside-execs N: 2N + 3 reads, 3N + 1 writes:
+ *                     see main()).  With
+ *                     --writer (fs_writer.ko lock=tasklist_lock) the
+ *                     module calls the sysrq 'n' handler
+ *                     (normalize_rt_tasks(), one read_lock) from a hard
+ *                     interrupt and from a softirq, as a serial break
+ *                     would: its calls are counted as reads.
+ *
  * and generic cases, which take their target as arguments and count K
  * acquisitions of whatever lock the target takes per successful op, K
  * given by --locks-per-op K (default 1; 1..1000), measured beforehand by
@@ -92,6 +114,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -146,8 +169,13 @@ static u64 ll_now(void);
 #define LL_MAX_LOCKS_PER_OP	1000
 #define LL_MAX_PATH		200
 #define LL_MAX_ARGS		6
+#define LL_TASKLIST_READS	2	/* read_lock(&tasklist_lock) per op */
+#define LL_TASKLIST_WRITES	3	/* write_lock_irq(&tasklist_lock) per op */
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open		434
+#endif
 #define LL_CASES \
-	"proc_filesystems, mount_sysfs, sysfs_index, execve, proc_lookup, read PATH, stat PATH, open PATH, syscall NR [ARG...]"
+	"proc_filesystems, mount_sysfs, sysfs_index, execve, proc_lookup, tasklist, read PATH, stat PATH, open PATH, syscall NR [ARG...]"
 
 struct ll_err {
 	int code;
@@ -159,7 +187,7 @@ struct ll_thread {
 	int cpu;
 	int pinned;		/* 1 pinned, -errno if sched_setaffinity failed */
 	u32 rnd;
-	u64 ops, hits, errors, lockops;
+	u64 ops, hits, errors, lockops, wlockops;
 	struct ll_err err[LL_ERR_SLOTS];
 	struct bench_lat lat;
 	struct bench_ref ref;
@@ -174,6 +202,8 @@ struct ll_case {
 	const char *lock;	/* the lock counted, lock_stat's class name */
 	unsigned int exec_locks;	/* its acquisitions per exec */
 	unsigned int writer_reads;	/* its reads per writer pair */
+	unsigned int writer_writes;	/* its writes per writer pair */
+	unsigned int thread_writes;	/* its writes per lockload thread */
 	int min_args, max_args;	/* a generic case's arguments */
 };
 
@@ -378,6 +408,67 @@ static int ll_op_proc_lookup(struct ll_thread *t, unsigned int *locks)
 	return errno == ENOENT ? 0 : errno;
 }
 
+static pid_t ll_pgrp;	/* tasklist: lockload's process group */
+
+static u64 ll_setup_wlocks;	/* writes outside the threads */
+
+/*
+ * A process group of lockload's own (the guest's processes are all in
+ * init's, pid 0's, with the kernel threads): setpgid() takes
+ * write_lock_irq(&tasklist_lock) once.
+ */
+static int ll_tasklist_setup(void)
+{
+	if (setpgid(0, 0)) {
+		fprintf(stderr, "lockload: setpgid: %s\n", strerror(errno));
+		return -1;
+	}
+	ll_setup_wlocks++;
+	ll_pgrp = getpgrp();
+	return 0;
+}
+
+/*
+ * tasklist: fork + _exit, the child's pidfd polled until it is a zombie,
+ * waitpid, kill(-pgrp, 0).  A step that failed counts the locks taken
+ * before it: the fork's write, the exit's and the release's once reaped.
+ */
+static int ll_op_tasklist(struct ll_thread *t, unsigned int *locks)
+{
+	struct pollfd pfd;
+	int status, err = 0;
+	pid_t pid;
+
+	*locks = 0;
+	pid = fork();
+	if (pid < 0)
+		return errno;
+	if (!pid)
+		_exit(0);
+	t->wlockops++;			/* copy_process() */
+	pfd.fd = syscall(__NR_pidfd_open, pid, 0);
+	pfd.events = POLLIN;
+	if (pfd.fd < 0)
+		err = errno;
+	else
+		while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+			;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return errno;
+	t->wlockops += 2;		/* exit_notify(), release_task() */
+	if (pfd.fd < 0)
+		return err;		/* do_wait()'s reads: not known */
+	close(pfd.fd);
+	*locks = 1;			/* do_wait() */
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return LL_ERR_CHILD;
+	if (kill(-ll_pgrp, 0))
+		return errno;
+	*locks = LL_TASKLIST_READS;	/* and kill_something_info() */
+	return 0;
+}
+
 /* read PATH: open, read to EOF, close; K acquisitions if all went right. */
 static int ll_op_read(struct ll_thread *t, unsigned int *locks)
 {
@@ -440,19 +531,20 @@ static int ll_op_syscall(struct ll_thread *t, unsigned int *locks)
 }
 
 static const struct ll_case ll_cases[] = {
-	{ "proc_filesystems", ll_op_proc_filesystems, NULL, "file_systems_lock", 0, 0, 0, 0 },
-	{ "mount_sysfs", ll_op_mount_sysfs, NULL, "file_systems_lock", 0, 0, 0, 0 },
+	{ "proc_filesystems", ll_op_proc_filesystems, NULL, "file_systems_lock", 0, 0, 2, 0, 0, 0 },
+	{ "mount_sysfs", ll_op_mount_sysfs, NULL, "file_systems_lock", 0, 0, 2, 0, 0, 0 },
 #ifdef __NR_sysfs
-	{ "sysfs_index", ll_op_sysfs_index, ll_read_names, "file_systems_lock", 0, 0, 0, 0 },
+	{ "sysfs_index", ll_op_sysfs_index, ll_read_names, "file_systems_lock", 0, 0, 2, 0, 0, 0 },
 #else
-	{ "sysfs_index", NULL, NULL, "file_systems_lock", 0, 0, 0, 0 },
+	{ "sysfs_index", NULL, NULL, "file_systems_lock", 0, 0, 2, 0, 0, 0 },
 #endif
-	{ "execve", ll_op_execve, ll_find_self, "binfmt_lock", LL_EXEC_LOCKS, 0, 0, 0 },
-	{ "proc_lookup", ll_op_proc_lookup, NULL, "proc_subdir_lock", 0, 1, 0, 0 },
-	{ "read", ll_op_read, NULL, "unknown", 0, 0, 1, 1 },
-	{ "stat", ll_op_stat, NULL, "unknown", 0, 0, 1, 1 },
-	{ "open", ll_op_open, NULL, "unknown", 0, 0, 1, 1 },
-	{ "syscall", ll_op_syscall, NULL, "unknown", 0, 0, 1, 1 + LL_MAX_ARGS },
+	{ "execve", ll_op_execve, ll_find_self, "binfmt_lock", LL_EXEC_LOCKS, 0, 2, 0, 0, 0 },
+	{ "proc_lookup", ll_op_proc_lookup, NULL, "proc_subdir_lock", 0, 1, 2, 0, 0, 0 },
+	{ "tasklist", ll_op_tasklist, ll_tasklist_setup, "tasklist_lock", 0, 1, 0, 3, 0, 0 },
+	{ "read", ll_op_read, NULL, "unknown", 0, 0, 2, 0, 1, 1 },
+	{ "stat", ll_op_stat, NULL, "unknown", 0, 0, 2, 0, 1, 1 },
+	{ "open", ll_op_open, NULL, "unknown", 0, 0, 2, 0, 1, 1 },
+	{ "syscall", ll_op_syscall, NULL, "unknown", 0, 0, 2, 0, 1, 1 + LL_MAX_ARGS },
 };
 
 static const struct ll_case *ll_case;
@@ -672,7 +764,7 @@ int main(int argc, char **argv)
 	static struct bench_ref ref;
 	unsigned long long duration_ms = 1000, seed = 1, run_id = 1, outside = 0;
 	u64 t0, elapsed, clock_ns, ops = 0, hits = 0, errors = 0;
-	u64 lockops = 0, min_ops = ULLONG_MAX;
+	u64 lockops = 0, wlockops = 0, min_ops = ULLONG_MAX;
 	u64 max_ops = 0;
 	u64 pairs = 0, pairs0 = 0, cost;
 	unsigned int nthreads = 0, i, without_ops = 0, unpinned = 0;
@@ -796,6 +888,7 @@ int main(int argc, char **argv)
 		hits += t->hits;
 		errors += t->errors;
 		lockops += t->lockops;
+		wlockops += t->wlockops;
 		if (t->ops < min_ops)
 			min_ops = t->ops;
 		if (t->ops > max_ops)
@@ -808,8 +901,28 @@ int main(int argc, char **argv)
 	lockops += ll_setup_locks;
 	/* lockload's own exec, and the others that lock_stat sees */
 	lockops += (1 + outside) * ll_case->exec_locks;
+	/*
+	 * tasklist: the processes around lockload between lock_stat's
+	 * clearing and its reading, the --outside-execs ones (sh -c, perf,
+	 * the cat of /proc/lock_stat) and lockload itself: each is forked
+	 * (one write), each but the cat exits and is reaped (two writes) by
+	 * a blocking wait (two reads: a scan before the exit, one after),
+	 * and the shells' reaping loops read it 3 times more: counted on
+	 * real boots with and without perf, on the rwlock and the spinlock
+	 * (tests/t-tasklist.sh).
+	 */
+	if (ll_case->op == ll_op_tasklist) {
+		lockops += 2 * outside + 3;
+		wlockops += 3 * outside + 1;
+	}
 	/* the writer's reads: proc_create()'s xlate_proc_name() */
 	lockops += pairs * ll_case->writer_reads;
+	/*
+	 * the writer's writes, and the threads' own (tasklist: each clone,
+	 * exit and release takes tasklist_lock for writing)
+	 */
+	wlockops += pairs * ll_case->writer_writes + nthreads * ll_case->thread_writes +
+		    ll_setup_wlocks;
 	success = !errors && !without_ops && !unpinned && writer_ok;
 
 	printf("mbox_bench-results v2\n");
@@ -857,7 +970,7 @@ int main(int argc, char **argv)
 	printf(" writes=%llu errors=%llu ops_per_sec=%llu\n", pairs, errors,
 	       elapsed ? ops * 1000000000ull / elapsed : 0);
 	printf("lockops read=%llu write=%llu lock=%s\n",
-	       lockops, 2 * pairs, ll_case->lock);
+	       lockops, wlockops, ll_case->lock);
 	bench_out_ref(stdout, &ref);
 	bench_out_fairness(stdout, min_ops, max_ops);
 	printf("check progress=%s threads_without_ops=%u\n",
