@@ -101,6 +101,28 @@ share_objects() {
 			best=$d best_len=${#theirs}
 		fi
 	done
+	# None: the nearest build of the same kernel and arch whose fragments
+	# are a subset of this one's (before for before-net, which adds
+	# net.config): its objects, reconfigured, and Kbuild rebuilds what the
+	# options it adds change (fixdep's per-option dependencies).
+	if [ -z "$best" ]; then
+		local best_cfgs=-1 n
+		for d in "$LB_BUILD"/*/; do
+			d=${d%/}
+			if [ "$d" = "$vdir" ] || [ ! -f "$d/build-meta.json" ] || [ ! -f "$d/src/obj/vmlinux" ] ||
+				[ "$(cat "$d/base.id" 2>/dev/null)" != "$base_id" ] || [ ! -s "$d/configs.list" ] ||
+				[ -n "$(comm -23 "$d/configs.list" <(echo "$configs_list"))" ]; then
+				continue
+			fi
+			theirs=$(cat "$d/series.list" 2>/dev/null) || continue
+			n=$(wc -l <"$d/configs.list")
+			[[ "$series_list"$'\n' == "$theirs"$'\n'* ]] || continue
+			if [ "${#theirs}" -gt "$best_len" ] || { [ "${#theirs}" = "$best_len" ] && [ "$n" -gt "$best_cfgs" ]; }; then
+				best=$d best_len=${#theirs} best_cfgs=$n
+			fi
+		done
+		[ -z "$best" ] || donor_regroup=1
+	fi
 	[ -n "$best" ] || return 0
 	# Busy (building now): no donor, a full ccache build instead.
 	(
@@ -117,7 +139,11 @@ share_objects() {
 	sleep 1
 	basename "$best" >"$vdir/objects-from"
 	donor_patches=$(wc -l <"$best/series.list")
-	echo "build: $variant: objects from $(basename "$best"), rebuilding what its series changes"
+	if [ -n "$donor_regroup" ]; then
+		echo "build: $variant: objects from $(basename "$best") (its fragments are a subset of these: reconfigured), rebuilding what the options and the series change"
+	else
+		echo "build: $variant: objects from $(basename "$best"), rebuilding what its series changes"
+	fi
 }
 
 # kconfig_untouched: none of the series' patches after the donor's
@@ -126,6 +152,7 @@ share_objects() {
 # do (tinyconfig + merge_config + olddefconfig: ~20 s).
 kconfig_untouched() {
 	local p
+	[ -z "$donor_regroup" ] || return 1 # other fragments than the donor's
 	if [ -n "$donor_head" ]; then
 		if git -C "$tree" diff --name-only "$donor_head" HEAD | grep -qE '(^|/)Kconfig'; then
 			return 1
@@ -245,7 +272,7 @@ flock -u 9
 first=${src_commit:-base}
 
 # 2. The variant's tree: a worktree with its series applied.
-donor_patches='' donor_head='' # set by share_objects and share_tree_objects
+donor_patches='' donor_head='' donor_regroup='' # set by share_objects and share_tree_objects
 vdir=$LB_BUILD/$variant
 tree=$vdir/src
 obj=$tree/obj
@@ -266,18 +293,25 @@ series_list=
 series_id=$(printf '%s\n%s\n' "${src_commit:-$pkgver}" "$series_list" | sha256sum | cut -d' ' -f1)
 # What a donor must share besides: the arch and the config fragments (a
 # tree's commits are never a tarball variant's donor: share_tree_objects).
+base_id="${src_commit:+tree }$pkgver $arch"
 group_id=$({
-	echo "${src_commit:+tree }$pkgver $arch"
+	echo "$base_id"
 	sha256sum "${configs[@]}" | cut -d' ' -f1
 } | sha256sum | cut -d' ' -f1)
+# The fragments as a set (sorted hashes): a donor of another group must
+# have a subset of them (share_objects).
+configs_list=$(sha256sum "${configs[@]}" | cut -d' ' -f1 | sort -u)
 # --tree-only (convert) needs the tree only: it never leaves a complete
 # build unbuilt (issue #43), so it refuses one of another series.
 if [ -n "$tree_only" ] && [ -f "$vdir/build-meta.json" ] &&
 	[ "$(cat "$vdir/series.sha256" 2>/dev/null)" != "$series_id" ]; then
 	lb_die 2 "$variant was built from another series than its variant file names now: build it first (./run.sh build $variant); a command that needs only its tree leaves a built kernel as it is"
 fi
-# A tree left from an earlier extraction is not a worktree of this one.
-if ! git -C "$repo" worktree list --porcelain | grep -qxF "worktree $tree"; then
+# A tree left from an earlier extraction is not a worktree of this one;
+# a worktree whose folder was removed (rm -rf build/VARIANT) is still
+# listed until pruned, and is made again.
+if [ ! -e "$tree/.git" ] ||
+	! git -C "$repo" worktree list --porcelain | grep -qxF "worktree $tree"; then
 	# A tree and its objects take ~1.8 GB: say so now rather than with
 	# git's or the compiler's "No space left on device" minutes later.
 	free_kb=$(df -Pk "$LB_BUILD" | awk 'NR == 2 { print $4 }')
@@ -292,7 +326,7 @@ if [ "$(cat "$vdir/series.sha256" 2>/dev/null)" != "$series_id" ]; then
 	# (--tree-only: the same series as the complete build, checked above)
 	[ -n "$tree_only" ] || rm -f "$vdir/build-meta.json"
 	git -C "$tree" am --abort >/dev/null 2>&1 || true
-	donor_patches='' donor_head=''
+	donor_patches='' donor_head='' donor_regroup=''
 	if [ -n "$src_commit" ]; then
 		git -C "$tree" checkout -q -f --detach "$src_commit"
 		apply_series
@@ -305,6 +339,8 @@ if [ "$(cat "$vdir/series.sha256" 2>/dev/null)" != "$series_id" ]; then
 	echo "$series_id" >"$vdir/series.sha256"
 fi
 echo "$group_id" >"$vdir/group.id"
+echo "$base_id" >"$vdir/base.id"
+echo "$configs_list" >"$vdir/configs.list"
 echo "$series_list" >"$vdir/series.list"
 [ -z "$tree_only" ] || exit 0
 mkdir -p "$obj"
