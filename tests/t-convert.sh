@@ -24,7 +24,8 @@
 #      scsi_debug.c: its option's Kconfig dependency), a use with no
 #      spinlock twin (the lock's address stored: tests/variants/addr),
 #      a name that is not an rwlock, a path outside the tree, a missing file, a LOCK
-#      that is not an identifier;
+#      that is not an identifier; and calibrate of a workload whose path
+#      before cannot have (/sys/class/net: CONFIG_NET), before a boot;
 #   4. --workload (issue #30): resource_lock (kernel/resource.c) with the
 #      generic workload 'read /proc/iomem' and --locks-per-op 2 (what
 #      ./run.sh calibrate measures: tests/t-lockload.sh; given here, so
@@ -186,6 +187,16 @@ LOCKBENCH_VARIANT_PATH=$LB_ROOT/tests/variants refused \
 	--base addr drivers/mailbox/omap-mbox-registry.c mboxes_lock
 rm -rf "$LB_BUILD/addr"
 git -C "$LB_BUILD/src/linux-source-6.1" worktree prune
+
+# A workload whose path the base kernel cannot have: calibrate refuses
+# it before a boot, naming the option and the fragment.
+rc=0
+./run.sh calibrate --lock dev_base_lock 'read /sys/class/net/lo/mtu' >"$out/cal.out" 2>"$out/cal.err" || rc=$?
+if [ "$rc" != 2 ] || [ "$(wc -l <"$out/cal.err")" != 1 ] ||
+	! grep -qxF 'calibrate: before: /sys/class/net/lo/mtu does not exist in its guest: it needs CONFIG_NET (kernel-patches/configs/net.config)' "$out/cal.err"; then
+	fail "calibrate of a path before lacks: rc $rc: $(cat "$out/cal.err")"
+fi
+ok "refused: $(cat "$out/cal.err")"
 
 # 4. --workload: the target file and a campaign of it.
 ./run.sh convert --out "$out/wl" --workload 'read /proc/iomem' --locks-per-op 2 \
