@@ -428,7 +428,11 @@ for f in "${changed_files[@]}"; do
 	elif grep -q -E "rwlock_t[[:space:]]+$lock\b" "$work/a/$f"; then
 		what="${what:+$what, }the declaration"
 	fi
-	[ "${built[$f]:-}" = builtin ] || [ "${built[$f]:-}" = header ] || what="$what (not built)"
+	case ${built[$f]:-} in
+	builtin | header) ;;
+	unknown) what="$what (built? its Makefile line was not understood)" ;;
+	*) what="$what (not built)" ;;
+	esac
 	table+="  $f: $what"$'\n'
 done
 nfiles=${#changed_files[@]}
