@@ -71,13 +71,12 @@ def missing(workload, dotconfig):
     if found is None:
         return None
     _prefix, options, note = found
+    from scripts import kbuild_where
     try:
-        text = safeio.read_text(dotconfig, 16 << 20)
-    except safeio.Unsafe:
+        config = kbuild_where.read_config(dotconfig)
+    except kbuild_where.WhereError:
         return None
-    have = {ln.split("=", 1)[0] for ln in text.splitlines()
-            if ln.startswith("CONFIG_") and ln.split("=", 1)[1:] in (["y"], ["m"])}
-    lack = [o for o in options if o not in have]
+    lack = [o for o in options if config.get(o) not in ("y", "m")]
     if not lack:
         return None
     return f"{path} does not exist in its guest: it needs {describe(path, lack, note)}"
