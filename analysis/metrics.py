@@ -98,6 +98,10 @@ METRICS = {
     # What the guest's own QEMU could have taken from its vCPUs: the run
     # time of its other threads, in % of one core (guards.own_threads).
     "qemu_other_pct": M("% of a core", None),
+    # How fast the host's cores ran a fixed piece of work while the point
+    # ran (host-meter.txt, guest/meter/README.md): the host, which the
+    # guest kernel cannot move.
+    "host_meter_ns": M("ns", None),
 }
 del M
 

@@ -2,7 +2,8 @@
 """Boot one kernel variant in QEMU (TCG) and run a job in it, or give a shell.
 
 Usage: ./run.sh boot TARGET [--cpus N] [--mem MB] [--job FILE --out DIR]
-                          [--pin CORES] [--clock wall|icount] [--timeout S] [--dry-run]
+                          [--pin CORES] [--clock wall|icount] [--no-meter]
+                          [--timeout S] [--dry-run]
   (./run.sh boot is PYTHONPATH=ROOT /usr/bin/python3 -m guest.run_guest)
 
 TARGET is VARIANT (a 32-bit ARM guest: qemu-system-arm -M virt -cpu
@@ -55,6 +56,7 @@ from guest.judge import EXIT, RunError
 from guest.qemu import (arch_info, artifacts, clock_meta, die_with_parent,
                         host_info, make_initrd, qemu_cmd, stop, target, watch)
 from lockbench.defaults import CLOCKS, ICOUNT, WALL
+from guest.hostspeed import meter_cores, start_meter, stop_meter, write_meter
 from guest.vcpu import apply_pin, parse_pin, pin_line, write_steal
 
 # Guest time for booting, and per point beyond its duration (perf, dumps).
@@ -101,8 +103,20 @@ def make_parser():
                    help="the guest's clock: the host's time (wall, the default), or QEMU's "
                    "instruction count (icount: -icount shift=0,sleep=off, single-threaded "
                    "TCG, 1 vCPU; 1 guest ns = 1 instruction)")
+    p.add_argument("--no-meter", action="store_true",
+                   help="do not run the host speed meter beside a wall-clock job "
+                   "(guest/meter/README.md); meta.json says it was off")
     p.add_argument("--dry-run", action="store_true", help="print the QEMU command and exit")
     return p
+
+
+def meter_why_off(args):
+    """Why the host speed meter does not run beside this job, or None."""
+    if args.no_meter:
+        return "off (--no-meter)"
+    if args.clock == ICOUNT:
+        return "off under icount (the guest's time is its instruction count)"
+    return None
 
 
 def now_iso():
@@ -126,6 +140,7 @@ def write_rerun(out, args):
     boot = shlex.join(["./run.sh", "boot", args.variant, "--cpus", str(args.cpus),
                        "--mem", str(args.mem)]
                       + (["--clock", args.clock] if args.clock != WALL else [])
+                  + (["--no-meter"] if args.no_meter else [])
                       + (["--pin", ",".join(map(str, args.pin))] if args.pin is not None else []))
     path = os.path.join(out, "rerun")
     with open(path, "w") as f:
@@ -197,11 +212,16 @@ def _run_job(args, art, job, scratch):
                             preexec_fn=die_with_parent(signal.SIGKILL))
     events, problems, stopped = {}, [], None
     marks = {pid: {} for pid in planned}
+    meter, meter_off = None, meter_why_off(args)
     try:
         if args.pin is not None:
             meta["pin"] = apply_pin(proc, args.cpus, args.pin)
             print(pin_line(f"{args.variant} c{args.cpus}", meta["pin"]), file=sys.stderr,
                   flush=True)
+        if meter_off is None:
+            # On the cores the vCPUs were given, once they have them.
+            meter, meter_off = start_meter(out, meter_cores(meta["pin"]),
+                                           die_with_parent(signal.SIGKILL))
         # QEMU has loaded the initrd once the guest talks: remove it then,
         # so that not even a SIGKILL of this runner leaves it behind.
         stopped = watch(proc, os.path.join(out, "console.log"), limit, silence,
@@ -214,6 +234,7 @@ def _run_job(args, art, job, scratch):
         for s in old:
             signal.signal(s, lambda signum, _f: interrupted.append(signal.Signals(signum).name))
         stop(proc)
+        stop_meter(meter)
     wall = time.monotonic() - t0
     # Bounded in time (collect.COLLECT_MAX_S; SIGNAL_MAX_S once a signal
     # came, before or now), whatever the guest sent: meta.json gets written.
@@ -226,6 +247,7 @@ def _run_job(args, art, job, scratch):
     elif os.path.exists(results):
         os.unlink(results)
     steal = write_steal(out, done, marks)
+    speed = write_meter(out, done, marks, meter_off)
     now = round(wall, 3)
     if stopped:
         problems.append({"state": stopped[0], "t": now, "line": stopped[1]})
@@ -245,7 +267,7 @@ def _run_job(args, art, job, scratch):
         # end marker from here then.
         "job_end_s": events.get("LOCKBENCH-JOB-END"),
         "points_done": done, "state": state, "exit_code": EXIT[state],
-        "problems": problems, "host_steal": steal,
+        "problems": problems, "host_steal": steal, "host_meter": speed,
     })
     tmp = os.path.join(out, "meta.json.tmp")
     try:

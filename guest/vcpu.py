@@ -8,6 +8,7 @@ import os
 import re
 import time
 
+from guest.hostspeed import METER_FILE
 from guest.judge import RunError
 from lockbench import safeio
 
@@ -161,7 +162,7 @@ def pin_line(label, rec):
 STEAL_FILE = "host-steal.txt"
 # Files of a point that the host writes after collect(); the guest's stream
 # may not carry them.
-HOST_FILES = (STEAL_FILE,)
+HOST_FILES = (STEAL_FILE, METER_FILE)
 RUN_MARK = re.compile(r"lockbench: point (\S+) run-(begin|end)\s*$")
 
 

@@ -41,7 +41,8 @@ def look_confidence(looks, confidence=CONFIDENCE):
 #: reads a manifest's campaign through campaign_value, so that a
 #: manifest from before a key existed reads as the file would have
 #: filled it in
-CAMPAIGN = {"description": "", "control": False, "pin": True, "arches": ["arm"],
+CAMPAIGN = {"description": "", "control": False, "pin": True, "meter": True,
+            "arches": ["arm"],
             # kernel-patches/kernels.toml's first (guest/build_target.py
             # DEFAULT_KERNEL; tests/unit/test_variant.py holds them equal)
             "kernels": ["6.1"],

@@ -4,7 +4,8 @@
 # checkpatch.pl --strict on the series (0001, 0002 and the RCU patch 0003,
 # the conversions ./run.sh convert wrote, and the test kernels' patches
 # in tests/variants) and on the module, the
-# fs_writer module and guest/inside/lockload.  The one remark allowed is "Unknown commit id
+# fs_writer module, guest/inside/lockload and guest/meter/host_meter.
+# The one remark allowed is "Unknown commit id
 # '10d1a0028dc4'" in 0001 and 0003, which cite that commit: Debian's
 # tarball has no git history to look it up in (docs/kernels.md, "checkpatch").
 #
@@ -35,7 +36,7 @@ ls "$LB_ROOT"/kernel-patches/0003-*.patch >/dev/null
 echo "ok: $n patches checkpatch --strict clean (but for the unknown commit id)"
 # Exit 0 and no output: no error, warning or check (--terse is silent then).
 for f in bench-module/mbox_bench.c bench-module/fs_writer.c bench-module/lat_hist.h \
-	bench-module/results_out.h guest/inside/lockload/lockload.c; do
+	bench-module/results_out.h guest/inside/lockload/lockload.c guest/meter/host_meter.c; do
 	rc=0
 	out=$("$cp" --strict --terse --no-tree --file "$LB_ROOT/$f") || rc=$?
 	echo "$out"

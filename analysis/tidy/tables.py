@@ -22,6 +22,7 @@ from analysis.parse import bench_results, lockstat, perf_lock, perf_stat
 from analysis.tidy import boots
 from analysis.parse.common import ParseError, clip, dir_refusal
 from analysis.tidy.crosscheck import CROSSCHECK_TOLERANCE, crosscheck_row
+from analysis.parse.host_meter import METER_FILE, meter_metrics, parse_host_meter
 from analysis.parse.host_steal import (STEAL_FILE, parse_host_steal, run_metrics,
                                  steal_metrics, steal_warning)
 from analysis.metrics import METRICS, STEAL_FLAG_PCT, unit_of
@@ -372,6 +373,11 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
         # steal slows the emulation, not the count (nothing to divide).
         if cell.clock != ICOUNT:
             metrics.update(run_metrics(metrics))
+
+    meter, _ = _parse(tidy, cell, point, rundir, METER_FILE, parse_host_meter,
+                      optional=True)
+    if meter and (res is None or res.ok):
+        metrics.update(meter_metrics(meter))
 
     metrics.update(rate_metrics(metrics, res))
     if cell.clock == ICOUNT and res is not None and res.ok:

@@ -69,6 +69,8 @@ def start_cell(d, man, cell, job_path, pin=()):
         cmd += ["--clock", cell["clock"]]
     if c.get("silence_s"):
         cmd += ["--silence", str(c["silence_s"])]
+    if c.get("meter") is False:
+        cmd += ["--no-meter"]
     if pin:
         cell["pin"] = list(pin)
     # A new file, through no link (a link planted there was truncated and

@@ -85,6 +85,10 @@ TOP = {
     "pin": Key(bool, None, "true or false", DEFAULT,
                "pin the vCPU threads of each cell of 2 vCPUs or more, one per host core "
                "(local cells only)"),
+    # guest/meter/README.md: the host's speed beside each wall-clock cell.
+    "meter": Key(bool, None, "true or false", DEFAULT,
+                 "run the host speed meter beside each wall-clock cell (guest/meter/README.md; "
+                 "the metric host_meter_ns)"),
     "arches": Key(list, None, "a non-empty list of distinct architectures from "
                   + ", ".join(variantmod.ARCHES), DEFAULT,
                   "the guest architectures: every variant runs on each, pairs are compared "

@@ -242,7 +242,7 @@ def is_remote(d, name):
 # guest.run_guest with payload/ as the root; tests/unit/test_hosts_payload.py
 # holds this list to the runner's imports.
 RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "guest/collect.py",
-                "guest/vcpu.py", "guest/job.py", "guest/qemu.py", "guest/build_target.py",
+                "guest/vcpu.py", "guest/hostspeed.py", "guest/meter/host_meter.c", "guest/job.py", "guest/qemu.py", "guest/build_target.py",
                 "guest/inside/init.sh", "guest/arches.toml", "kernel-patches/kernels.toml",
                 "lockbench/__init__.py", "lockbench/cli.py", "lockbench/defaults.py",
                 "lockbench/dirlock.py", "lockbench/paths.py", "lockbench/safeio.py")
@@ -523,6 +523,7 @@ class Run:
             + (f"--clock {q(cells[0]['clock'])} " if cells[0].get("clock", WALL) != WALL
                else "")
             + (f"--silence {q(str(c['silence_s']))} " if c.get("silence_s") else "")
+            + ("--no-meter " if c.get("meter") is False else "")
             + "--job payload/job.conf --out cells/.tmp-{1} >cells/.tmp-{1}.log 2>&1")
         # The runner is the package payload/guest/ (PYTHONPATH: the payload
         # is the root, from the run's folder, so the job and the cell keep
