@@ -22,6 +22,7 @@ returned as data (benchstat's benchmath, in spirit).
 Holm across a table is analysis.estimate.holm; medians.csv is analysis.tidy.medians.
 """
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 
@@ -117,6 +118,16 @@ def median_ci(values, confidence=0.95):
     med = float(np.median(x))
     if n == 1:
         return med, med, med, 0.0
+    lo, hi, level = _median_ranks(n, confidence)
+    return med, float(x[lo - 1]), float(x[hi - 1]), level
+
+
+@functools.lru_cache(maxsize=1024)
+def _median_ranks(n, confidence):
+    """(lo, hi, level): the 1-based ranks of median_ci's bounds for n
+    values, and their coverage; (1, n, its level) where no pair reaches
+    the confidence.  Depends on n alone: computed once (the simulations
+    call it millions of times)."""
     best = None
     for lo in range(1, n // 2 + 1):  # 1-based rank of the lower bound
         hi = n + 1 - lo
@@ -127,11 +138,7 @@ def median_ci(values, confidence=0.95):
             best = (lo, hi, level)
         else:
             break
-    if best is None:
-        level = float(1 - 2 * 0.5 ** n)
-        return med, float(x[0]), float(x[-1]), level
-    lo, hi, level = best
-    return med, float(x[lo - 1]), float(x[hi - 1]), level
+    return best or (1, n, float(1 - 2 * 0.5 ** n))
 
 
 def describe(values, confidence=0.95):
