@@ -41,29 +41,7 @@ for k in $(seq "$rounds"); do
 done
 echo "end: load $(cut -d' ' -f1-3 /proc/loadavg)"
 for m in pin nopin; do
-	"$LB_PY" - "$out" "$m" "$rounds" <<'PY'
-import json, os, shutil, sys
-src, mode, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-dst = os.path.join(src, f"merged-{mode}")
-shutil.rmtree(dst, ignore_errors=True)
-os.makedirs(os.path.join(dst, "cells"))
-man, cells = None, []
-for k in range(1, rounds + 1):
-    d = os.path.join(src, f"{mode}-{k}")
-    m = json.load(open(os.path.join(d, "manifest.json")))
-    if man is None:
-        man = m
-        for f in ("job.conf", "campaign.toml"):
-            shutil.copy(os.path.join(d, f), dst)
-    for c in m["cells"]:
-        new = dict(c, rep=k, id=f"r{k:02d}-" + c["id"].split("-", 1)[1])
-        shutil.copytree(os.path.join(d, "cells", c["id"]), os.path.join(dst, "cells", new["id"]))
-        cells.append(new)
-man["cells"] = cells
-man["campaign"].update(name=f"{mode}-aa-interleaved", repetitions=rounds, looks=[rounds])
-with open(os.path.join(dst, "manifest.json"), "w") as f:
-    json.dump(man, f, indent=2)
-PY
+	"$LB_PY" tests/merge_rounds.py "$out" "$m" "$rounds" >/dev/null
 	./run.sh report "$out/merged-$m" >"$out/merged-$m.report.log" 2>&1 ||
 		{ tail -n 5 "$out/merged-$m.report.log"; exit 1; }
 done
