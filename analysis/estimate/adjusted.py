@@ -99,6 +99,8 @@ def compare(base, cbase, var, cvar, direction, thresholds=stats.Thresholds()):
         return stats.compare(base, var, direction, t)
     if len(cb) != len(b) or len(cv) != len(v) or not len(b) or not len(v):
         return raw(), NONE
+    if not (np.isfinite(cb).any() or np.isfinite(cv).any()):
+        return raw(), NONE
     if not (np.isfinite(cb).all() and np.isfinite(cv).all()):
         missing = int((~np.isfinite(cb)).sum() + (~np.isfinite(cv)).sum())
         return raw(), Fit(False, f"the host speed meter is missing for {missing} of "

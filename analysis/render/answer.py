@@ -11,7 +11,7 @@ table's primary rows, never written by hand."""
 import re
 
 from analysis.tidy import boots
-from analysis.estimate import exact, stats
+from analysis.estimate import adjusted, exact, stats
 from analysis.verdict import safety
 from analysis.verdict.table import aa_status, by_pair, pairs_of
 from analysis import metrics
@@ -59,6 +59,8 @@ def cell_parts(r, over=()):
         flags.append(f"{int(r['failed_var'])} failed point(s) in "
                      f"{r['variant']} ({int(r['starved_var'])} starved), "
                      f"{int(r['failed_base'])} in {r['baseline']}")
+    if r.get("host_speed") == "adjusted":
+        flags.append(f"read at one host speed, r2 {float(r['meter_r2']):.2f}")
     if "host steal above" in str(r.get("warnings") or ""):
         flags.append(f"host steal above {metrics.STEAL_FLAG_PCT:g}% in some "
                      f"boots")
@@ -72,6 +74,39 @@ def cell_parts(r, over=()):
                  f"{int(r['boots_var'])} boots: it may lose up to "
                  f"{100 * hi:.0f}%")
     return where, verdict_s(r), what
+
+
+def host_speed_sentence(rows):
+    """How the wall-clock cells of rows were read against the host's
+    speed (verdicts' host_speed column: analysis/estimate/adjusted.py),
+    in one sentence; '' where no row has a say (icount cells only, or a
+    table from before the meter)."""
+    if "host_speed" not in rows:
+        return ""
+    hs = [str(x) for x in rows["host_speed"].fillna("") if str(x)]
+    if not hs:
+        return ""
+    adj = rows[rows["host_speed"] == "adjusted"]
+    why = sorted({x[len("raw: "):] for x in hs if x.startswith("raw: ")})
+    if adj.empty:
+        if why == [adjusted.NONE.why]:
+            return ("Host speed: not measured (no host speed meter in these runs), so the "
+                    "wall-clock cells are judged on raw values.")
+        return ("Host speed: every wall-clock cell judged on raw values: "
+                + "; ".join(_short_why(w) for w in why) + ".")
+    r2 = adj["meter_r2"].astype(float)
+    r2s = f"{r2.min():.2f}" if r2.min() == r2.max() else f"{r2.min():.2f}-{r2.max():.2f}"
+    out = (f"Host speed: {len(adj)} of {len(hs)} wall-clock cells read at the mean host "
+           f"speed of their boots, the host speed meter explaining {r2s} of the spread "
+           f"between boots there (guest/meter/README.md)")
+    if why:
+        out += "; the rest on raw values: " + "; ".join(_short_why(w) for w in why)
+    return out + "."
+
+
+def _short_why(why):
+    """A raw cell's reason without its numbers (a sentence names many)."""
+    return why.split(" (")[0]
 
 
 def cell_line(r, over=(), twin=None):
@@ -437,6 +472,9 @@ def answer_text(table, f, th):
             f"{f['cores']} host cores, n = {n} boots a side{pool}, interleaved"
             + (f"; {looks_s(f, th.confidence)}" if looks_s(f, th.confidence)
                else "") + "." + (f" {clock}" if clock else ""))
+        hsp = host_speed_sentence(rows)
+        if hsp:
+            after.append(hsp)
         mixed = run_setup.mixed_hosts(f)
         if mixed:  # --hosts boots of one vCPU count on different machines
             after.append(mixed)

@@ -16,7 +16,7 @@ import numpy as np
 
 from analysis.estimate import stats
 from analysis.render import run_setup
-from analysis.render.answer import overrides_s, short_answer
+from analysis.render.answer import host_speed_sentence, overrides_s, short_answer
 from analysis.render.formatting import number_s, pct_s, vcpus_s, verdict_s
 from analysis.metrics import ICOUNT_UNITS, STEAL_FLAG_PCT
 from analysis.tidy.crosscheck import CROSSCHECK_TOLERANCE
@@ -445,7 +445,8 @@ def render_commit_msg(table, f, thresholds, campaign_file,
     if ov:
         tail += w.wrap(f"Judged with {ov}.")
     for line in (kernels_line(f), f.get("contexts", ""), crosscheck_line(crosscheck),
-                 steal_line(samples, f), run_setup.mixed_hosts(f, short=True)):
+                 steal_line(samples, f), host_speed_sentence(shown),
+                 run_setup.mixed_hosts(f, short=True)):
         if line:
             tail += w.wrap(line)
     tail += w.wrap(

@@ -26,7 +26,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis.estimate import exact, holm, mann_whitney, paired, stats
+from analysis.estimate import adjusted, exact, holm, mann_whitney, paired, stats
 from analysis.verdict import guards, safety
 from analysis.tidy import medians
 from analysis import metrics
@@ -47,7 +47,7 @@ COMPARISONS_COLUMNS = (
     "p_claim", "margin", "verdict_typical", "verdict_unadjusted", "verdict",
     "n_needed", "calibration", "aa_widen", "probe_ratio", "probe_ci_lo",
     "probe_ci_hi", "warnings", "n_pairs", "paired_ratio", "paired_ci_lo",
-    "paired_ci_hi", "paired_ci_level")
+    "paired_ci_hi", "paired_ci_level", "host_speed", "meter_slope", "meter_r2")
 
 
 def _row(base_key, c, th, level):
@@ -125,6 +125,12 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
     fails = _failures(outcomes)
     ctl_of = dict(controls)
     rows, groups = [], []
+    meter = _meter(samples)
+
+    def covariate(sel, cpus, point):
+        if not meter:
+            return [None] * len(sel)
+        return [meter.get((v, cpus, point, c)) for v, c in zip(sel["variant"], sel["cell"])]
 
     def add(d0, b, v, g):
         metric, cpus = d0["metric"], int(d0["cpus"])
@@ -136,20 +142,29 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
                 else "writers" if _writers_cell(metric, cpus, clock, d0,
                                                 plan.primary_points)
                 else "exploratory")
-        base = g.loc[g["variant"] == b, "value"].to_numpy()
-        var = g.loc[g["variant"] == v, "value"].to_numpy()
+        gb, gv = g[g["variant"] == b], g[g["variant"] == v]
+        base, var = gb["value"].to_numpy(), gv["value"].to_numpy()
         # The verdict pools the A/A control's boots with the baseline's:
         # boots of the same image.  The A/A pair itself is judged on the
         # two apart, the diagnostic that widens (guards.calibrate).
-        aa = (g.loc[g["variant"] == ctl_of[b], "value"].to_numpy()
-              if b in ctl_of and (b, v) not in controls else None)
+        ga = g[g["variant"] == ctl_of[b]] if b in ctl_of and (b, v) not in controls else None
+        aa = ga["value"].to_numpy() if ga is not None else None
+        fit = None
         if clock == ICOUNT and direction:
             c = exact.compare(base, var, direction, th, aa,
                               control=(b, v) in controls)
         else:
             if aa is not None and len(aa):
                 base = np.concatenate([base, aa])
-            c = stats.compare(base, var, direction, th)
+                gb = pd.concat([gb, ga])
+            if direction and role in ("primary", "control"):
+                # The answer's cells: read at one host speed where the
+                # host meter explains the boots (estimate/adjusted.py).
+                point = str(d0["point"])
+                c, fit = adjusted.compare(base, covariate(gb, cpus, point), var,
+                                          covariate(gv, cpus, point), direction, th)
+            else:
+                c = stats.compare(base, var, direction, th)
         fb, sb = fails.get((b, cpus, str(d0["point"])), (0, 0))
         fv, sv = fails.get((v, cpus, str(d0["point"])), (0, 0))
         key = dict(campaign=campaign, baseline=b, variant=v, kernel=plan.kernel(v), **d0,
@@ -161,6 +176,9 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
                  _level(c, th.confidence))
         rows.append(_row(key, c, th, level))
         rows[-1].update(_paired(g, b, v, th.confidence))
+        rows[-1].update(host_speed=("adjusted" if fit.used else "raw: " + fit.why)
+                        if fit else "", meter_slope=fit.slope if fit else math.nan,
+                        meter_r2=fit.r2 if fit else math.nan)
         pooled = base if aa is None or clock != ICOUNT else \
             np.concatenate([base, aa])
         rows[-1].update(mean_base=_mean(pooled), mean_var=_mean(var))
@@ -239,6 +257,15 @@ def _writers_cell(metric, cpus, clock, d0, points):
         return False
     return (metric in WRITERS and cpus >= 2 and clock == WALL
             and 0 < reads < 100 and d0["point"] in points)
+
+
+def _meter(samples):
+    """{(variant, cpus, point, cell): host_meter_ns} of the samples."""
+    if "cell" not in samples.columns:  # samples without boots: no meter
+        return {}
+    m = samples[samples["metric"] == adjusted.METER]
+    return {(v, int(c), str(p), cell): float(x) for v, c, p, cell, x in
+            zip(m["variant"], m["cpus"], m["point"], m["cell"], m["value"])}
 
 
 def _mean(x):

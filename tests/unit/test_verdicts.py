@@ -411,3 +411,71 @@ class MeanOverBoots(unittest.TestCase):
         self.assertEqual(r["verdict_typical"], "no harm")
         self.assertEqual(r["verdict"], "inconclusive (tail)")
         self.assertLess(r["mean_ratio"], 0.95)
+
+
+class HostSpeed(unittest.TestCase):
+    """The primary rows read at one host speed where the meter explains
+    the boots (analysis/estimate/adjusted.py), raw where it does not."""
+
+    def samples(self, meter=True, explains=True):
+        rng, other = np.random.default_rng(7), np.random.default_rng(8)
+        rows = []
+        for variant, level in (("before", 1.0), ("after", 1.0)):
+            slow = rng.random(16) < 0.4
+            speed = np.where(slow, 1.3, 1.0) * np.exp(rng.normal(0, 0.01, 16))
+            for i in range(16):
+                thr = 1000 * level * np.exp(rng.normal(0, 0.01)) / (
+                    speed[i] if explains else float(other.choice([1.0, 1.3])))
+                cell = f"c{i:02d}-{variant}"
+                for metric, v in [("throughput_ops_s", thr)] + (
+                        [("host_meter_ns", 13000 * speed[i])] if meter else []):
+                    rows.append({"campaign": "c", "variant": variant, "cpus": 2,
+                                 "point": "p1", "read_pct": 90, "mailboxes": 16,
+                                 "miss_pct": 0, "duration_ms": 1000, "rep": i + 1,
+                                 "cell": cell, "metric": metric, "unit": "x",
+                                 "value": v})
+        return pd.DataFrame(rows)
+
+    def test_adjusted_where_it_explains(self):
+        prim = verdict_of(verdicts.comparisons_table(self.samples(), PAIR, TH),
+                          "throughput_ops_s")
+        self.assertEqual(prim["host_speed"], "adjusted")
+        self.assertLess(prim["meter_slope"], -0.8)
+        self.assertGreater(prim["meter_r2"], 0.9)
+        # The two-speed host hides a harmless kernel in the raw values;
+        # read at one speed it is `no harm`.
+        self.assertEqual(prim["verdict"], stats.NO_HARM)
+        raw = stats.compare(*(self.samples().query(
+            f"metric == 'throughput_ops_s' and variant == '{v}'")["value"]
+            for v in ("before", "after")), "higher", TH)
+        self.assertNotIn(raw.verdict, stats.FAVOURABLE)
+
+    def test_raw_without_meter_or_where_it_explains_nothing(self):
+        none = verdict_of(verdicts.comparisons_table(self.samples(meter=False), PAIR, TH),
+                          "throughput_ops_s")
+        self.assertEqual(none["host_speed"], "raw: no host speed meter")
+        other = verdict_of(verdicts.comparisons_table(
+            self.samples(explains=False), PAIR, TH), "throughput_ops_s")
+        self.assertTrue(other["host_speed"].startswith(
+            "raw: the host's speed does not explain the spread"), other["host_speed"])
+        # exploratory rows are never adjusted
+        comps = verdicts.comparisons_table(self.samples(), PAIR, TH)
+        self.assertEqual(set(comps[comps["role"] == "exploratory"]["host_speed"]), {""})
+
+    def test_the_answer_says_so(self):
+        from analysis.render import answer
+        comps = verdicts.comparisons_table(self.samples(), PAIR, TH)
+        prim = comps[comps["role"] == "primary"]
+        self.assertTrue(answer.host_speed_sentence(prim).startswith(
+            "Host speed: 1 of 1 wall-clock cells read at the mean host speed of their "
+            "boots, the host speed meter explaining 1.00 of the spread"),
+            answer.host_speed_sentence(prim))
+        self.assertIn("[read at one host speed, r2 1.00]", answer.cell_parts(prim.iloc[0])[2])
+        none = verdicts.comparisons_table(self.samples(meter=False), PAIR, TH)
+        self.assertEqual(answer.host_speed_sentence(none[none["role"] == "primary"]),
+                         "Host speed: not measured (no host speed meter in these runs), so "
+                         "the wall-clock cells are judged on raw values.")
+        other = verdicts.comparisons_table(self.samples(explains=False), PAIR, TH)
+        self.assertEqual(answer.host_speed_sentence(other[other["role"] == "primary"]),
+                         "Host speed: every wall-clock cell judged on raw values: the host's "
+                         "speed does not explain the spread between boots here.")
