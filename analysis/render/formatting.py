@@ -23,7 +23,9 @@ def looks_s(f, confidence):
     return (f"repetitions up to {looks[-1]} with looks at "
             f"{', '.join(map(str, looks))}, each at {pct_s(confidence)}% "
             f"(Bonferroni over the looks); "
-            + (f"stopped at {at}: every primary cell decided" if at else
+            + (f"stopped at {at}: the time budget did not cover the next look"
+               if at and f.get("stopped_by") == "budget" else
+               f"stopped at {at}: every primary cell decided" if at else
                "no early stop"))
 
 

@@ -122,6 +122,7 @@ def header_facts(rundir, cells, samples, baseline, primary, unsafe,
         "looks": list(rundir.looks),
         "pinned": pinned_s(rundir),
         "stopped_at": rundir.stopped.get("stopped_at"),
+        "stopped_by": rundir.stopped.get("stopped_by"),
         "think_ns": {p.id: p.think_ns for p in rundir.points},
         # What drove the lock: the module, or lockload (its workloads).
         "driver": driver_s(rundir.points),

@@ -174,3 +174,27 @@ def estimate(c, cells, jobs, results, cores=None):
         where = (f"no earlier cells in results/: the defaults, boot {b:g} s + "
                  f"{p:g} s a point (scripts/campaign/estimate.py)")
     return (f"about {span} ({len(cells)} cells, {jobs} side by side; from {where})")
+
+
+def budget_line(c, cells, jobs, results, budget_s, cores=None):
+    """One line: which looks the time budget covers, by the same estimate."""
+    cores = cores or os.cpu_count() or 1
+    default_arch = c["arches"][0]
+    found, _used = samples(results, default_arch)
+    secs = {x["id"]: cell_seconds(c, x, found, default_arch) for x in cells}
+    looks = c.get("looks") or [c["repetitions"]]
+    ends = [(r, schedule(c, cells, secs, jobs, cores, r)) for r in looks]
+    fits = [(r, t) for r, t in ends if t <= budget_s]
+    b = f"{budget_s / 60:g} min"
+    if len(fits) == len(ends):
+        return (f"the budget ({b}) covers every repetition (about "
+                f"{max(1, round(ends[-1][1] / 60))} min)")
+    over = ends[len(fits)]
+    if not fits:
+        return (f"the budget ({b}) is less than the first look ({over[0]} repetitions, about "
+                f"{max(1, round(over[1] / 60))} min): that look runs whole, then it stops")
+    return (f"the budget ({b}) covers the looks up to {fits[-1][0]} repetitions (about "
+            f"{max(1, round(fits[-1][1] / 60))} min); the look at {over[0]} would end at "
+            f"about {max(1, round(over[1] / 60))} min: it stops at {fits[-1][0]} unless every "
+            f"primary cell is decided sooner")
+

@@ -32,6 +32,10 @@ from scripts import lock_target as targetmod
 from scripts import variant as variantmod
 from lockbench.defaults import CLOCKS, ICOUNT, WALL
 
+# A time budget: 90s, 30m, 1h30m (whole numbers of h, m, s, in that order).
+DURATION_RE = re.compile(r"(?:(\d{1,3})h)?(?:(\d{1,4})m)?(?:(\d{1,6})s)?")
+#: the longest budget: a week
+MAX_BUDGET_S = 7 * 24 * 3600
 # Matched whole (fullmatch): "$" would let a name end in a newline.
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 # Text that goes into one-line messages and reports: no control characters.
@@ -152,6 +156,13 @@ TOP = {
                         kind="table", shown="every vCPU count for every variant"),
     # The runner's silence limit (guest/run_guest.py --silence): a kernel
     # that may hang is lost sooner.
+    # Checked and turned into seconds by parse_duration (./run.sh campaign
+    # --budget overrides it).
+    "budget": Key(str, lambda v: parse_duration(v) is not None,
+                  "a duration such as 30m, 1h30m or 900s (at most a week)", None,
+                  "spend at most this long running cells: the campaign stops at the last "
+                  "look whose repetitions fit (its cells' measured times say how long the "
+                  "next look would take)", shown="none"),
     "silence_s": Key(int, lambda v: 10 <= v <= 3600, "an integer 10..3600 (seconds)", None,
                      "a boot silent this long is lost", shown="60 + twice the longest point"),
     "points": Key(list, None, "a non-empty array of [[points]] tables", REQUIRED,
@@ -421,6 +432,17 @@ def _converted_locks(path, where, pairs, converts, points):
                 f"{path}: {where}: compared variants {a} and {b} differ in the converted lock {lock}, which "
                 f"none of the campaign's points drives (their workloads: "
                 f"{', '.join(workloads)}); {how}")
+
+
+def parse_duration(text):
+    """Seconds of a duration such as 30m, 1h30m or 900s; None when it is
+    not one (or is 0, or more than MAX_BUDGET_S)."""
+    m = DURATION_RE.fullmatch(text) if isinstance(text, str) else None
+    if not m or not any(m.groups()):
+        return None
+    h, mi, s = (int(x or 0) for x in m.groups())
+    secs = 3600 * h + 60 * mi + s
+    return secs if 0 < secs <= MAX_BUDGET_S else None
 
 
 def load(path, root=None):

@@ -5,8 +5,9 @@ With arches = [...] in the campaign file a variant is one per arch: its
 build target "before" (arm) or "before@arm64" names it in the cells, the
 manifest and the analysis (scripts/campaign/file.py).
 
-Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--variants DIR] [--reuse DIR] [--dry-run]
-       ./run.sh campaign --resume DIR [--jobs N | --hosts FILE] [--variants DIR]
+Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--variants DIR] [--reuse DIR]
+                            [--budget DURATION] [--dry-run]
+       ./run.sh campaign --resume DIR [--jobs N | --hosts FILE] [--variants DIR] [--budget DURATION]
 
 --variants DIR (again for more): a folder of variant files, such as
 ./run.sh convert --out DIR writes, put in front of LOCKBENCH_VARIANT_PATH
@@ -19,7 +20,11 @@ repetition the variants are interleaved (alternating order, or seeded
 random) so that drift on the host cancels out.  With repetitions = { min,
 max } the cells run up to each look (a repetition count) and the campaign
 stops at the first look where every primary cell has a verdict
-(analysis.looks); the cells after it are marked `unneeded`.  A cell runs in
+(analysis.looks); the cells after it are marked `unneeded`.  --budget
+DURATION (or the campaign's budget key) also stops it at the last look
+whose next would not end within that time of the command's start (its
+done cells' wall times say how long that look would take; a --resume
+starts a new budget); --dry-run says which looks the budget covers.  A cell runs in
 cells/.tmp-ID and is renamed to cells/ID when it ends; manifest.json says
 the state of every planned cell and is replaced atomically after each
 change.  Ctrl-C or SIGTERM stops the running cells (their partial output is
@@ -96,6 +101,9 @@ def make_parser():
                    help="take the finished icount cells of the earlier run DIR (again for "
                         "more) that this campaign plans, from the same kernels, root fs and "
                         "job, instead of booting them (./run.sh bisect does)")
+    p.add_argument("--budget", metavar="DURATION",
+                   help="spend at most this long running cells (30m, 1h30m, 900s): stop at "
+                   "the last look whose repetitions fit; overrides the campaign's budget key")
     p.add_argument("--no-report", action="store_true", help="do not run the report at the end")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="end with the whole summary.md, not only the commit block")
@@ -188,8 +196,12 @@ def create(args):
         for line in plan_lines(c, cells):
             print(f"campaign: {line}")
         if not getattr(args, "hosts", None):
-            print("campaign: " + campaign_estimate.estimate(
-                c, cells, getattr(args, "jobs", None) or default_jobs(cells), RESULTS))
+            jobs = getattr(args, "jobs", None) or default_jobs(cells)
+            print("campaign: " + campaign_estimate.estimate(c, cells, jobs, RESULTS))
+            budget = budget_s(args, c)
+            if budget is not None:
+                print("campaign: " + campaign_estimate.budget_line(c, cells, jobs, RESULTS,
+                                                                   budget))
         return None
     os.makedirs(d, 0o755, exist_ok=True)
     os.chmod(d, 0o755)
@@ -220,6 +232,19 @@ def create(args):
         print(f"campaign: {n} of {len(cells)} cells taken from {src} "
               "(the same icount cells: nothing to boot again)")
     return d, man
+
+
+def budget_s(args, c):
+    """The time budget in seconds: --budget, else the campaign's budget
+    key, else None."""
+    text = getattr(args, "budget", None) or c.get("budget")
+    if text is None:
+        return None
+    secs = campaign_file.parse_duration(text)
+    if secs is None:
+        raise campaign_file.CampaignError(
+            f"--budget {text}: must be {campaign_file.TOP['budget'].allowed}")
+    return secs
 
 
 def resume(args):
@@ -270,6 +295,11 @@ def _body(args):
         campaign_hosts.check_hosts_file(args.hosts)
         if not shutil.which(campaign_hosts.PARALLEL):
             raise judge.RunError(3, "missing 'parallel' (GNU parallel): run ./run.sh setup")
+    if args.budget is not None:
+        if args.hosts:
+            raise campaign_file.CampaignError("--budget and --hosts do not go together: "
+                                              "--hosts runs every repetition at once")
+        budget_s(args, {})
     if args.jobs is not None and not 1 <= args.jobs <= 64:
         raise campaign_file.CampaignError(f"--jobs {args.jobs}: must be 1..64")
     variantmod.add_dirs(args.variants)
@@ -302,7 +332,7 @@ def _body(args):
                                  f"--hosts {args.hosts}") from None
     else:
         try:
-            stop = campaign_run.run_cells(d, man, jobs)
+            stop = campaign_run.run_cells(d, man, jobs, budget_s(args, man.data["campaign"]))
         except campaign_run.CellRefused as e:
             raise judge.RunError(e.exit_code, f"{e}; the running cells were stopped and "
                                  f"recorded; finish with: ./run.sh campaign --resume {d}") from None

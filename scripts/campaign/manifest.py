@@ -313,7 +313,8 @@ def checked_manifest(d, man):
     if seq is not None and not (
             isinstance(seq, dict) and isinstance(seq.get("looks"), list)
             and all(isinstance(x, dict) and type(x.get("reps")) is int for x in seq["looks"])
-            and (seq.get("stopped_at") is None or type(seq.get("stopped_at")) is int)):
+            and (seq.get("stopped_at") is None or type(seq.get("stopped_at")) is int)
+            and seq.get("stopped_by") in (None, "budget")):
         refuse("manifest.json's sequential looks are not a list of looks")
     data["campaign"] = c
     return c, builds, want

@@ -16,6 +16,7 @@ import json
 import math
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ from lockbench.cli import CliError
 from guest import vcpu
 from lockbench.paths import ROOT
 from scripts.campaign import cell as campaign_cell
+from scripts.campaign import estimate as campaign_estimate
 from scripts.campaign import hosts as campaign_hosts
 from scripts.campaign import manifest as campaign_manifest
 
@@ -129,19 +131,30 @@ def take_look(d, man, reps, prog):
     return decided
 
 
-def run_cells(d, man, jobs):
+def run_cells(d, man, jobs, budget_s=None):
     """Run the cells repetition by repetition up to each look; at a look
-    before the last, stop when every primary cell is decided (the cells
-    after it become `unneeded`)."""
+    before the last, stop when every primary cell is decided, or when the
+    next look would not end within budget_s seconds of this call's start
+    (next_look_seconds; the cells after it become `unneeded`)."""
     c = man.data["campaign"]
     looks = c.get("looks") or [c["repetitions"]]
     prog = Progress(len(man.data["cells"]))
     stop, tried = [], set()
-    for reps in looks:
+    for i, reps in enumerate(looks):
         stop = run_batch(d, man, jobs, reps, prog, tried)
         if stop or reps == looks[-1]:
             break
-        if take_look(d, man, reps, prog):
+        decided = take_look(d, man, reps, prog)
+        if not decided and budget_s is not None:
+            spent = time.monotonic() - prog.t0
+            more = next_look_seconds(man, reps, looks[i + 1], jobs)
+            if spent + more > budget_s:
+                prog.say(f"campaign: the budget ({fmt(budget_s)}) does not cover the look at "
+                         f"{looks[i + 1]} repetitions (about {fmt(more)} more after "
+                         f"{fmt(spent)}): stopping at the look at {reps}")
+                man.data["sequential"].update(stopped_at=reps, stopped_by="budget")
+                decided = True
+        if decided:
             for cell in man.data["cells"]:
                 if cell["rep"] > reps and cell["state"] not in campaign_manifest.SETTLED:
                     cell["state"] = campaign_manifest.UNNEEDED
@@ -150,6 +163,27 @@ def run_cells(d, man, jobs):
     if prog.tty:
         print()
     return stop
+
+
+def next_look_seconds(man, reps, upto, jobs, cores=None):
+    """About how long the cells of repetitions reps+1..upto take: each as
+    long as the median wall time of the done cells of its vCPU count and
+    clock (of any, where none), laid out as run_batch starts them
+    (campaign_estimate.schedule); inf when no cell is done yet."""
+    cells = man.data["cells"]
+    done = [x for x in cells if x["state"] == "done" and isinstance(x.get("wall_s"), (int, float))]
+    if not done:
+        return math.inf
+    walls = {}
+    for x in done:
+        walls.setdefault((x["cpus"], x.get("clock")), []).append(x["wall_s"])
+    anyone = statistics.median(x["wall_s"] for x in done)
+    todo = [x for x in cells if reps < x["rep"] <= upto
+            and x["state"] not in campaign_manifest.SETTLED]
+    secs = {x["id"]: statistics.median(walls[(x["cpus"], x.get("clock"))])
+            if (x["cpus"], x.get("clock")) in walls else anyone for x in todo}
+    return campaign_estimate.schedule(man.data["campaign"], todo, secs, jobs,
+                                      cores or os.cpu_count() or 1, upto)
 
 
 def run_batch(d, man, jobs, reps, prog, tried):
