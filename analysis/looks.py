@@ -7,7 +7,8 @@ decided with the boots done so far?
 Runs the analysis (DIR/tidy/*.csv, at the campaign's per-look confidence,
 analysis/README.md "Stopping early") and prints one JSON object:
 {"primary": N, "undecided": ["2 vCPUs read95 after/before: inconclusive
-(n≈12)", ...]}. A cell is decided when its primary row's verdict is one
+(n≈12)", ...], "open": [[2, "read95"], ...]} (the vCPU counts and points
+of the undecided cells, which later repetitions run alone). A cell is decided when its primary row's verdict is one
 of better, no harm, worse, harm, `harm (failures)` or `unsafe` (a
 lockdep report: no more boots change that); a difference in lost boots
 or failed points and every inconclusive are not. scripts/campaign/run.py stops when none is
@@ -25,13 +26,15 @@ from lockbench.cli import OneLineParser, run_cli
 
 
 def undecided(comps):
-    """(number of primary rows, [description of each undecided one])."""
+    """(number of primary rows, [description of each undecided one],
+    [[cpus, point] of each, once])."""
     prim = verdicts.primary_rows(comps)
+    rows = [r for r in prim.itertuples()
+            if r.verdict not in stats.DECIDED + (safety.UNSAFE, boots.FAILURES)]
     out = [f"{r.cpus} vCPU{'s' if int(r.cpus) > 1 else ''} {r.point} "
-           f"{r.variant}/{r.baseline}: {r.verdict or 'no verdict'}"
-           for r in prim.itertuples()
-           if r.verdict not in stats.DECIDED + (safety.UNSAFE, boots.FAILURES)]
-    return len(prim), out
+           f"{r.variant}/{r.baseline}: {r.verdict or 'no verdict'}" for r in rows]
+    cells = list(dict.fromkeys((int(r.cpus), str(r.point)) for r in rows))
+    return len(prim), out, [list(c) for c in cells]
 
 
 def main(argv=None):
@@ -40,8 +43,8 @@ def main(argv=None):
 
     def body(args):
         _rd, _t, _m, c = analyze.analyze(args.dir)
-        n, todo = undecided(c.comps)
-        print(json.dumps({"primary": n, "undecided": todo}))
+        n, todo, cells = undecided(c.comps)
+        print(json.dumps({"primary": n, "undecided": todo, "open": cells}))
         return 0
     return run_cli("looks", p, argv, body)
 

@@ -78,6 +78,9 @@ class Cell:
     # the --hosts host's (CPU model, cores) as its runner read them there;
     # () for a cell of this host (RunDir.host) or a host that said nothing
     host_cpu: tuple = ()
+    # the points it ran, where a look left it only the undecided ones
+    # (scripts/campaign/run.py, "open points"); () for every point
+    points: tuple = ()
 
 
 def host_kind(model, cores):
@@ -363,6 +366,19 @@ def _int_or_zero(v):
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 
+def _cell_points(mpath, c, points, where):
+    """A cell's own points (manifest "points": a subset of the campaign's
+    ids, in its order), () for all of them; ParseError otherwise."""
+    own = c.get("points")
+    if own is None:
+        return ()
+    ids = [p.id for p in points]
+    if not isinstance(own, list) or not own or not all(isinstance(x, str) and x in ids
+                                                       for x in own):
+        raise ParseError(mpath, None, f"manifest: {where}.points is not a list of the "
+                         f"campaign's point ids")
+    return tuple(x for x in ids if x in own)
+
 def _need(path, obj, key, kind, where):
     if not isinstance(obj, dict) or key not in obj:
         raise ParseError(path, None, f"manifest: {where} lacks {key!r}")
@@ -526,7 +542,8 @@ def load(path):
                           pinned=isinstance(c.get("pin"), list)
                           and len(c["pin"]) >= cpus,
                           host=str(c.get("host") or ""),
-                          host_cpu=_host_cpu(c) if c.get("host") else ()))
+                          host_cpu=_host_cpu(c) if c.get("host") else (),
+                          points=_cell_points(mpath, c, points, where)))
     variants = [str(v) for v in campaign.get("variants") or []]
     for c in cells:
         if c.variant not in variants:

@@ -76,6 +76,18 @@ def cell_parts(r, over=()):
     return where, verdict_s(r), what
 
 
+def decided_s(r, f):
+    """'; decided at the look at 8 repetitions' for a primary cell a look
+    decided while the campaign went on for others (their later boots ran
+    the open points only: scripts/campaign/run.py narrow), else ''."""
+    key = (int(r["cpus"]), str(r["point"]))
+    at = next((reps for reps, still in f.get("look_open") or [] if key not in still), None)
+    last = f.get("stopped_at") or (f.get("looks") or [None])[-1]
+    if at is None or last is None or at >= last:
+        return ""
+    return f"; decided at the look at {at} repetitions"
+
+
 def host_speed_sentence(rows):
     """How the wall-clock cells of rows were read against the host's
     speed (verdicts' host_speed column: analysis/estimate/adjusted.py),
@@ -453,7 +465,7 @@ def answer_text(table, f, th):
             f"{100 * th.margin:g}%" + (f"; {ov}" if ov else "") + "):"]
         tw = twin_rows(prim, f, b, v)
         lines += [cell_line(r, over, tw.get((int(r["cpus"]), str(r["point"]))))
-                  for _, r in rows.iterrows()]
+                  + decided_s(r, f) for _, r in rows.iterrows()]
         w = writers_sentence(table.writers(b, v), v)
         if w:
             lines.append(w)

@@ -79,6 +79,16 @@ def contexts_s(campaign):
             f"use, so no verdict here says the conversion is safe there.")
 
 
+def look_open(stopped):
+    """[(reps, {(cpus, point) still open})] of the looks the manifest
+    recorded with their open cells (scripts/campaign/run.py narrow), in
+    order; [] for a campaign without them."""
+    return sorted(((x["reps"], {(int(c), str(p)) for c, p in x["open"]})
+                   for x in stopped.get("looks") or []
+                   if isinstance(x, dict) and isinstance(x.get("reps"), int)
+                   and isinstance(x.get("open"), list)), key=lambda x: x[0])
+
+
 def header_facts(rundir, cells, samples, baseline, primary, unsafe,
                  tally=None, overrides=None):
     """Facts for the headers: a dict of short strings; unsafe: the run's
@@ -123,6 +133,7 @@ def header_facts(rundir, cells, samples, baseline, primary, unsafe,
         "pinned": pinned_s(rundir),
         "stopped_at": rundir.stopped.get("stopped_at"),
         "stopped_by": rundir.stopped.get("stopped_by"),
+        "look_open": look_open(rundir.stopped),
         "think_ns": {p.id: p.think_ns for p in rundir.points},
         # What drove the lock: the module, or lockload (its workloads).
         "driver": driver_s(rundir.points),

@@ -214,16 +214,18 @@ def build(rundir, tolerance=CROSSCHECK_TOLERANCE):
                                   c.id))
     points = sorted(rundir.points, key=lambda p: order_p[p.id])
     for cell in cells:
+        # A cell a look left the undecided points only ran those.
+        mine = [p for p in points if not cell.points or p.id in cell.points]
         why = _folder(rundir.path, os.path.join("cells", cell.id))
         if why:
             why = f"cell directory {why}"
             tidy.problem(cell.id, "", "", why)
-            for point in points:
+            for point in mine:
                 t["outcomes"].append(dict(
                     _point_key(rundir, cell, point), outcome="missing",
                     detail=why))
             continue
-        for point in points:
+        for point in mine:
             _one_point(tidy, rundir, cell, point, lock_class, tolerance)
     _warn_steal(tidy)
     return tidy

@@ -8,6 +8,7 @@ cells (scripts/campaign/run.py) because both ways of running cells (side
 by side here, or on --hosts: scripts/campaign/hosts.py) and --resume end a
 cell the same way, through finish_cell and set_aside_unfinished.
 """
+import hashlib
 import os
 import signal
 import stat
@@ -53,6 +54,26 @@ def clear_tmp(tmp):
         raise campaign_file.CampaignError(
             f"{tmp}: a runner is at work in it (another campaign's?): refusing to start "
             f"its cell there")
+
+
+def job_name(cell):
+    """The job file a cell runs, in the campaign's directory: job.conf
+    (every point), or job-HASH.conf where a look left it some points
+    (scripts/campaign/run.py narrow)."""
+    pts = cell.get("points")
+    if not pts:
+        return "job.conf"
+    return f"job-{hashlib.sha256(' '.join(pts).encode()).hexdigest()[:12]}.conf"
+
+
+def job_file(d, c, points):
+    """Write DIR's job of the campaign's POINTS alone, once (a new file,
+    through no link: safeio.open_new); return its path."""
+    path = os.path.join(d, job_name({"points": points}))
+    if not os.path.lexists(path):
+        with safeio.open_new(path, 0o644) as f:
+            f.write(campaign_file.job_text(c, points))
+    return path
 
 
 def start_cell(d, man, cell, job_path, pin=()):

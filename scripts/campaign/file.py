@@ -688,10 +688,11 @@ def _primary(path, out):
                 raise CampaignError(f"{path}: {key}: at point {p['id']!r} {why}")
 
 
-def job_text(campaign):
-    """The guest job of one boot: every point of the campaign."""
+def job_text(campaign, only=None):
+    """The guest job of one boot: every point of the campaign, or those
+    whose ids ONLY lists (in the campaign's order)."""
     pts = [(p["id"], {k: v for k, v in p.items() if k not in ("id",) + POINT_OWN})
-           for p in campaign["points"]]
+           for p in campaign["points"] if only is None or p["id"] in only]
     opts = {"perf_stat": "1" if campaign["perf"]["stat"] else "0",
             "perf_lock": "1" if campaign["perf"]["lock"] else "0"}
     return jobmod.render(pts, opts)

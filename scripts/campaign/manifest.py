@@ -283,6 +283,10 @@ def checked_manifest(d, man):
             refuse(f"manifest.json's cell {want['id']!r} is not planned with that clock or place")
         if not isinstance(cell.get("state"), str) or not STATE_RE.fullmatch(cell["state"]):
             refuse(f"cell {want['id']}: state {str(cell.get('state'))[:40]!r} is not a state")
+        pts = cell.get("points")
+        if pts is not None and not (isinstance(pts, list) and pts and all(
+                isinstance(p, str) for p in pts) and set(pts) <= {p["id"] for p in c["points"]}):
+            refuse(f"cell {want['id']}: points is not a list of the campaign's point ids")
         if not isinstance(cell.get("attempts", 0), int) or cell.get("attempts", 0) < 0:
             refuse(f"cell {want['id']}: attempts is not a count")
         tries = cell.get("tries", [])

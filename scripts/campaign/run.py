@@ -113,22 +113,50 @@ def take_look(d, man, reps, prog):
     try:
         res = json.loads(cp.stdout)
         n, todo = int(res["primary"]), list(res["undecided"])
+        cells = [(int(c), str(p)) for c, p in res["open"]]
     except (ValueError, KeyError, TypeError):
         err = (cp.stderr.strip().splitlines() or ["no output"])[-1]
         prog.say(f"campaign: look at {reps} repetitions: the analysis failed ({err}); going on")
-        n, todo = 0, ["the analysis failed"]
+        n, todo, cells = 0, ["the analysis failed"], None
     decided = n > 0 and not todo
     seq = man.data.setdefault("sequential", {"looks": [], "stopped_at": None})
     seq["looks"] = [x for x in seq["looks"] if x["reps"] != reps]
-    seq["looks"].append({"reps": reps, "primary": n, "undecided": todo})
+    seq["looks"].append({"reps": reps, "primary": n, "undecided": todo,
+                         **({"open": [list(c) for c in cells]} if cells is not None else {})})
     if decided:
         seq["stopped_at"] = reps
+    elif cells is not None:
+        narrow(man, reps, cells)
     man.save()
     prog.say(f"campaign: look at {reps} repetitions: "
              + ("every primary cell decided: stopping" if decided else
                 f"{len(todo)} of {n} primary cells undecided: " + "; ".join(todo[:4])
                 + (f"; +{len(todo) - 4} more" if len(todo) > 4 else "")))
     return decided
+
+
+def narrow(man, reps, open_cells):
+    """After a look at reps repetitions, the later cells run only the
+    points whose primary cells are still open there (OPEN_CELLS: (cpus,
+    point)): a vCPU count with none open runs no more cells (`unneeded`),
+    one with some runs its cells with those points alone, as a job of
+    their own (cell.job_file: DIR/job-HASH.conf), in the order the campaign planned
+    (every variant at that vCPU count runs them: the order stays
+    balanced).  A cell's points only ever shrink."""
+    c = man.data["campaign"]
+    ids = [p["id"] for p in c["points"]]
+    open_at = {}
+    for cpus, point in open_cells:
+        open_at.setdefault(cpus, set()).add(point)
+    for cell in man.data["cells"]:
+        if cell["rep"] <= reps or cell["state"] in campaign_manifest.SETTLED:
+            continue
+        had = cell.get("points") or ids
+        keep = [p for p in had if p in open_at.get(cell["cpus"], ())]
+        if not keep:
+            cell["state"] = campaign_manifest.UNNEEDED
+        elif keep != ids:
+            cell["points"] = keep
 
 
 def run_cells(d, man, jobs, budget_s=None):
@@ -195,7 +223,6 @@ def run_batch(d, man, jobs, reps, prog, tried):
     cells = [c for c in man.data["cells"]
              if c["state"] not in campaign_manifest.SETTLED and c["rep"] <= reps
              and c["id"] not in tried]
-    job_path = os.path.join(d, "job.conf")
     cores = os.cpu_count() or 1
     done = sum(c["state"] == "done" for c in man.data["cells"])
     running, refused = {}, []
@@ -219,7 +246,9 @@ def run_batch(d, man, jobs, reps, prog, tried):
                 cells.pop(0)
                 tried.add(nxt["id"])
                 try:
-                    running[nxt["id"]] = (*campaign_cell.start_cell(d, man, nxt, job_path, pin),
+                    job = (campaign_cell.job_file(d, man.data["campaign"], nxt["points"])
+                           if nxt.get("points") else os.path.join(d, "job.conf"))
+                    running[nxt["id"]] = (*campaign_cell.start_cell(d, man, nxt, job, pin),
                                           nxt)
                 except (CliError, OSError) as e:
                     refused.append(e)
