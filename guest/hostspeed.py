@@ -92,15 +92,23 @@ def start_meter(out, cores, preexec_fn=None):
 
 
 def stop_meter(proc):
-    """Stop host_meter; its log stays."""
+    """Stop host_meter (its log stays); the CPU seconds it used (its
+    /proc/PID/stat utime + stime, read before the stop), None if unread."""
     if proc is None:
-        return
+        return None
+    try:
+        with open(f"/proc/{proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        cpu_s = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        cpu_s = None
     proc.terminate()
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+    return cpu_s
 
 
 def read_samples(path):
@@ -158,11 +166,13 @@ def meter_text(point_id, mark, head, rows):
     return "\n".join(lines) + "\n"
 
 
-def write_meter(out, done, marks, why_not=None):
+def write_meter(out, done, marks, why_not=None, cpu_s=None):
     """Write points/ID/host-meter.txt for every verified point with both
     markers and samples in its window; return what meta.json says about
-    it.  why_not: why the meter did not run (nothing is written)."""
-    rec = {"file": METER_FILE, "points": [], "period_ms": PERIOD_MS, "work": WORK}
+    it (cpu_s: the CPU seconds the meter used, its cost).  why_not: why
+    the meter did not run (nothing is written)."""
+    rec = {"file": METER_FILE, "points": [], "period_ms": PERIOD_MS, "work": WORK,
+           **({"cpu_s": round(cpu_s, 3)} if cpu_s is not None else {})}
     if why_not:
         return dict(rec, why_not=why_not)
     try:

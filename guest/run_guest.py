@@ -212,7 +212,7 @@ def _run_job(args, art, job, scratch):
                             preexec_fn=die_with_parent(signal.SIGKILL))
     events, problems, stopped = {}, [], None
     marks = {pid: {} for pid in planned}
-    meter, meter_off = None, meter_why_off(args)
+    meter, meter_off, meter_cpu = None, meter_why_off(args), None
     try:
         if args.pin is not None:
             meta["pin"] = apply_pin(proc, args.cpus, args.pin)
@@ -234,7 +234,7 @@ def _run_job(args, art, job, scratch):
         for s in old:
             signal.signal(s, lambda signum, _f: interrupted.append(signal.Signals(signum).name))
         stop(proc)
-        stop_meter(meter)
+        meter_cpu = stop_meter(meter)
     wall = time.monotonic() - t0
     # Bounded in time (collect.COLLECT_MAX_S; SIGNAL_MAX_S once a signal
     # came, before or now), whatever the guest sent: meta.json gets written.
@@ -247,7 +247,7 @@ def _run_job(args, art, job, scratch):
     elif os.path.exists(results):
         os.unlink(results)
     steal = write_steal(out, done, marks)
-    speed = write_meter(out, done, marks, meter_off)
+    speed = write_meter(out, done, marks, meter_off, meter_cpu)
     now = round(wall, 3)
     if stopped:
         problems.append({"state": stopped[0], "t": now, "line": stopped[1]})

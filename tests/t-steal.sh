@@ -17,7 +17,9 @@
 # names the other work the host did during p1, over 0.1 of a core; on a
 # quiet host an undisturbed point once read 14.1%, QEMU's own threads
 # taking their turn, hence two of them);
-# and analysis/parse/host_steal.py turns the files into steal_pct and steal_max_pct.
+# and analysis/parse/host_steal.py turns the files into steal_pct and steal_max_pct;
+# the host speed meter's file of every point holds its samples on each
+# host core, read by tidy as host_meter_ns.
 #
 # Usage: tests/t-steal.sh
 # Quiet: yes (an undisturbed point must read under the steal flag)
@@ -104,7 +106,7 @@ sed 's/^/    | /' "$out/run.stderr" "$out/run.stdout"
 PYTHONPATH=$LB_ROOT "$LB_PY" - "$out" "$other" <<'PY'
 import json, os, shutil, sys
 from analysis import metrics
-from analysis.parse import host_steal, rundir
+from analysis.parse import host_meter, host_steal, rundir
 from analysis.tidy import tables
 
 out, other = sys.argv[1], float(sys.argv[2])
@@ -197,4 +199,27 @@ if not flag or "r01-before-c2/p2" not in flag[0]:
 print(f"ok: tidy: steal_pct/steal_max_pct p1 {got[('p1', 'steal_pct')]:.1f}/"
       f"{got[('p1', 'steal_max_pct')]:.1f}, p2 {got[('p2', 'steal_pct')]:.1f}/"
       f"{got[('p2', 'steal_max_pct')]:.1f}; p2 flagged")
+
+# The host speed meter (guest/meter/README.md) ran beside the guest on
+# every host core the runner may use (unpinned), and each point's window
+# holds its samples: ~50 a core in a 1000 ms point at one every 20 ms.
+hm = meta["host_meter"]
+if hm.get("points") != ["p0", "p1", "p2"] or "why_not" in hm:
+    fail(f"meta.json host_meter: {hm}")
+cores = sorted(os.sched_getaffinity(0))
+speed = {}
+for p in ("p0", "p1", "p2"):
+    mrows = host_meter.parse_host_meter(os.path.join(out, "run", "points", p, "host-meter.txt"))
+    if [r["cpu"] for r in mrows] != cores:
+        fail(f"{p}: host-meter.txt rows for cores {[r['cpu'] for r in mrows]}, want {cores}")
+    for r in mrows:
+        if not 30 <= r["samples"] <= 80 or not 1e3 <= r["median_ns"] <= 1e6:
+            fail(f"{p}: core {r['cpu']}: {r['samples']} samples, median {r['median_ns']} ns")
+    speed[p] = host_meter.meter_metrics(mrows)["host_meter_ns"]
+meter_t = {r["point"]: r["value"] for r in t.tables["samples"] if r["metric"] == "host_meter_ns"}
+if any(abs(meter_t[p] - speed[p]) > 1e-6 for p in speed):
+    fail(f"tidy's host_meter_ns {meter_t} differ from the files' {speed}")
+print("ok: host_meter: every point's window has its samples on cores "
+      + ",".join(map(str, cores)) + "; host_meter_ns "
+      + ", ".join(f"{p} {v:.0f}" for p, v in speed.items()) + " (tidy reads the same)")
 PY
