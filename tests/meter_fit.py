@@ -12,10 +12,12 @@ intercept per variant and a common slope:
   same model fitted to the pair alone, t with n - 3 df);
 - whether the meter itself differs between the kernels (before against
   after): a guest that moved it would show here;
-- with a merged campaign with the meter off as well: the meter's cost,
-  the ratio of median throughput_ops_s (on / off) per point, Mann-Whitney p.
+- the meter's own CPU time over each boot (meta.json host_meter.cpu_s);
+- with a merged campaign with the meter off as well: the ratio of median
+  throughput_ops_s (on / off) per point, Mann-Whitney p.
 
 Usage: meter_fit.py ON_DIR [OFF_DIR]   (each with tidy/samples.csv)"""
+import json
 import os
 import sys
 
@@ -97,6 +99,17 @@ def main(argv):
                 line += (f"; A/A {base}: ratio {r_raw:.3f} CI width {raw:.3f}, "
                          f"adjusted {r_adj:.3f} width {adj:.3f}")
             print(line)
+    cost = []
+    for cell in sorted(os.listdir(os.path.join(argv[1], "cells"))):
+        try:
+            with open(os.path.join(argv[1], "cells", cell, "meta.json")) as f:
+                meta = json.load(f)
+            cost.append(meta["host_meter"]["cpu_s"] / meta["wall_s"])
+        except (OSError, KeyError, ValueError, TypeError):
+            continue
+    if cost:
+        print(f"== the meter's CPU time: {100 * np.mean(cost):.3f}% of one core over a boot "
+              f"(all its threads; max {100 * max(cost):.3f}%, {len(cost)} boots)")
     if len(argv) > 2:
         off = wide(argv[2])
         print(f"== the meter's cost: {argv[1]} against {argv[2]} (throughput_ops_s)")
