@@ -169,6 +169,7 @@ static u64 ll_now(void);
 #define LL_MAX_LOCKS_PER_OP	1000
 #define LL_MAX_PATH		200
 #define LL_MAX_ARGS		6
+#define LL_CPULIST_LEN		1024	/* a cpulist of LL_MAX_CPUS: at most 456 */
 #define LL_TASKLIST_READS	2	/* read_lock(&tasklist_lock) per op */
 #define LL_TASKLIST_WRITES	3	/* write_lock_irq(&tasklist_lock) per op */
 #ifndef __NR_pidfd_open
@@ -706,11 +707,13 @@ bad:
 	exit(2);
 }
 
-/* @set as a normalised cpulist. */
-static void ll_print_cpulist(const cpu_set_t *set)
+/* @set as a normalised cpulist, in @buf of @size bytes. */
+static void ll_cpulist_str(const cpu_set_t *set, char *buf, size_t size)
 {
-	int c = 0, first = 1;
+	size_t len = 0;
+	int c = 0;
 
+	buf[0] = '\0';
 	while (c < LL_MAX_CPUS) {
 		int e;
 
@@ -720,8 +723,10 @@ static void ll_print_cpulist(const cpu_set_t *set)
 		}
 		for (e = c; e + 1 < LL_MAX_CPUS && CPU_ISSET(e + 1, set); e++)
 			;
-		printf(e > c ? "%s%d-%d" : "%s%d", first ? "" : ",", c, e);
-		first = 0;
+		if (len < size)
+			len += snprintf(buf + len, size - len,
+					e > c ? "%s%d-%d" : "%s%d",
+					len ? "," : "", c, e);
 		c = e + 1;
 	}
 }
@@ -757,6 +762,35 @@ static int ll_writer_get(const char *dir, const char *name, u64 *v)
 	return ok ? 0 : -1;
 }
 
+/* The name of an error of an op, for its err_NAME= key; NULL: none. */
+static const char *ll_err_name(int code)
+{
+	switch (code) {
+	case LL_ERR_MOUNTED:
+		return "mounted";
+	case LL_ERR_CHILD:
+		return "child";
+	case LL_ERR_FOUND:
+		return "found";
+	default:
+		return strerrorname_np(code);
+	}
+}
+
+/* A "thread" line: the shared keys, then lockload's errors and pinned=. */
+static void ll_print_thread(const struct ll_thread *t)
+{
+	unsigned int e;
+
+	bench_out_thread(stdout, t->cpu, t->ops, t->ops, t->hits, 0, 0,
+			 t->errors, &t->ref);
+	for (e = 0; e < LL_ERR_SLOTS && t->err[e].code; e++)
+		bench_out_err(stdout, ll_err_name(t->err[e].code),
+			      t->err[e].code, t->err[e].count);
+	bench_out_key(stdout, "pinned", t->pinned == 1);
+	bench_out_eol(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	static struct ll_thread th[LL_MAX_CPUS];
@@ -766,10 +800,12 @@ int main(int argc, char **argv)
 	u64 t0, elapsed, clock_ns, ops = 0, hits = 0, errors = 0;
 	u64 lockops = 0, wlockops = 0, min_ops = ULLONG_MAX;
 	u64 max_ops = 0;
-	u64 pairs = 0, pairs0 = 0, cost;
+	u64 pairs = 0, pairs0 = 0;
 	unsigned int nthreads = 0, i, without_ops = 0, unpinned = 0;
 	const char *writer = NULL;
 	char workload[LL_MAX_PATH + 128];
+	char cpulist[LL_CPULIST_LEN];
+	char params[LL_CPULIST_LEN + LL_MAX_PATH + 128 + 160];
 	int writer_ok = 1, success, first = 2;
 	struct timespec ts;
 	cpu_set_t cpus;
@@ -925,61 +961,35 @@ int main(int argc, char **argv)
 		    ll_setup_wlocks;
 	success = !errors && !without_ops && !unpinned && writer_ok;
 
-	printf("mbox_bench-results v2\n");
-	printf("param read_pct=100 mailboxes=0 miss_pct=0 duration_ms=%llu cpus=",
-	       duration_ms);
-	ll_print_cpulist(&cpus);
-	printf(" seed=%llu timing=%u think_ns=0 workload=%s writer=%d\n", seed,
-	       ll_timing, workload, writer ? 1 : 0);
-	cost = ll_timing && elapsed ?
-	       20000 * clock_ns * ops / ll_timing / (elapsed * nthreads) : 0;
-	printf("run id=%llu threads=%u elapsed_ns=%llu clock_read_ns=%llu",
-	       run_id, nthreads, elapsed, clock_ns);
-	printf(" timing_cost_pct=%llu.%02llu\n", cost / 100, cost % 100);
-	for (i = 0; i < nthreads; i++) {
-		struct ll_thread *t = &th[i];
-		unsigned int e;
-
-		printf("thread cpu=%d ops=%llu lookups=%llu hits=%llu misses=0",
-		       t->cpu, t->ops, t->ops, t->hits);
-		printf(" writes=0 errors=%llu ref_loops=%llu ref_ns=%llu",
-		       t->errors, t->ref.loops, t->ref.ns);
-		for (e = 0; e < LL_ERR_SLOTS && t->err[e].code; e++) {
-			const char *name = strerrorname_np(t->err[e].code);
-
-			if (t->err[e].code == LL_ERR_MOUNTED)
-				name = "mounted";
-			if (t->err[e].code == LL_ERR_CHILD)
-				name = "child";
-			if (t->err[e].code == LL_ERR_FOUND)
-				name = "found";
-			if (name)
-				printf(" err_%s=%llu", name, t->err[e].count);
-			else
-				printf(" err_%d=%llu", t->err[e].code,
-				       t->err[e].count);
-		}
-		printf(" pinned=%d\n", t->pinned == 1);
-	}
+	ll_cpulist_str(&cpus, cpulist, sizeof(cpulist));
+	snprintf(params, sizeof(params),
+		 "read_pct=100 mailboxes=0 miss_pct=0 duration_ms=%llu cpus=%s seed=%llu timing=%u think_ns=0 workload=%s writer=%d",
+		 duration_ms, cpulist, seed, ll_timing, workload,
+		 writer ? 1 : 0);
+	bench_out_head(stdout, params);
+	bench_out_run(stdout, run_id, nthreads, elapsed, clock_ns, ops,
+		      ll_timing);
+	for (i = 0; i < nthreads; i++)
+		ll_print_thread(&th[i]);
 	if (ll_timing) {
 		bench_out_lat(stdout, "lookup", &lat);
 		bench_out_lat(stdout, "write", &none);
 	}
-	printf("total ops=%llu lookups=%llu hits=%llu misses=0", ops, ops,
-	       hits);
-	printf(" writes=%llu errors=%llu ops_per_sec=%llu\n", pairs, errors,
-	       elapsed ? ops * 1000000000ull / elapsed : 0);
-	printf("lockops read=%llu write=%llu lock=%s\n",
-	       lockops, wlockops, ll_case->lock);
+	bench_out_total(stdout, ops, ops, hits, 0, pairs, errors,
+			elapsed ? ops * 1000000000ull / elapsed : 0);
+	bench_out_lockops(stdout, lockops, wlockops, ll_case->lock);
 	bench_out_ref(stdout, &ref);
 	bench_out_fairness(stdout, min_ops, max_ops);
-	printf("check progress=%s threads_without_ops=%u\n",
-	       without_ops ? "fail" : "ok", without_ops);
-	printf("check pinned=%s threads_unpinned=%u\n",
-	       unpinned ? "fail" : "ok", unpinned);
-	if (writer)
-		printf("check writer=%s pairs=%llu\n",
-		       writer_ok ? "ok" : "fail", pairs);
-	printf("end status=%s\n", success ? "SUCCESS" : "FAILURE");
+	bench_out_check(stdout, "progress", !without_ops,
+			"threads_without_ops", without_ops);
+	bench_out_eol(stdout);
+	bench_out_check(stdout, "pinned", !unpinned, "threads_unpinned",
+			unpinned);
+	bench_out_eol(stdout);
+	if (writer) {
+		bench_out_check(stdout, "writer", writer_ok, "pairs", pairs);
+		bench_out_eol(stdout);
+	}
+	bench_out_end(stdout, success);
 	return 0;
 }
