@@ -74,7 +74,7 @@
  *                     threads (its clone, its exit, its release), and
  *                     the processes around it that lock_stat sees
  *                     (--outside-execs N: 2N + 3 reads, 3N + 1 writes:
- *                     see main()).  With
+ *                     see ll_add_outside()).  With
  *                     --writer (fs_writer.ko lock=tasklist_lock) the
  *                     module calls the sysrq 'n' handler
  *                     (normalize_rt_tasks(), one read_lock) from a hard
@@ -762,6 +762,232 @@ static int ll_writer_get(const char *dir, const char *name, u64 *v)
 	return ok ? 0 : -1;
 }
 
+/* What the command line asks for, but the case and its arguments. */
+struct ll_opts {
+	unsigned long long duration_ms, seed, run_id, outside;
+	const char *writer;	/* the fs_writer module's folder, or NULL */
+	cpu_set_t cpus;
+	char workload[LL_MAX_PATH + 128];	/* the param line's workload= */
+};
+
+/* A run: its threads, its window, and their counts summed. */
+struct ll_run {
+	struct ll_thread th[LL_MAX_CPUS];
+	unsigned int nthreads;
+	u64 clock_ns, elapsed;
+	u64 pairs;		/* the writer's pairs in the window */
+	int writer_ok;
+	u64 ops, hits, errors, lockops, wlockops, min_ops, max_ops;
+	unsigned int without_ops, unpinned;
+	struct bench_lat lat;
+	struct bench_ref ref;
+};
+
+/*
+ * argv[1], the case, and a generic case's arguments; the workload= token
+ * in @o.  Returns the index of the first option; exit 2 if bad.
+ */
+static int ll_parse_case(int argc, char **argv, struct ll_opts *o)
+{
+	unsigned int i;
+
+	if (argc < 2 || argv[1][0] == '-')
+		ll_usage_die("missing CASE (" LL_CASES ")");
+	for (i = 0; i < ARRAY_SIZE(ll_cases); i++)
+		if (!strcmp(argv[1], ll_cases[i].name))
+			ll_case = &ll_cases[i];
+	if (!ll_case) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg),
+			 "unknown case '%.40s' (cases: " LL_CASES ")",
+			 argv[1]);
+		ll_usage_die(msg);
+	}
+	snprintf(o->workload, sizeof(o->workload), "%s", ll_case->name);
+	if (!ll_case->max_args)
+		return 2;
+	return ll_case_args(argc, argv, o->workload, sizeof(o->workload));
+}
+
+/* The options from argv[@first] on, into @o and ll_*; exit 2 if bad. */
+static void ll_parse_options(int argc, char **argv, int first,
+			     struct ll_opts *o)
+{
+	int c;
+
+	for (c = first; c < argc; c += 2) {
+		const char *opt = argv[c], *val = argv[c + 1];
+
+		if (!val) {
+			char msg[80];
+
+			snprintf(msg, sizeof(msg), "%.40s needs a value", opt);
+			ll_usage_die(msg);
+		}
+		if (!strcmp(opt, "--cpus")) {
+			ll_cpulist(val, &o->cpus);
+		} else if (!strcmp(opt, "--duration-ms")) {
+			o->duration_ms = ll_uint(opt, val, 1, LL_MAX_DURATION_MS);
+		} else if (!strcmp(opt, "--timing")) {
+			ll_timing = ll_uint(opt, val, 0, LL_MAX_TIMING);
+		} else if (!strcmp(opt, "--seed")) {
+			o->seed = ll_uint(opt, val, 0, UINT32_MAX);
+		} else if (!strcmp(opt, "--run-id")) {
+			o->run_id = ll_uint(opt, val, 1, UINT32_MAX);
+		} else if (!strcmp(opt, "--outside-execs")) {
+			o->outside = ll_uint(opt, val, 0, LL_MAX_OUTSIDE);
+		} else if (!strcmp(opt, "--locks-per-op") && ll_case->max_args) {
+			ll_locks_per_op = ll_uint(opt, val, 1, LL_MAX_LOCKS_PER_OP);
+		} else if (!strcmp(opt, "--writer")) {
+			o->writer = val;
+		} else {
+			char msg[80];
+
+			snprintf(msg, sizeof(msg), "unknown option '%.40s'", opt);
+			ll_usage_die(msg);
+		}
+	}
+}
+
+/* A thread per CPU of the set, pinned, at the closed gate; 0 or -1. */
+static int ll_start_threads(const struct ll_opts *o, struct ll_run *r)
+{
+	int c;
+
+	for (c = 0; c < LL_MAX_CPUS; c++) {
+		struct ll_thread *t;
+
+		if (!CPU_ISSET(c, &o->cpus))
+			continue;
+		t = &r->th[r->nthreads++];
+		t->cpu = c;
+		bench_lat_init(&t->lat);
+		/* xorshift32 must not start at 0 */
+		t->rnd = (u32)(o->seed * 2654435761u + c + 1) | 1;
+		if (pthread_create(&t->tid, NULL, ll_thread_fn, t)) {
+			fprintf(stderr, "lockload: cannot create the thread for CPU %d\n", c);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Start the writer, if any; *@pairs0, its pair count before the window. */
+static void ll_writer_start(const struct ll_opts *o, struct ll_run *r,
+			    u64 *pairs0)
+{
+	if (o->writer && (ll_writer_get(o->writer, "pairs", pairs0) ||
+			  ll_writer_put(o->writer, "run", "1"))) {
+		fprintf(stderr, "lockload: cannot start the writer in %s\n", o->writer);
+		r->writer_ok = 0;
+	}
+}
+
+/* Stop the writer, if any: its pairs of the window (0 if it failed). */
+static void ll_writer_stop(const struct ll_opts *o, struct ll_run *r,
+			   u64 pairs0)
+{
+	u64 pairs = 0;
+
+	if (o->writer && r->writer_ok &&
+	    (ll_writer_put(o->writer, "run", "0") ||
+	     ll_writer_get(o->writer, "pairs", &pairs))) {
+		fprintf(stderr, "lockload: cannot stop or read the writer in %s\n", o->writer);
+		r->writer_ok = 0;
+	}
+	r->pairs = r->writer_ok && pairs >= pairs0 ? pairs - pairs0 : 0;
+}
+
+/*
+ * The timed window: the clock's cost measured while the threads come to
+ * the gate; the writer started; the gate open for duration_ms; the stop
+ * flag set, the writer stopped and the threads joined.
+ */
+static void ll_window(const struct ll_opts *o, struct ll_run *r)
+{
+	struct timespec ts;
+	u64 t0, pairs0 = 0;
+	unsigned int i;
+
+	r->clock_ns = bench_clock_read_ns();
+	while (__atomic_load_n(&ll_ready, __ATOMIC_SEQ_CST) < (int)r->nthreads)
+		sched_yield();
+
+	ll_writer_start(o, r, &pairs0);
+	t0 = ll_now();
+	__atomic_store_n(&ll_go, 1, __ATOMIC_RELEASE);
+	ts.tv_sec = o->duration_ms / 1000;
+	ts.tv_nsec = (o->duration_ms % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	__atomic_store_n(&ll_stop, 1, __ATOMIC_RELAXED);
+	r->elapsed = ll_now() - t0;
+	ll_writer_stop(o, r, pairs0);
+	for (i = 0; i < r->nthreads; i++)
+		pthread_join(r->th[i].tid, NULL);
+}
+
+/* The threads' counts summed, their fewest and most ops, the checks'. */
+static void ll_sum_threads(struct ll_run *r)
+{
+	unsigned int i;
+
+	r->min_ops = ULLONG_MAX;
+	bench_lat_init(&r->lat);
+	for (i = 0; i < r->nthreads; i++) {
+		const struct ll_thread *t = &r->th[i];
+
+		r->ops += t->ops;
+		r->hits += t->hits;
+		r->errors += t->errors;
+		r->lockops += t->lockops;
+		r->wlockops += t->wlockops;
+		if (t->ops < r->min_ops)
+			r->min_ops = t->ops;
+		if (t->ops > r->max_ops)
+			r->max_ops = t->ops;
+		r->without_ops += !t->ops;
+		r->unpinned += t->pinned != 1;
+		bench_lat_merge(&r->lat, &t->lat);
+		bench_ref_merge(&r->ref, &t->ref);
+	}
+}
+
+/*
+ * The acquisitions the threads' ops did not count, into the lockops
+ * line's: lockload's setup, the execs and processes around it that
+ * lock_stat sees, the writer's pairs, the threads' own.
+ */
+static void ll_add_outside(const struct ll_opts *o, struct ll_run *r)
+{
+	r->lockops += ll_setup_locks;
+	/* lockload's own exec, and the others that lock_stat sees */
+	r->lockops += (1 + o->outside) * ll_case->exec_locks;
+	/*
+	 * tasklist: the processes around lockload between lock_stat's
+	 * clearing and its reading, the --outside-execs ones (sh -c, perf,
+	 * the cat of /proc/lock_stat) and lockload itself: each is forked
+	 * (one write), each but the cat exits and is reaped (two writes) by
+	 * a blocking wait (two reads: a scan before the exit, one after),
+	 * and the shells' reaping loops read it 3 times more: counted on
+	 * real boots with and without perf, on the rwlock and the spinlock
+	 * (tests/t-tasklist.sh).
+	 */
+	if (ll_case->op == ll_op_tasklist) {
+		r->lockops += 2 * o->outside + 3;
+		r->wlockops += 3 * o->outside + 1;
+	}
+	/* the writer's reads: proc_create()'s xlate_proc_name() */
+	r->lockops += r->pairs * ll_case->writer_reads;
+	/*
+	 * the writer's writes, and the threads' own (tasklist: each clone,
+	 * exit and release takes tasklist_lock for writing)
+	 */
+	r->wlockops += r->pairs * ll_case->writer_writes +
+		       r->nthreads * ll_case->thread_writes + ll_setup_wlocks;
+}
+
 /* The name of an error of an op, for its err_NAME= key; NULL: none. */
 static const char *ll_err_name(int code)
 {
@@ -791,80 +1017,66 @@ static void ll_print_thread(const struct ll_thread *t)
 	bench_out_eol(stdout);
 }
 
+/* The results on stdout, as the module writes them (results_out.h). */
+static void ll_print_results(const struct ll_opts *o, const struct ll_run *r)
+{
+	static const struct bench_lat none;	/* lat op=write: untimed */
+	char cpus[LL_CPULIST_LEN];
+	char params[LL_CPULIST_LEN + sizeof(o->workload) + 160];
+	bool success = !r->errors && !r->without_ops && !r->unpinned &&
+		       r->writer_ok;
+	unsigned int i;
+
+	ll_cpulist_str(&o->cpus, cpus, sizeof(cpus));
+	snprintf(params, sizeof(params),
+		 "read_pct=100 mailboxes=0 miss_pct=0 duration_ms=%llu cpus=%s seed=%llu timing=%u think_ns=0 workload=%s writer=%d",
+		 o->duration_ms, cpus, o->seed, ll_timing, o->workload,
+		 o->writer ? 1 : 0);
+	bench_out_head(stdout, params);
+	bench_out_run(stdout, o->run_id, r->nthreads, r->elapsed, r->clock_ns,
+		      r->ops, ll_timing);
+	for (i = 0; i < r->nthreads; i++)
+		ll_print_thread(&r->th[i]);
+	if (ll_timing) {
+		bench_out_lat(stdout, "lookup", &r->lat);
+		bench_out_lat(stdout, "write", &none);
+	}
+	bench_out_total(stdout, r->ops, r->ops, r->hits, 0, r->pairs,
+			r->errors,
+			r->elapsed ? r->ops * 1000000000ull / r->elapsed : 0);
+	bench_out_lockops(stdout, r->lockops, r->wlockops, ll_case->lock);
+	bench_out_ref(stdout, &r->ref);
+	bench_out_fairness(stdout, r->min_ops, r->max_ops);
+	bench_out_check(stdout, "progress", !r->without_ops,
+			"threads_without_ops", r->without_ops);
+	bench_out_eol(stdout);
+	bench_out_check(stdout, "pinned", !r->unpinned, "threads_unpinned",
+			r->unpinned);
+	bench_out_eol(stdout);
+	if (o->writer) {
+		bench_out_check(stdout, "writer", r->writer_ok, "pairs",
+				r->pairs);
+		bench_out_eol(stdout);
+	}
+	bench_out_end(stdout, success);
+}
+
 int main(int argc, char **argv)
 {
-	static struct ll_thread th[LL_MAX_CPUS];
-	static struct bench_lat lat, none;
-	static struct bench_ref ref;
-	unsigned long long duration_ms = 1000, seed = 1, run_id = 1, outside = 0;
-	u64 t0, elapsed, clock_ns, ops = 0, hits = 0, errors = 0;
-	u64 lockops = 0, wlockops = 0, min_ops = ULLONG_MAX;
-	u64 max_ops = 0;
-	u64 pairs = 0, pairs0 = 0;
-	unsigned int nthreads = 0, i, without_ops = 0, unpinned = 0;
-	const char *writer = NULL;
-	char workload[LL_MAX_PATH + 128];
-	char cpulist[LL_CPULIST_LEN];
-	char params[LL_CPULIST_LEN + LL_MAX_PATH + 128 + 160];
-	int writer_ok = 1, success, first = 2;
-	struct timespec ts;
-	cpu_set_t cpus;
-	int c;
+	static struct ll_run run = { .writer_ok = 1 };
+	struct ll_opts opts = {
+		.duration_ms = 1000, .seed = 1, .run_id = 1,
+	};
+	int first;
 
 	if (argc == 2 && !strcmp(argv[1], "--exit0"))
 		return 0;
-	if (argc < 2 || argv[1][0] == '-')
-		ll_usage_die("missing CASE (" LL_CASES ")");
-	for (i = 0; i < ARRAY_SIZE(ll_cases); i++)
-		if (!strcmp(argv[1], ll_cases[i].name))
-			ll_case = &ll_cases[i];
-	if (!ll_case) {
-		char msg[256];
-
-		snprintf(msg, sizeof(msg),
-			 "unknown case '%.40s' (cases: " LL_CASES ")",
-			 argv[1]);
-		ll_usage_die(msg);
-	}
-	snprintf(workload, sizeof(workload), "%s", ll_case->name);
-	if (ll_case->max_args)
-		first = ll_case_args(argc, argv, workload, sizeof(workload));
-	if (sched_getaffinity(0, sizeof(cpus), &cpus)) {
+	first = ll_parse_case(argc, argv, &opts);
+	if (sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus)) {
 		fprintf(stderr, "lockload: sched_getaffinity: %s\n", strerror(errno));
 		return 1;
 	}
-	for (c = first; c < argc; c += 2) {
-		const char *opt = argv[c], *val = argv[c + 1];
-
-		if (!val) {
-			char msg[80];
-
-			snprintf(msg, sizeof(msg), "%.40s needs a value", opt);
-			ll_usage_die(msg);
-		}
-		if (!strcmp(opt, "--cpus")) {
-			ll_cpulist(val, &cpus);
-		} else if (!strcmp(opt, "--duration-ms")) {
-			duration_ms = ll_uint(opt, val, 1, LL_MAX_DURATION_MS);
-		} else if (!strcmp(opt, "--timing")) {
-			ll_timing = ll_uint(opt, val, 0, LL_MAX_TIMING);
-		} else if (!strcmp(opt, "--seed")) {
-			seed = ll_uint(opt, val, 0, UINT32_MAX);
-		} else if (!strcmp(opt, "--run-id")) {
-			run_id = ll_uint(opt, val, 1, UINT32_MAX);
-		} else if (!strcmp(opt, "--outside-execs")) {
-			outside = ll_uint(opt, val, 0, LL_MAX_OUTSIDE);
-		} else if (!strcmp(opt, "--locks-per-op") && ll_case->max_args) {
-			ll_locks_per_op = ll_uint(opt, val, 1, LL_MAX_LOCKS_PER_OP);
-		} else if (!strcmp(opt, "--writer")) {
-			writer = val;
-		} else {
-			char msg[80];
-
-			snprintf(msg, sizeof(msg), "unknown option '%.40s'", opt);
-			ll_usage_die(msg);
-		}
-	}
+	ll_parse_options(argc, argv, first, &opts);
 	if (!ll_case->op) {
 		fprintf(stderr, "lockload: case %s: this arch has no sysfs(2) system call\n",
 			ll_case->name);
@@ -873,123 +1085,11 @@ int main(int argc, char **argv)
 	if (ll_case->setup && ll_case->setup())
 		return 1;
 
-	/* A thread per CPU of the set, pinned; the gate closed. */
-	for (c = 0; c < LL_MAX_CPUS; c++) {
-		struct ll_thread *t;
-
-		if (!CPU_ISSET(c, &cpus))
-			continue;
-		t = &th[nthreads++];
-		t->cpu = c;
-		bench_lat_init(&t->lat);
-		/* xorshift32 must not start at 0 */
-		t->rnd = (u32)(seed * 2654435761u + c + 1) | 1;
-		if (pthread_create(&t->tid, NULL, ll_thread_fn, t)) {
-			fprintf(stderr, "lockload: cannot create the thread for CPU %d\n", c);
-			return 1;
-		}
-	}
-	clock_ns = bench_clock_read_ns();
-	while (__atomic_load_n(&ll_ready, __ATOMIC_SEQ_CST) < (int)nthreads)
-		sched_yield();
-
-	if (writer && (ll_writer_get(writer, "pairs", &pairs0) ||
-		       ll_writer_put(writer, "run", "1"))) {
-		fprintf(stderr, "lockload: cannot start the writer in %s\n", writer);
-		writer_ok = 0;
-	}
-	t0 = ll_now();
-	__atomic_store_n(&ll_go, 1, __ATOMIC_RELEASE);
-	ts.tv_sec = duration_ms / 1000;
-	ts.tv_nsec = (duration_ms % 1000) * 1000000;
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-	__atomic_store_n(&ll_stop, 1, __ATOMIC_RELAXED);
-	elapsed = ll_now() - t0;
-	if (writer && writer_ok &&
-	    (ll_writer_put(writer, "run", "0") ||
-	     ll_writer_get(writer, "pairs", &pairs))) {
-		fprintf(stderr, "lockload: cannot stop or read the writer in %s\n", writer);
-		writer_ok = 0;
-	}
-	pairs = writer_ok && pairs >= pairs0 ? pairs - pairs0 : 0;
-	for (i = 0; i < nthreads; i++)
-		pthread_join(th[i].tid, NULL);
-
-	bench_lat_init(&lat);
-	for (i = 0; i < nthreads; i++) {
-		struct ll_thread *t = &th[i];
-
-		ops += t->ops;
-		hits += t->hits;
-		errors += t->errors;
-		lockops += t->lockops;
-		wlockops += t->wlockops;
-		if (t->ops < min_ops)
-			min_ops = t->ops;
-		if (t->ops > max_ops)
-			max_ops = t->ops;
-		without_ops += !t->ops;
-		unpinned += t->pinned != 1;
-		bench_lat_merge(&lat, &t->lat);
-		bench_ref_merge(&ref, &t->ref);
-	}
-	lockops += ll_setup_locks;
-	/* lockload's own exec, and the others that lock_stat sees */
-	lockops += (1 + outside) * ll_case->exec_locks;
-	/*
-	 * tasklist: the processes around lockload between lock_stat's
-	 * clearing and its reading, the --outside-execs ones (sh -c, perf,
-	 * the cat of /proc/lock_stat) and lockload itself: each is forked
-	 * (one write), each but the cat exits and is reaped (two writes) by
-	 * a blocking wait (two reads: a scan before the exit, one after),
-	 * and the shells' reaping loops read it 3 times more: counted on
-	 * real boots with and without perf, on the rwlock and the spinlock
-	 * (tests/t-tasklist.sh).
-	 */
-	if (ll_case->op == ll_op_tasklist) {
-		lockops += 2 * outside + 3;
-		wlockops += 3 * outside + 1;
-	}
-	/* the writer's reads: proc_create()'s xlate_proc_name() */
-	lockops += pairs * ll_case->writer_reads;
-	/*
-	 * the writer's writes, and the threads' own (tasklist: each clone,
-	 * exit and release takes tasklist_lock for writing)
-	 */
-	wlockops += pairs * ll_case->writer_writes + nthreads * ll_case->thread_writes +
-		    ll_setup_wlocks;
-	success = !errors && !without_ops && !unpinned && writer_ok;
-
-	ll_cpulist_str(&cpus, cpulist, sizeof(cpulist));
-	snprintf(params, sizeof(params),
-		 "read_pct=100 mailboxes=0 miss_pct=0 duration_ms=%llu cpus=%s seed=%llu timing=%u think_ns=0 workload=%s writer=%d",
-		 duration_ms, cpulist, seed, ll_timing, workload,
-		 writer ? 1 : 0);
-	bench_out_head(stdout, params);
-	bench_out_run(stdout, run_id, nthreads, elapsed, clock_ns, ops,
-		      ll_timing);
-	for (i = 0; i < nthreads; i++)
-		ll_print_thread(&th[i]);
-	if (ll_timing) {
-		bench_out_lat(stdout, "lookup", &lat);
-		bench_out_lat(stdout, "write", &none);
-	}
-	bench_out_total(stdout, ops, ops, hits, 0, pairs, errors,
-			elapsed ? ops * 1000000000ull / elapsed : 0);
-	bench_out_lockops(stdout, lockops, wlockops, ll_case->lock);
-	bench_out_ref(stdout, &ref);
-	bench_out_fairness(stdout, min_ops, max_ops);
-	bench_out_check(stdout, "progress", !without_ops,
-			"threads_without_ops", without_ops);
-	bench_out_eol(stdout);
-	bench_out_check(stdout, "pinned", !unpinned, "threads_unpinned",
-			unpinned);
-	bench_out_eol(stdout);
-	if (writer) {
-		bench_out_check(stdout, "writer", writer_ok, "pairs", pairs);
-		bench_out_eol(stdout);
-	}
-	bench_out_end(stdout, success);
+	if (ll_start_threads(&opts, &run))
+		return 1;
+	ll_window(&opts, &run);
+	ll_sum_threads(&run);
+	ll_add_outside(&opts, &run);
+	ll_print_results(&opts, &run);
 	return 0;
 }
