@@ -52,8 +52,8 @@ class ShippedTargets(unittest.TestCase):
         self.assertEqual(set(owner), set(job.WORKLOADS))
 
     def test_init_gives_each_lockload_workload_its_targets_writer(self):
-        """guest/inside/init.sh loads fs_writer with lock=LOCK for a point's
-        workload: the lock of the workload's target."""
+        """guest/inside/init.sh loads fs_writer with lock=MODE for a point's
+        workload: the writer its target names."""
         with open(os.path.join(ROOT, "guest", "inside", "init.sh")) as f:
             init = f.read()
         default = re.search(r"^\s*wlock=([a-z_]+)$", init, re.M).group(1)
@@ -63,7 +63,7 @@ class ShippedTargets(unittest.TestCase):
             for w in t["workloads"]:
                 if w != "module":
                     with self.subTest(w):
-                        self.assertEqual(special.get(w, default), t["lock"])
+                        self.assertEqual(special.get(w, default), t["writer"])
 
 
 class BadTargets(unittest.TestCase):
@@ -89,6 +89,10 @@ class BadTargets(unittest.TestCase):
                      "variants: must be [rwlock variant, spinlock variant]")
         self.refused(self.GOOD.replace('workloads = ["module"]\n', ''), "workloads: must be")
         self.refused("not toml [", "t_lock.toml")
+        self.refused(self.GOOD + 'writer = "x lock"\n', "writer: must be an fs_writer.ko "
+                     "lock= mode")
+        self.refused(self.GOOD + 'writer = "x_lock"\n', "writer: only for a target with a "
+                     "lockload case of its own")
         with self.assertRaises(target.TargetError) as cm:
             target.load("../variants/before")
         self.assertIn("unknown target", str(cm.exception))
