@@ -8,6 +8,7 @@ campaign file reaches the guest's shell unchecked.
 """
 import re
 
+from guest import lockload_cases
 from lockbench.cli import CliError
 
 MAGIC = "lockbench-job v1"
@@ -30,16 +31,17 @@ POINT_KEYS = {
 }
 # workload=NAME: what runs the point.  "module" (the default) is the
 # benchmark module; the others are guest/inside/lockload's test cases, which take
-# only the keys in WORKLOAD_KEYS.  Not carried to the next point.
-WORKLOADS = ("module", "proc_filesystems", "mount_sysfs", "sysfs_index", "execve",
-             "proc_lookup", "tasklist")
+# only the keys in WORKLOAD_KEYS.  Not carried to the next point.  The
+# cases are those the lock targets name (guest/lockload_cases.py), so
+# that a new case is named once, in its target file.
+WORKLOADS = ("module", *lockload_cases.CASES)
 WORKLOAD_KEYS = ("workload", "duration_ms", "seed", "timing", "writer_hz", "locks_per_op")
 # Generic lockload cases, which take their target as arguments: a path
 # (read: open + read to EOF + close; stat; open: open + close) or a system
 # call's number and up to 6 integer arguments.  A campaign or target file
 # spells one "read /proc/iomem", the job and lockload's param line
 # "read:/proc/iomem" (one token: a job line is split on white space).
-GENERIC = ("read", "stat", "open", "syscall")
+GENERIC = lockload_cases.GENERIC
 # An absolute path of safe characters (no ':', no white space, no quotes):
 # it reaches the guest's shell as lockload's argument.
 GENERIC_PATH_RE = re.compile(r"/[A-Za-z0-9_.,+@=/-]{0,199}")

@@ -48,7 +48,7 @@ class LockloadJob(unittest.TestCase):
 
     def test_unknown_workload(self):
         self.bad(["point p1 workload=bogus"], r"workload='bogus' is not one of module, "
-                 r"proc_filesystems, mount_sysfs, sysfs_index")
+                 r"(\w+, )*proc_filesystems, mount_sysfs, sysfs_index")
         self.bad(["point p1 workload=7"], r"workload='7' is not one of")
         self.bad(["point p1 workload=Proc"], r"'workload=Proc' is not KEY=INTEGER")
         self.bad(["point p1 workload=a;reboot"], r"is not KEY=INTEGER")
