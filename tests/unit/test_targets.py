@@ -51,19 +51,24 @@ class ShippedTargets(unittest.TestCase):
                 owner[w] = name
         self.assertEqual(set(owner), set(job.WORKLOADS))
 
-    def test_init_gives_each_lockload_workload_its_targets_writer(self):
-        """guest/inside/init.sh loads fs_writer with lock=MODE for a point's
-        workload: the writer its target names."""
+    def test_a_writer_point_carries_its_targets_writer(self):
+        """A point's writer_hz loads fs_writer.ko in the mode its target
+        names: the job line the host renders says it (writer=MODE), and
+        guest/inside/init.sh passes it through, naming no case nor mode
+        itself."""
         with open(os.path.join(ROOT, "guest", "inside", "init.sh")) as f:
-            init = f.read()
-        default = re.search(r"^\s*wlock=([a-z_]+)$", init, re.M).group(1)
-        special = dict(re.findall(r'\[ "\$workload" = ([a-z_]+) \] && wlock=([a-z_]+)', init))
+            code = "".join(ln for ln in f if not ln.lstrip().startswith("#"))
+        self.assertIn('lock="$writer"', code)
         for name in target.names():
             t = target.load(name)
             for w in t["workloads"]:
-                if w != "module":
-                    with self.subTest(w):
-                        self.assertEqual(special.get(w, default), t["writer"])
+                if w == "module" or job.is_generic(w):
+                    continue
+                with self.subTest(w):
+                    self.assertNotRegex(code, rf"\b({w}|{t['writer']})\b")
+                    text = job.render([("p", {"workload": w, "writer_hz": 10})], {})
+                    self.assertIn(f"point p workload={w} writer_hz=10 writer={t['writer']}\n",
+                                  text)
 
 
 class BadTargets(unittest.TestCase):
