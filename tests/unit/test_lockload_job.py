@@ -183,6 +183,20 @@ class LockloadOutput(unittest.TestCase):
         self.assertGreater(ref["median_ns"], 0)
         self.assertGreater(ref["trim_mean_ns"], 0)
 
+    def test_list(self):
+        """--list: each case and the lock it counts; the named ones are
+        the job's workloads, each counting its target's lock class."""
+        r = self.run_ll("--list")
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        listed = dict(ln.split(" ") for ln in r.stdout.splitlines())
+        named = {c: lk for c, lk in listed.items() if c not in job.GENERIC}
+        self.assertEqual(set(named), set(job.WORKLOADS) - {"module"})
+        self.assertEqual({listed[g] for g in job.GENERIC}, {"unknown"})
+        from scripts import lock_target
+        for case, (rel, _writer) in lockload_cases.CASES.items():
+            name = os.path.basename(rel)[:-5]
+            self.assertEqual(named[case], lock_target.load(name)["lock_class"], case)
+
     def test_bad_arguments(self):
         for args, msg in ((["nope"], "unknown case 'nope'"),
                           ([], "missing CASE"),

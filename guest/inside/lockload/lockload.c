@@ -12,7 +12,13 @@
  * Usage: lockload CASE [ARG...] [--cpus LIST] [--duration-ms N]
  *                      [--timing N] [--seed N] [--writer DIR] [--run-id N]
  *                      [--outside-execs N] [--locks-per-op K]
+ *        lockload --list           (each case and the lock it counts)
  *        lockload --exit0          (exit 0 at once: execve's helper)
+ *
+ * The named cases are those of ll_cases below; each is a workload of one
+ * lock target (kernel-patches/targets/LOCK.toml), whose lock_class is the
+ * case's lock and whose writer is the fs_writer mode that --writer
+ * drives (tests/unit/test_targets.py holds the two to each other).
  *
  * Cases (acquisitions of file_systems_lock per op, fs/filesystems.c of
  * Linux 6.1):
@@ -100,11 +106,12 @@
  * --writer DIR: the fs_writer module's debugfs folder
  * (/sys/kernel/debug/fs_writer): its writer is started as the gate opens
  * and stopped with the stop flag, and its register + unregister pairs of
- * the run are reported as writes=; each pair takes the write lock twice
- * (write_lock(&file_systems_lock), or of binfmt_lock when the module was
- * loaded with lock=binfmt_lock, as guest/inside/init.sh does for execve, or of
- * proc_subdir_lock with lock=proc_subdir_lock, for proc_lookup, whose
- * pairs also take read_lock once, counted in the reads).
+ * the run are reported as writes=; the module runs in the mode of the
+ * case's target's writer (guest/inside/init.sh loads it with lock=MODE
+ * from the job line), and each pair takes the write lock twice
+ * (write_lock(&file_systems_lock), of binfmt_lock for execve, of
+ * proc_subdir_lock for proc_lookup, whose pairs also take read_lock
+ * once, counted in the reads).
  *
  * Bad arguments: one line on stderr, exit 2.  Exit 1 when the run could
  * not be made (a thread, an affinity), else 0 (the results' end status
@@ -175,8 +182,6 @@ static u64 ll_now(void);
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open		434
 #endif
-#define LL_CASES \
-	"proc_filesystems, mount_sysfs, sysfs_index, execve, proc_lookup, tasklist, read PATH, stat PATH, open PATH, syscall NR [ARG...]"
 
 struct ll_err {
 	int code;
@@ -589,7 +594,7 @@ static void *ll_thread_fn(void *arg)
 static void ll_usage_die(const char *what)
 {
 	fprintf(stderr,
-		"lockload: %s (usage: lockload CASE [ARG...] [--cpus LIST] [--duration-ms N] [--timing N] [--seed N] [--writer DIR] [--run-id N] [--outside-execs N] [--locks-per-op K])\n",
+		"lockload: %s (usage: lockload CASE [ARG...] [--cpus LIST] [--duration-ms N] [--timing N] [--seed N] [--writer DIR] [--run-id N] [--outside-execs N] [--locks-per-op K]; lockload --list names the cases)\n",
 		what);
 	exit(2);
 }
@@ -784,6 +789,19 @@ struct ll_run {
 };
 
 /*
+ * --list: each case and the lock it counts, one a line ("proc_lookup
+ * proc_subdir_lock"; a generic case's lock is "unknown"), so that the host
+ * and the tests read lockload's cases rather than restate them.
+ */
+static void ll_list(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ll_cases); i++)
+		printf("%s %s\n", ll_cases[i].name, ll_cases[i].lock);
+}
+
+/*
  * argv[1], the case, and a generic case's arguments; the workload= token
  * in @o.  Returns the index of the first option; exit 2 if bad.
  */
@@ -792,16 +810,14 @@ static int ll_parse_case(int argc, char **argv, struct ll_opts *o)
 	unsigned int i;
 
 	if (argc < 2 || argv[1][0] == '-')
-		ll_usage_die("missing CASE (" LL_CASES ")");
+		ll_usage_die("missing CASE");
 	for (i = 0; i < ARRAY_SIZE(ll_cases); i++)
 		if (!strcmp(argv[1], ll_cases[i].name))
 			ll_case = &ll_cases[i];
 	if (!ll_case) {
 		char msg[256];
 
-		snprintf(msg, sizeof(msg),
-			 "unknown case '%.40s' (cases: " LL_CASES ")",
-			 argv[1]);
+		snprintf(msg, sizeof(msg), "unknown case '%.40s'", argv[1]);
 		ll_usage_die(msg);
 	}
 	snprintf(o->workload, sizeof(o->workload), "%s", ll_case->name);
@@ -1071,6 +1087,10 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "--exit0"))
 		return 0;
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		ll_list();
+		return 0;
+	}
 	first = ll_parse_case(argc, argv, &opts);
 	if (sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus)) {
 		fprintf(stderr, "lockload: sched_getaffinity: %s\n", strerror(errno));
