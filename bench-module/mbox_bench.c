@@ -793,37 +793,16 @@ static void bench_show_thread(struct seq_file *m, const struct bench_thread *t)
 	u64 listed = 0;
 	int i;
 
-	seq_printf(m, "thread cpu=%u ops=%llu lookups=%llu hits=%llu misses=%llu writes=%llu errors=%llu ref_loops=%llu ref_ns=%llu",
-		   t->cpu, t->ops, t->lookups, t->hits, t->misses, t->writes,
-		   t->errors, t->ref.loops, t->ref.ns);
+	bench_out_thread(m, t->cpu, t->ops, t->lookups, t->hits, t->misses,
+			 t->writes, t->errors, &t->ref);
 	for (i = 0; i < BENCH_ERR_SLOTS && t->err[i].code; i++) {
-		const char *name = bench_errname(t->err[i].code);
-
-		if (name)
-			seq_printf(m, " err_%s=%llu", name, t->err[i].count);
-		else
-			seq_printf(m, " err_%d=%llu", t->err[i].code,
-				   t->err[i].count);
+		bench_out_err(m, bench_errname(t->err[i].code), t->err[i].code,
+			      t->err[i].count);
 		listed += t->err[i].count;
 	}
 	if (t->errors > listed)
-		seq_printf(m, " err_other=%llu", t->errors - listed);
-	seq_putc(m, '\n');
-}
-
-/*
- * What timing cost this run, in hundredths of a percent of the threads'
- * time: two clock reads per timed op.  An estimate from clock_read_ns;
- * ./run.sh overhead measures the real cost, histogram update included.
- */
-static u64 bench_timing_cost(const struct bench_result *res)
-{
-	u64 busy = res->elapsed_ns * res->nr_threads;
-
-	if (!res->p.timing || !busy)
-		return 0;
-	return div64_u64(2 * res->clock_read_ns * res->total.ops * 10000,
-			 busy * res->p.timing);
+		bench_out_err(m, "other", 0, t->errors - listed);
+	bench_out_eol(m);
 }
 
 static void bench_show(struct seq_file *m, const struct bench_result *res)
@@ -831,36 +810,32 @@ static void bench_show(struct seq_file *m, const struct bench_result *res)
 	const struct bench_total *tot = &res->total;
 	unsigned int i;
 	int op;
-	u64 cost;
-	u32 frac;
 
-	seq_puts(m, "mbox_bench-results v2\n");
-	seq_printf(m, "param %s\n", res->params);
-	seq_printf(m, "run id=%u threads=%u elapsed_ns=%llu clock_read_ns=%llu",
-		   res->id, res->nr_threads, res->elapsed_ns,
-		   res->clock_read_ns);
-	cost = div_u64_rem(bench_timing_cost(res), 100, &frac);
-	seq_printf(m, " timing_cost_pct=%llu.%02u\n", cost, frac);
+	bench_out_head(m, res->params);
+	bench_out_run(m, res->id, res->nr_threads, res->elapsed_ns,
+		      res->clock_read_ns, tot->ops, res->p.timing);
 	for (i = 0; i < res->nr_threads; i++)
 		bench_show_thread(m, &res->thr[i]);
 	if (res->p.timing)
 		for (op = 0; op < BENCH_NR_OPS; op++)
 			bench_out_lat(m, bench_op_names[op], &tot->lat[op]);
-	seq_printf(m, "total ops=%llu lookups=%llu hits=%llu misses=%llu writes=%llu errors=%llu ops_per_sec=%llu\n",
-		   tot->ops, tot->lookups, tot->hits, tot->misses, tot->writes,
-		   tot->errors, bench_ops_per_sec(res));
-	seq_printf(m, "lockops read=%llu write=%llu\n", res->lockops_read,
-		   res->lockops_write);
+	bench_out_total(m, tot->ops, tot->lookups, tot->hits, tot->misses,
+			tot->writes, tot->errors, bench_ops_per_sec(res));
+	bench_out_lockops(m, res->lockops_read, res->lockops_write, NULL);
 	bench_out_ref(m, &tot->ref);
 	bench_out_fairness(m, tot->min_ops, tot->max_ops);
-	seq_printf(m, "check registry=%s preloaded=%d found=%u private_found=%u\n",
-		   res->registry_ok ? "ok" : "fail", res->p.mailboxes,
-		   res->found, res->private_found);
-	seq_printf(m, "check progress=%s threads_without_ops=%u\n",
-		   res->progress_ok ? "ok" : "fail", res->without_ops);
-	seq_printf(m, "check teardown=%s unregistered=%u\n",
-		   res->teardown_ok ? "ok" : "fail", res->unregistered);
-	seq_printf(m, "end status=%s\n", res->success ? "SUCCESS" : "FAILURE");
+	bench_out_check(m, "registry", res->registry_ok, "preloaded",
+			res->p.mailboxes);
+	bench_out_key(m, "found", res->found);
+	bench_out_key(m, "private_found", res->private_found);
+	bench_out_eol(m);
+	bench_out_check(m, "progress", res->progress_ok,
+			"threads_without_ops", res->without_ops);
+	bench_out_eol(m);
+	bench_out_check(m, "teardown", res->teardown_ok, "unregistered",
+			res->unregistered);
+	bench_out_eol(m);
+	bench_out_end(m, res->success);
 }
 
 static int mbox_bench_results_show(struct seq_file *m, void *v)

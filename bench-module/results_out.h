@@ -3,7 +3,10 @@
  * What the benchmark module and guest/inside/lockload both put in a results file
  * (FORMAT.md), in one place, as lat_hist.h is for the histograms: the
  * host-speed probe ("ref") and the cost of a clock read, which each
- * measures, and the lines that carry them, the latencies and fairness.
+ * measures, the timing cost, and every line of the format.  Each includer
+ * gathers its own numbers and adds its own keys (bench_out_key(),
+ * bench_out_err(), FORMAT.md says which are whose); the record words,
+ * the shared keys and their order are written here only.
  *
  * lat_hist.h comes first.  The includer defines, as the kernel has them
  * or as userspace stand-ins:
@@ -145,6 +148,125 @@ static inline void bench_out_fairness(BENCH_OUT *o, u64 min_ops, u64 max_ops)
 	bench_out(o, " spread=%llu.%02llu flag=%s\n", BENCH_DIV64(spread, 100),
 		  spread - BENCH_DIV64(spread, 100) * 100,
 		  max_ops / 2 > min_ops ? "???" : "ok");
+}
+
+/*
+ * What timing cost a run, in hundredths of a percent of the threads'
+ * time (FORMAT.md, "run" timing_cost_pct): two clock reads of
+ * @clock_read_ns per timed op, one op in @timing timed,
+ * 2 * clock_read_ns * ops / timing / (elapsed_ns * threads), truncated,
+ * 0 with timing=0.  One division of the whole product, which is what
+ * dividing by timing and then by the time gives too: a truncated
+ * quotient truncated again is the quotient of the product.  No u64
+ * overflows on the way: 2 * 10000 * 1000 ns * 1e11 ops is 2e18, and
+ * 600 s * 256 threads * 1024 is 1.6e17.  An estimate from clock_read_ns;
+ * ./run.sh overhead measures the real cost, histogram update included.
+ */
+static inline u64 bench_timing_cost(u64 clock_read_ns, u64 ops,
+				    u64 elapsed_ns, unsigned int threads,
+				    unsigned int timing)
+{
+	u64 div = elapsed_ns * threads * timing;
+
+	if (!div)
+		return 0;
+	return BENCH_DIV64(2 * 10000 * clock_read_ns * ops, div);
+}
+
+/* The first two lines: the format's name and "param" with @params. */
+static inline void bench_out_head(BENCH_OUT *o, const char *params)
+{
+	bench_out(o, "mbox_bench-results v2\n");
+	bench_out(o, "param %s\n", params);
+}
+
+/* The "run" line; @ops, all threads', give its timing cost. */
+static inline void bench_out_run(BENCH_OUT *o, u64 id, unsigned int threads,
+				 u64 elapsed_ns, u64 clock_read_ns, u64 ops,
+				 unsigned int timing)
+{
+	u64 cost = bench_timing_cost(clock_read_ns, ops, elapsed_ns, threads,
+				     timing);
+
+	bench_out(o,
+		  "run id=%llu threads=%u elapsed_ns=%llu clock_read_ns=%llu timing_cost_pct=%llu.%02llu\n",
+		  id, threads, elapsed_ns, clock_read_ns,
+		  BENCH_DIV64(cost, 100), cost - BENCH_DIV64(cost, 100) * 100);
+}
+
+/*
+ * The keys of a "thread" line that every results file has, its probes'
+ * from @ref.  The line goes on: its err_NAME= keys (bench_out_err()),
+ * the includer's own keys (bench_out_key()), then bench_out_eol().
+ */
+static inline void bench_out_thread(BENCH_OUT *o, unsigned int cpu, u64 ops,
+				    u64 lookups, u64 hits, u64 misses,
+				    u64 writes, u64 errors,
+				    const struct bench_ref *ref)
+{
+	bench_out(o,
+		  "thread cpu=%u ops=%llu lookups=%llu hits=%llu misses=%llu writes=%llu errors=%llu ref_loops=%llu ref_ns=%llu",
+		  cpu, ops, lookups, hits, misses, writes, errors, ref->loops,
+		  ref->ns);
+}
+
+/* " err_NAME=COUNT" on a thread line; NULL @name: err_CODE=COUNT. */
+static inline void bench_out_err(BENCH_OUT *o, const char *name, int code,
+				 u64 count)
+{
+	if (name)
+		bench_out(o, " err_%s=%llu", name, count);
+	else
+		bench_out(o, " err_%d=%llu", code, count);
+}
+
+/* " KEY=VALUE" on the line under way. */
+static inline void bench_out_key(BENCH_OUT *o, const char *key, u64 val)
+{
+	bench_out(o, " %s=%llu", key, val);
+}
+
+/* The end of the line under way. */
+static inline void bench_out_eol(BENCH_OUT *o)
+{
+	bench_out(o, "\n");
+}
+
+/* The "total" line. */
+static inline void bench_out_total(BENCH_OUT *o, u64 ops, u64 lookups,
+				   u64 hits, u64 misses, u64 writes,
+				   u64 errors, u64 ops_per_sec)
+{
+	bench_out(o,
+		  "total ops=%llu lookups=%llu hits=%llu misses=%llu writes=%llu errors=%llu ops_per_sec=%llu\n",
+		  ops, lookups, hits, misses, writes, errors, ops_per_sec);
+}
+
+/* The "lockops" line; @lock, the lock's name, NULL where it goes without. */
+static inline void bench_out_lockops(BENCH_OUT *o, u64 read, u64 write,
+				     const char *lock)
+{
+	bench_out(o, "lockops read=%llu write=%llu", read, write);
+	if (lock)
+		bench_out(o, " lock=%s", lock);
+	bench_out_eol(o);
+}
+
+/*
+ * A "check" line's head, NAME=ok|fail and its first key (every check
+ * has one); more keys may follow (bench_out_key()), then bench_out_eol().
+ */
+static inline void bench_out_check(BENCH_OUT *o, const char *name, bool ok,
+				   const char *key, u64 val)
+{
+	bench_out(o, "check %s=%s", name, ok ? "ok" : "fail");
+	bench_out_key(o, key, val);
+}
+
+/* The "end" line, always the last. */
+static inline void bench_out_end(BENCH_OUT *o, bool success)
+{
+	bench_out(o, "end status=%s\n", success ? "SUCCESS" : "FAILURE");
 }
 
 #endif /* MBOX_BENCH_RESULTS_OUT_H */

@@ -8,6 +8,7 @@ campaign file reaches the guest's shell unchecked.
 """
 import re
 
+from guest import lockload_cases
 from lockbench.cli import CliError
 
 MAGIC = "lockbench-job v1"
@@ -30,16 +31,17 @@ POINT_KEYS = {
 }
 # workload=NAME: what runs the point.  "module" (the default) is the
 # benchmark module; the others are guest/inside/lockload's test cases, which take
-# only the keys in WORKLOAD_KEYS.  Not carried to the next point.
-WORKLOADS = ("module", "proc_filesystems", "mount_sysfs", "sysfs_index", "execve",
-             "proc_lookup", "tasklist")
+# only the keys in WORKLOAD_KEYS.  Not carried to the next point.  The
+# cases are those the lock targets name (guest/lockload_cases.py), so
+# that a new case is named once, in its target file.
+WORKLOADS = ("module", *lockload_cases.CASES)
 WORKLOAD_KEYS = ("workload", "duration_ms", "seed", "timing", "writer_hz", "locks_per_op")
 # Generic lockload cases, which take their target as arguments: a path
 # (read: open + read to EOF + close; stat; open: open + close) or a system
 # call's number and up to 6 integer arguments.  A campaign or target file
 # spells one "read /proc/iomem", the job and lockload's param line
 # "read:/proc/iomem" (one token: a job line is split on white space).
-GENERIC = ("read", "stat", "open", "syscall")
+GENERIC = lockload_cases.GENERIC
 # An absolute path of safe characters (no ':', no white space, no quotes):
 # it reaches the guest's shell as lockload's argument.
 GENERIC_PATH_RE = re.compile(r"/[A-Za-z0-9_.,+@=/-]{0,199}")
@@ -106,6 +108,21 @@ def workload_spelled(workload):
     return " ".join(words) if words else workload
 
 
+def writer(workload):
+    """The fs_writer.ko lock= mode of WORKLOAD's target, which a point's
+    writer_hz loads; None where there is none (the module, a generic
+    workload, a target without one)."""
+    return lockload_cases.writer(workload)
+
+
+def writer_word(params):
+    """The rendered line's writer=MODE for a point that runs the writer:
+    the guest's init loads fs_writer.ko with it, so that which writer
+    drives a case is said once, in its target, not in the guest."""
+    mode = writer(params.get("workload", "module")) if params.get("writer_hz") else None
+    return f" writer={mode}" if mode else ""
+
+
 def check_point(pid, params):
     if not ID_RE.match(str(pid)):
         raise JobError(f"point id {pid!r} must match {ID_PATTERN}")
@@ -131,6 +148,9 @@ def check_point(pid, params):
         if key == "writer_hz" and generic and val != 0:
             raise JobError(f"point {pid}: writer_hz: a generic workload has no writer "
                            "(fs_writer writes only the shipped targets' locks)")
+        if key == "writer_hz" and val != 0 and writer(workload) is None:
+            raise JobError(f"point {pid}: writer_hz: workload={workload} has no writer "
+                           "(its target names none: kernel-patches/targets/)")
         if key not in POINT_KEYS:
             raise JobError(f"point {pid}: unknown parameter {key!r} "
                            f"(allowed: {', '.join(POINT_KEYS)})")
@@ -163,7 +183,7 @@ def render(points, options):
         if pid in seen:
             raise JobError(f"duplicate point id {pid!r}")
         seen.add(pid)
-        kv = " ".join(f"{k}={v}" for k, v in params.items())
+        kv = " ".join(f"{k}={v}" for k, v in params.items()) + writer_word(params)
         lines.append(f"point {pid} {kv}".rstrip())
     return "\n".join(lines) + "\n"
 
@@ -183,17 +203,27 @@ def parse(text, name="job"):
         if words[0] == "option" and len(words) == 3:
             options[words[1]] = words[2]
         elif words[0] == "point" and len(words) >= 2:
-            params = {}
+            params, said = {}, ""
             for kv in words[2:]:
                 key, sep, val = kv.partition("=")
                 if key == "workload" and sep and re.fullmatch(
                         r"[a-z_]{1,32}(:[A-Za-z0-9_.,+@=/-]{1,200}){0,7}", val):
                     params[key] = val
                     continue
+                if key == "writer" and sep and not said:
+                    # render() writes it from the workload's target: a
+                    # rendered job reads back; another mode is refused.
+                    said = kv
+                    continue
                 if not sep or not re.fullmatch(r"[0-9]{1,20}", val):
                     shown = kv if len(kv) <= 40 else kv[:37] + "..."
                     raise JobError(f"{name}: line {n}: {shown!r} is not KEY=INTEGER")
                 params[key] = int(val)
+            want = writer_word(params).lstrip()
+            if said and said != want:
+                shown = said if len(said) <= 40 else said[:37] + "..."
+                raise JobError(f"{name}: line {n}: {shown!r}: the writer is the workload's "
+                               f"target's, written by the host ({want or 'none for this point'})")
             points.append((words[1], params))
         else:
             raise JobError(f"{name}: line {n}: expected 'option KEY VALUE' or 'point ID KEY=VALUE...'")

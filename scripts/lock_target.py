@@ -5,9 +5,10 @@ A target is the lock a campaign measures, as data: the source file and
 the lock's name there, the class name /proc/lock_stat prints for it, the
 rwlock kernel and its conversion (variants), the workloads that drive it
 (guest/job.py WORKLOADS: "module" for mbox_bench, a guest/inside/lockload case
-otherwise) and how the workload's counts relate to lock_stat's
-acquisitions (cross_check, the relation the analysis and
-tests/check_lockload.py check).  A campaign names it with
+otherwise), the fs_writer.ko mode that drives its other side (writer)
+and how the workload's counts relate to lock_stat's acquisitions
+(cross_check, the relation the analysis and tests/check_lockload.py
+check).  A campaign names it with
 `target = "NAME"` (scripts/campaign/file.py; default mboxes_lock), which
 gives the analysis and the plots their lock class and refuses points no
 workload of the target's drives.  Adding a target is adding a file
@@ -63,6 +64,14 @@ LOCKS_PER_OP = "locks_per_op"
 # it there.  The answer says whether a campaign reached that context: a
 # conversion lockdep never saw in an interrupt is not proven safe.
 INTERRUPT = "interrupt"
+# Optional: the fs_writer.ko lock= mode (bench-module/fs_writer.c) that
+# drives the lock's other side during a point's writer_hz: the job line
+# carries it (guest/job.py), the guest's init passes it through.  Only
+# for a target with a lockload case of its own: a generic workload, or
+# the module (its own writer), has none.
+WRITER = "writer"
+WRITER_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")
+OPTIONAL = (LOCKS_PER_OP, INTERRUPT, WRITER)
 
 
 class TargetError(CliError):
@@ -104,9 +113,9 @@ def load(name):
     except safeio.Unsafe as e:
         raise TargetError(str(e)) from None
     for key in data:
-        if key not in KEYS and key not in (LOCKS_PER_OP, INTERRUPT):
+        if key not in KEYS and key not in OPTIONAL:
             raise TargetError(f"{path}: unknown key {key!r} "
-                              f"(allowed: {', '.join(KEYS)}, {LOCKS_PER_OP}, {INTERRUPT})")
+                              f"(allowed: {', '.join((*KEYS, *OPTIONAL))})")
     irq = data.get(INTERRUPT)
     if irq is not None and not (isinstance(irq, str) and 0 < len(irq) <= 200):
         raise TargetError(f"{path}: {INTERRUPT}: must be text of 1-200 characters")
@@ -138,6 +147,14 @@ def load(name):
         if jobmod.is_generic(tok) and tok not in locks:
             raise TargetError(f"{path}: {LOCKS_PER_OP}: missing for the generic workload "
                               f"{jobmod.workload_spelled(tok)!r} (./run.sh calibrate measures it)")
+    writer = data.get(WRITER)
+    if writer is not None:
+        if not isinstance(writer, str) or not WRITER_RE.fullmatch(writer):
+            raise TargetError(f"{path}: {WRITER}: must be an fs_writer.ko lock= mode "
+                              "(bench-module/fs_writer.c)")
+        if all(w == "module" or jobmod.is_generic(w) for w in workloads):
+            raise TargetError(f"{path}: {WRITER}: only for a target with a lockload case "
+                              "of its own (the module and a generic workload have no writer)")
     return {"name": name, **data, "workloads": workloads, LOCKS_PER_OP: locks}
 
 

@@ -4,8 +4,9 @@
 # Bad job files never reach a guest: unknown options and values, point ids
 # with '/', '..', spaces, glob or shell metacharacters (';', '$(...)',
 # backticks), duplicate ids, unknown keys, values that are not plain
-# integers or out of the module's ranges, overlong numbers, binary data and
-# non-ASCII text.  Each is refused by ./run.sh boot with exit 2 and one
+# integers or out of the module's ranges, overlong numbers, binary data,
+# non-ASCII text, and a writer= other than the one the host writes from
+# the workload's target.  Each is refused by ./run.sh boot with exit 2 and one
 # line naming the file, no traceback, before any run directory or QEMU.
 # The campaign path (job.render) refuses the same, and a trailing newline
 # in an id.
@@ -63,6 +64,9 @@ cases=(
 	'seed-2-32|point p1 seed=4294967296'
 	'timing-1025|point p1 timing=1025'
 	'think_ns-1000001|point p1 think_ns=1000001'
+	'writer-subst|point p1 workload=execve writer_hz=5 writer=$(reboot)'
+	'writer-other|point p1 workload=execve writer_hz=5 writer=file_systems_lock'
+	'writer-no-hz|point p1 workload=execve writer=binfmt_lock'
 	'nul-byte|point p1 duration_ms=200\0'
 	'nbsp|point p1\xc2\xa0duration_ms=200'
 )

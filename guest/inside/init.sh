@@ -178,37 +178,35 @@ while read -r kind id rest; do
 	dir=/tmp/out/points/$id
 	mkdir -p "$dir"
 	npoint=$((npoint + 1))
-	# workload=, writer_hz= and locks_per_op= are this point's own (not carried over);
-	# the other keys are the module's parameters, also for a lockload
-	# point, which takes its duration_ms, seed and timing from there.
+	# workload=, writer_hz=, writer= and locks_per_op= are this point's
+	# own (not carried over); the other keys are the module's parameters,
+	# also for a lockload point, which takes its duration_ms, seed and
+	# timing from there.
 	workload=module
 	writer_hz=0
+	writer=
 	locks_per_op=1
 	for kv in $rest; do
 		case ${kv%%=*} in
 		workload) workload=${kv#*=} ;;
 		writer_hz) writer_hz=${kv#*=} ;;
+		writer) writer=${kv#*=} ;;
 		locks_per_op) locks_per_op=${kv#*=} ;;
 		*) echo "${kv#*=}" >"$params/${kv%%=*}" || fail "point $id: bad parameter $kv" ;;
 		esac
 	done
 	# The run: the module's, or lockload's (guest/inside/lockload/lockload.c),
 	# whose stdout is the point's results.txt, with the fs_writer module
-	# registering file systems (binary formats for execve, whose lock is
-	# binfmt_lock; /proc files for proc_lookup, proc_subdir_lock) at
-	# writer_hz as the writer side, or for tasklist calling the sysrq 'n'
-	# handler from interrupts, tasklist_lock's readers there.
+	# driving the other side of the workload's lock at writer_hz in the
+	# mode writer= names: the host writes it from the workload's target
+	# (kernel-patches/targets/, guest/job.py), so no case is named here.
 	runcmd="echo 1 >$bench/run"
 	if [ "$workload" != module ]; then
 		wopt=
 		if [ "$writer_hz" != 0 ]; then
-			wlock=file_systems_lock
-			[ "$workload" = execve ] && wlock=binfmt_lock
-			[ "$workload" = proc_lookup ] && wlock=proc_subdir_lock
-			# tasklist: tasklist_lock read from interrupts (sysrq n)
-			[ "$workload" = tasklist ] && wlock=tasklist_lock
+			[ -n "$writer" ] || fail "point $id: writer_hz=$writer_hz without writer="
 			rmmod fs_writer 2>/dev/null
-			insmod /fs_writer.ko rate_hz="$writer_hz" lock=$wlock || fail "point $id: insmod fs_writer.ko failed"
+			insmod /fs_writer.ko rate_hz="$writer_hz" lock="$writer" || fail "point $id: insmod fs_writer.ko lock=$writer failed"
 			wopt="--writer /sys/kernel/debug/fs_writer"
 		fi
 		# Every exec reads binfmt_lock: the execs between lock_stat's

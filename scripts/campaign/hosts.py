@@ -47,7 +47,7 @@ import tarfile
 import time
 
 from lockbench.cli import CliError
-from guest import build_target, qemu
+from guest import build_target, lockload_cases, qemu
 from lockbench import dirlock, safeio
 from lockbench.paths import BUILD, ROOT
 from scripts.campaign import cell as campaign_cell
@@ -237,15 +237,20 @@ def is_remote(d, name):
 
 # The runner and what it imports or reads, as paths in the repository:
 # all a host needs of the harness (the runner names targets and reads the
-# arch and kernel tables with guest/build_target.py; its errors, clocks, files and
-# lock are lockbench's, as every command's).  The host runs python3 -m
-# guest.run_guest with payload/ as the root; tests/unit/test_hosts_payload.py
-# holds this list to the runner's imports.
+# arch and kernel tables with guest/build_target.py, a job's lockload cases
+# and their writers in the target files with guest/lockload_cases.py, and
+# builds the host speed meter from its source with guest/hostspeed.py; its
+# errors, clocks, files and lock are lockbench's, as every command's).  The
+# host runs python3 -m guest.run_guest with payload/ as the root;
+# tests/unit/test_hosts_payload.py holds this list to the runner's imports.
 RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "guest/collect.py",
-                "guest/vcpu.py", "guest/hostspeed.py", "guest/meter/host_meter.c", "guest/job.py", "guest/qemu.py", "guest/build_target.py",
-                "guest/inside/init.sh", "guest/arches.toml", "kernel-patches/kernels.toml",
+                "guest/vcpu.py", "guest/hostspeed.py", "guest/meter/host_meter.c",
+                "guest/job.py", "guest/lockload_cases.py", "guest/qemu.py",
+                "guest/build_target.py", "guest/inside/init.sh", "guest/arches.toml",
+                "kernel-patches/kernels.toml",
                 "lockbench/__init__.py", "lockbench/cli.py", "lockbench/defaults.py",
-                "lockbench/dirlock.py", "lockbench/paths.py", "lockbench/safeio.py")
+                "lockbench/dirlock.py", "lockbench/paths.py", "lockbench/safeio.py",
+                *lockload_cases.target_files())
 
 
 def make_payload(path, build, variants, job):

@@ -2,11 +2,13 @@
 """What a remote host gets of the harness (scripts/campaign/hosts.py
 RUNNER_FILES) is all the runner needs: every guest/, lockbench/ and
 scripts/ module that guest/run_guest.py imports, directly or through
-another, and every file they read from the repository.  A module added to the runner and
-left out of the payload fails only on a remote host (t-hosts), so it is
-checked here, from the sources."""
+another, and every file they read from the repository (the lock
+targets, whose folder guest/lockload_cases.py reads whole).  A module
+added to the runner and left out of the payload fails only on a remote
+host (t-hosts), so it is checked here, from the sources."""
 
 import ast
+import glob
 import os
 import sys
 import unittest
@@ -86,6 +88,11 @@ class Payload(unittest.TestCase):
             todo += local_imports(os.path.join(ROOT, f))
         for f in list(want):
             want |= data_files(os.path.join(ROOT, f))
+        # A folder the runner reads whole: every lock target, whose
+        # lockload cases and writers a job is checked against.
+        self.assertIn("guest/lockload_cases.py", want)
+        want |= {os.path.relpath(f, ROOT) for f in glob.glob(
+            os.path.join(ROOT, "kernel-patches", "targets", "*.toml"))}
         self.assertTrue({"guest/inside/init.sh", "guest/arches.toml",
                          "kernel-patches/kernels.toml"} <= want, want)
         self.assertEqual(want - set(campaign_hosts.RUNNER_FILES), set())

@@ -4,7 +4,8 @@ picks the module (default) or a lockload test case (also in a campaign's
 points, scripts/campaign/file.py); a lockload point takes
 only workload, duration_ms, seed, timing and writer_hz; writer_hz needs a
 workload; a job does not mix module and lockload points; the rendered job
-the guest gets carries workload= as a name.  And lockload's own output
+the guest gets carries workload= as a name, and a writer point the
+fs_writer mode of its workload's target (writer=).  And lockload's own output
 (guest/inside/lockload/lockload.c, built here with the host's gcc when there is
 one) parses as module results with workload= on the param line."""
 
@@ -14,11 +15,12 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 from analysis.parse import bench_results  # noqa: E402
-from guest import job  # noqa: E402
+from guest import job, lockload_cases  # noqa: E402
 
 MAGIC = "lockbench-job v1\n"
 
@@ -37,8 +39,9 @@ class LockloadJob(unittest.TestCase):
         self.assertEqual(points, [("p1", {"workload": "proc_filesystems", "duration_ms": 300,
                                           "timing": 4, "seed": 2, "writer_hz": 100})])
         text = job.render(points, {})
+        # writer=: the fs_writer mode of the workload's target, for init
         self.assertIn("point p1 workload=proc_filesystems duration_ms=300 timing=4 seed=2 "
-                      "writer_hz=100\n", text)
+                      "writer_hz=100 writer=file_systems_lock\n", text)
         self.assertEqual(job.parse(text), (points, {}))
 
     def test_module_is_the_default(self):
@@ -48,7 +51,7 @@ class LockloadJob(unittest.TestCase):
 
     def test_unknown_workload(self):
         self.bad(["point p1 workload=bogus"], r"workload='bogus' is not one of module, "
-                 r"proc_filesystems, mount_sysfs, sysfs_index")
+                 r"(\w+, )*proc_filesystems, mount_sysfs, sysfs_index")
         self.bad(["point p1 workload=7"], r"workload='7' is not one of")
         self.bad(["point p1 workload=Proc"], r"'workload=Proc' is not KEY=INTEGER")
         self.bad(["point p1 workload=a;reboot"], r"is not KEY=INTEGER")
@@ -66,6 +69,24 @@ class LockloadJob(unittest.TestCase):
         self.bad(["point p1 workload=proc_filesystems writer_hz=100001"],
                  r"writer_hz=100001 must be an integer in 0\.\.100000")
         self.parse(["point p1 workload=proc_filesystems writer_hz=0"])
+        self.assertNotIn("writer=", job.render(
+            [("p1", {"workload": "proc_filesystems", "writer_hz": 0})], {}))
+
+    def test_writer_is_the_hosts(self):
+        """writer= is written from the workload's target; a job that says
+        another mode, or one where no writer runs, is refused."""
+        self.parse(["point p1 workload=execve writer_hz=5 writer=binfmt_lock"])
+        self.bad(["point p1 workload=execve writer_hz=5 writer=file_systems_lock"],
+                 r"'writer=file_systems_lock': the writer is the workload's target's, "
+                 r"written by the host \(writer=binfmt_lock\)")
+        self.bad(["point p1 workload=execve writer=binfmt_lock"], r"\(none for this point\)")
+        self.bad(["point p1 workload=execve writer_hz=5 writer=$(reboot)"], r"the writer is")
+
+    def test_writer_hz_needs_a_targets_writer(self):
+        with mock.patch.dict(lockload_cases.CASES,
+                             {"proc_lookup": ("kernel-patches/targets/x.toml", None)}):
+            self.bad(["point p1 workload=proc_lookup writer_hz=5"],
+                     r"workload=proc_lookup has no writer \(its target names none")
 
     def test_no_mix(self):
         self.bad(["point p1 read_pct=50", "point p2 workload=proc_filesystems"],
@@ -93,7 +114,7 @@ class LockloadCampaign(unittest.TestCase):
         self.assertEqual(camp["points"][0], {"id": "a", "workload": "proc_filesystems",
                                              "duration_ms": 300, "seed": 1, "timing": 8})
         self.assertIn("point b workload=proc_filesystems writer_hz=100 duration_ms=1000 "
-                      "seed=1 timing=8\n", cf.job_text(camp))
+                      "seed=1 timing=8 writer=file_systems_lock\n", cf.job_text(camp))
 
     def test_the_shipped_campaign_loads(self):
         from scripts.campaign import file as campaign_file
@@ -161,6 +182,20 @@ class LockloadOutput(unittest.TestCase):
         self.assertGreater(ref["loops"], 0)
         self.assertGreater(ref["median_ns"], 0)
         self.assertGreater(ref["trim_mean_ns"], 0)
+
+    def test_list(self):
+        """--list: each case and the lock it counts; the named ones are
+        the job's workloads, each counting its target's lock class."""
+        r = self.run_ll("--list")
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        listed = dict(ln.split(" ") for ln in r.stdout.splitlines())
+        named = {c: lk for c, lk in listed.items() if c not in job.GENERIC}
+        self.assertEqual(set(named), set(job.WORKLOADS) - {"module"})
+        self.assertEqual({listed[g] for g in job.GENERIC}, {"unknown"})
+        from scripts import lock_target
+        for case, (rel, _writer) in lockload_cases.CASES.items():
+            name = os.path.basename(rel)[:-5]
+            self.assertEqual(named[case], lock_target.load(name)["lock_class"], case)
 
     def test_bad_arguments(self):
         for args, msg in ((["nope"], "unknown case 'nope'"),

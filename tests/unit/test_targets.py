@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Lock targets are data (kernel-patches/targets/*.toml, scripts/lock_target.py):
 each names a lock its variants really convert, workloads the guest really
-runs, and every lockload workload belongs to exactly one target; a
-campaign takes its lock class from its target and refuses points no
-workload of the target drives."""
+runs, and every lockload workload belongs to exactly one target; what
+lockload's case table and fs_writer's modes say of a target's lock
+agrees with its file; a campaign takes its lock class from its target
+and refuses points no workload of the target drives."""
 
 import os
 import re
@@ -51,19 +52,66 @@ class ShippedTargets(unittest.TestCase):
                 owner[w] = name
         self.assertEqual(set(owner), set(job.WORKLOADS))
 
-    def test_init_gives_each_lockload_workload_its_targets_writer(self):
-        """guest/inside/init.sh loads fs_writer with lock=LOCK for a point's
-        workload: the lock of the workload's target."""
+    def test_a_writer_point_carries_its_targets_writer(self):
+        """A point's writer_hz loads fs_writer.ko in the mode its target
+        names: the job line the host renders says it (writer=MODE), and
+        guest/inside/init.sh passes it through, naming no case nor mode
+        itself."""
         with open(os.path.join(ROOT, "guest", "inside", "init.sh")) as f:
-            init = f.read()
-        default = re.search(r"^\s*wlock=([a-z_]+)$", init, re.M).group(1)
-        special = dict(re.findall(r'\[ "\$workload" = ([a-z_]+) \] && wlock=([a-z_]+)', init))
+            code = "".join(ln for ln in f if not ln.lstrip().startswith("#"))
+        self.assertIn('lock="$writer"', code)
         for name in target.names():
             t = target.load(name)
             for w in t["workloads"]:
-                if w != "module":
+                if w == "module" or job.is_generic(w):
+                    continue
+                with self.subTest(w):
+                    self.assertNotRegex(code, rf"\b({w}|{t['writer']})\b")
+                    text = job.render([("p", {"workload": w, "writer_hz": 10})], {})
+                    self.assertIn(f"point p workload={w} writer_hz=10 writer={t['writer']}\n",
+                                  text)
+
+
+def c_source(*parts):
+    """A C file of the repository, its comments left out."""
+    with open(os.path.join(ROOT, *parts)) as f:
+        return re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+
+
+class OneSource(unittest.TestCase):
+    """What drives a lock is said in its target file; the C code that
+    does it cannot drift from it: lockload's case table (ll_cases) has
+    exactly the targets' cases, each counting its target's lock class
+    and counting writer pairs only where the target names a writer, and
+    fs_writer.ko's lock= modes are exactly the targets' writers."""
+
+    # { "name", op, setup, "lock", exec_locks, writer_reads,
+    #   writer_writes, thread_writes, min_args, max_args }
+    CASE_RE = re.compile(r'\{ "(\w+)", \w+, \w+, "([^"]+)", \w+, (\d+), (\d+), \d+, '
+                         r'\d+, [^}]+ \}')
+
+    def test_lockload_cases_are_the_targets(self):
+        table = re.search(r"ll_cases\[\] = \{(.*?)\n\};", c_source(
+            "guest", "inside", "lockload", "lockload.c"), re.S).group(1)
+        rows = self.CASE_RE.findall(table)
+        self.assertEqual(len(rows), len(re.findall(r"\{ \"", table)), table)
+        named = {n: (lk, int(r) + int(w)) for n, lk, r, w in rows if n not in job.GENERIC}
+        self.assertEqual(set(named), set(job.WORKLOADS) - {"module"})
+        for name in target.names():
+            t = target.load(name)
+            for w in t["workloads"]:
+                if w in named:
                     with self.subTest(w):
-                        self.assertEqual(special.get(w, default), t["lock"])
+                        lock, per_pair = named[w]
+                        self.assertEqual(lock, t["lock_class"])
+                        self.assertEqual(per_pair > 0, "writer" in t)
+
+    def test_fs_writer_modes_are_the_targets_writers(self):
+        src = c_source("bench-module", "fs_writer.c")
+        modes = set(re.findall(r'strcmp\(lock, "(\w+)"\)', src))
+        modes.add(re.search(r'static char \*lock = "(\w+)";', src).group(1))
+        writers = {target.load(n).get("writer") for n in target.names()} - {None}
+        self.assertEqual(modes, writers)
 
 
 class BadTargets(unittest.TestCase):
@@ -89,6 +137,10 @@ class BadTargets(unittest.TestCase):
                      "variants: must be [rwlock variant, spinlock variant]")
         self.refused(self.GOOD.replace('workloads = ["module"]\n', ''), "workloads: must be")
         self.refused("not toml [", "t_lock.toml")
+        self.refused(self.GOOD + 'writer = "x lock"\n', "writer: must be an fs_writer.ko "
+                     "lock= mode")
+        self.refused(self.GOOD + 'writer = "x_lock"\n', "writer: only for a target with a "
+                     "lockload case of its own")
         with self.assertRaises(target.TargetError) as cm:
             target.load("../variants/before")
         self.assertIn("unknown target", str(cm.exception))

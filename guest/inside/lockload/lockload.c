@@ -12,7 +12,13 @@
  * Usage: lockload CASE [ARG...] [--cpus LIST] [--duration-ms N]
  *                      [--timing N] [--seed N] [--writer DIR] [--run-id N]
  *                      [--outside-execs N] [--locks-per-op K]
+ *        lockload --list           (each case and the lock it counts)
  *        lockload --exit0          (exit 0 at once: execve's helper)
+ *
+ * The named cases are those of ll_cases below; each is a workload of one
+ * lock target (kernel-patches/targets/LOCK.toml), whose lock_class is the
+ * case's lock and whose writer is the fs_writer mode that --writer
+ * drives (tests/unit/test_targets.py holds the two to each other).
  *
  * Cases (acquisitions of file_systems_lock per op, fs/filesystems.c of
  * Linux 6.1):
@@ -74,7 +80,7 @@
  *                     threads (its clone, its exit, its release), and
  *                     the processes around it that lock_stat sees
  *                     (--outside-execs N: 2N + 3 reads, 3N + 1 writes:
- *                     see main()).  With
+ *                     see ll_add_outside()).  With
  *                     --writer (fs_writer.ko lock=tasklist_lock) the
  *                     module calls the sysrq 'n' handler
  *                     (normalize_rt_tasks(), one read_lock) from a hard
@@ -100,11 +106,12 @@
  * --writer DIR: the fs_writer module's debugfs folder
  * (/sys/kernel/debug/fs_writer): its writer is started as the gate opens
  * and stopped with the stop flag, and its register + unregister pairs of
- * the run are reported as writes=; each pair takes the write lock twice
- * (write_lock(&file_systems_lock), or of binfmt_lock when the module was
- * loaded with lock=binfmt_lock, as guest/inside/init.sh does for execve, or of
- * proc_subdir_lock with lock=proc_subdir_lock, for proc_lookup, whose
- * pairs also take read_lock once, counted in the reads).
+ * the run are reported as writes=; the module runs in the mode of the
+ * case's target's writer (guest/inside/init.sh loads it with lock=MODE
+ * from the job line), and each pair takes the write lock twice
+ * (write_lock(&file_systems_lock), of binfmt_lock for execve, of
+ * proc_subdir_lock for proc_lookup, whose pairs also take read_lock
+ * once, counted in the reads).
  *
  * Bad arguments: one line on stderr, exit 2.  Exit 1 when the run could
  * not be made (a thread, an affinity), else 0 (the results' end status
@@ -169,13 +176,12 @@ static u64 ll_now(void);
 #define LL_MAX_LOCKS_PER_OP	1000
 #define LL_MAX_PATH		200
 #define LL_MAX_ARGS		6
+#define LL_CPULIST_LEN		1024	/* a cpulist of LL_MAX_CPUS: at most 456 */
 #define LL_TASKLIST_READS	2	/* read_lock(&tasklist_lock) per op */
 #define LL_TASKLIST_WRITES	3	/* write_lock_irq(&tasklist_lock) per op */
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open		434
 #endif
-#define LL_CASES \
-	"proc_filesystems, mount_sysfs, sysfs_index, execve, proc_lookup, tasklist, read PATH, stat PATH, open PATH, syscall NR [ARG...]"
 
 struct ll_err {
 	int code;
@@ -588,7 +594,7 @@ static void *ll_thread_fn(void *arg)
 static void ll_usage_die(const char *what)
 {
 	fprintf(stderr,
-		"lockload: %s (usage: lockload CASE [ARG...] [--cpus LIST] [--duration-ms N] [--timing N] [--seed N] [--writer DIR] [--run-id N] [--outside-execs N] [--locks-per-op K])\n",
+		"lockload: %s (usage: lockload CASE [ARG...] [--cpus LIST] [--duration-ms N] [--timing N] [--seed N] [--writer DIR] [--run-id N] [--outside-execs N] [--locks-per-op K]; lockload --list names the cases)\n",
 		what);
 	exit(2);
 }
@@ -706,11 +712,13 @@ bad:
 	exit(2);
 }
 
-/* @set as a normalised cpulist. */
-static void ll_print_cpulist(const cpu_set_t *set)
+/* @set as a normalised cpulist, in @buf of @size bytes. */
+static void ll_cpulist_str(const cpu_set_t *set, char *buf, size_t size)
 {
-	int c = 0, first = 1;
+	size_t len = 0;
+	int c = 0;
 
+	buf[0] = '\0';
 	while (c < LL_MAX_CPUS) {
 		int e;
 
@@ -720,8 +728,10 @@ static void ll_print_cpulist(const cpu_set_t *set)
 		}
 		for (e = c; e + 1 < LL_MAX_CPUS && CPU_ISSET(e + 1, set); e++)
 			;
-		printf(e > c ? "%s%d-%d" : "%s%d", first ? "" : ",", c, e);
-		first = 0;
+		if (len < size)
+			len += snprintf(buf + len, size - len,
+					e > c ? "%s%d-%d" : "%s%d",
+					len ? "," : "", c, e);
 		c = e + 1;
 	}
 }
@@ -757,46 +767,71 @@ static int ll_writer_get(const char *dir, const char *name, u64 *v)
 	return ok ? 0 : -1;
 }
 
-int main(int argc, char **argv)
-{
-	static struct ll_thread th[LL_MAX_CPUS];
-	static struct bench_lat lat, none;
-	static struct bench_ref ref;
-	unsigned long long duration_ms = 1000, seed = 1, run_id = 1, outside = 0;
-	u64 t0, elapsed, clock_ns, ops = 0, hits = 0, errors = 0;
-	u64 lockops = 0, wlockops = 0, min_ops = ULLONG_MAX;
-	u64 max_ops = 0;
-	u64 pairs = 0, pairs0 = 0, cost;
-	unsigned int nthreads = 0, i, without_ops = 0, unpinned = 0;
-	const char *writer = NULL;
-	char workload[LL_MAX_PATH + 128];
-	int writer_ok = 1, success, first = 2;
-	struct timespec ts;
+/* What the command line asks for, but the case and its arguments. */
+struct ll_opts {
+	unsigned long long duration_ms, seed, run_id, outside;
+	const char *writer;	/* the fs_writer module's folder, or NULL */
 	cpu_set_t cpus;
-	int c;
+	char workload[LL_MAX_PATH + 128];	/* the param line's workload= */
+};
 
-	if (argc == 2 && !strcmp(argv[1], "--exit0"))
-		return 0;
+/* A run: its threads, its window, and their counts summed. */
+struct ll_run {
+	struct ll_thread th[LL_MAX_CPUS];
+	unsigned int nthreads;
+	u64 clock_ns, elapsed;
+	u64 pairs;		/* the writer's pairs in the window */
+	int writer_ok;
+	u64 ops, hits, errors, lockops, wlockops, min_ops, max_ops;
+	unsigned int without_ops, unpinned;
+	struct bench_lat lat;
+	struct bench_ref ref;
+};
+
+/*
+ * --list: each case and the lock it counts, one a line ("proc_lookup
+ * proc_subdir_lock"; a generic case's lock is "unknown"), so that the host
+ * and the tests read lockload's cases rather than restate them.
+ */
+static void ll_list(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ll_cases); i++)
+		printf("%s %s\n", ll_cases[i].name, ll_cases[i].lock);
+}
+
+/*
+ * argv[1], the case, and a generic case's arguments; the workload= token
+ * in @o.  Returns the index of the first option; exit 2 if bad.
+ */
+static int ll_parse_case(int argc, char **argv, struct ll_opts *o)
+{
+	unsigned int i;
+
 	if (argc < 2 || argv[1][0] == '-')
-		ll_usage_die("missing CASE (" LL_CASES ")");
+		ll_usage_die("missing CASE");
 	for (i = 0; i < ARRAY_SIZE(ll_cases); i++)
 		if (!strcmp(argv[1], ll_cases[i].name))
 			ll_case = &ll_cases[i];
 	if (!ll_case) {
 		char msg[256];
 
-		snprintf(msg, sizeof(msg),
-			 "unknown case '%.40s' (cases: " LL_CASES ")",
-			 argv[1]);
+		snprintf(msg, sizeof(msg), "unknown case '%.40s'", argv[1]);
 		ll_usage_die(msg);
 	}
-	snprintf(workload, sizeof(workload), "%s", ll_case->name);
-	if (ll_case->max_args)
-		first = ll_case_args(argc, argv, workload, sizeof(workload));
-	if (sched_getaffinity(0, sizeof(cpus), &cpus)) {
-		fprintf(stderr, "lockload: sched_getaffinity: %s\n", strerror(errno));
-		return 1;
-	}
+	snprintf(o->workload, sizeof(o->workload), "%s", ll_case->name);
+	if (!ll_case->max_args)
+		return 2;
+	return ll_case_args(argc, argv, o->workload, sizeof(o->workload));
+}
+
+/* The options from argv[@first] on, into @o and ll_*; exit 2 if bad. */
+static void ll_parse_options(int argc, char **argv, int first,
+			     struct ll_opts *o)
+{
+	int c;
+
 	for (c = first; c < argc; c += 2) {
 		const char *opt = argv[c], *val = argv[c + 1];
 
@@ -807,21 +842,21 @@ int main(int argc, char **argv)
 			ll_usage_die(msg);
 		}
 		if (!strcmp(opt, "--cpus")) {
-			ll_cpulist(val, &cpus);
+			ll_cpulist(val, &o->cpus);
 		} else if (!strcmp(opt, "--duration-ms")) {
-			duration_ms = ll_uint(opt, val, 1, LL_MAX_DURATION_MS);
+			o->duration_ms = ll_uint(opt, val, 1, LL_MAX_DURATION_MS);
 		} else if (!strcmp(opt, "--timing")) {
 			ll_timing = ll_uint(opt, val, 0, LL_MAX_TIMING);
 		} else if (!strcmp(opt, "--seed")) {
-			seed = ll_uint(opt, val, 0, UINT32_MAX);
+			o->seed = ll_uint(opt, val, 0, UINT32_MAX);
 		} else if (!strcmp(opt, "--run-id")) {
-			run_id = ll_uint(opt, val, 1, UINT32_MAX);
+			o->run_id = ll_uint(opt, val, 1, UINT32_MAX);
 		} else if (!strcmp(opt, "--outside-execs")) {
-			outside = ll_uint(opt, val, 0, LL_MAX_OUTSIDE);
+			o->outside = ll_uint(opt, val, 0, LL_MAX_OUTSIDE);
 		} else if (!strcmp(opt, "--locks-per-op") && ll_case->max_args) {
 			ll_locks_per_op = ll_uint(opt, val, 1, LL_MAX_LOCKS_PER_OP);
 		} else if (!strcmp(opt, "--writer")) {
-			writer = val;
+			o->writer = val;
 		} else {
 			char msg[80];
 
@@ -829,78 +864,122 @@ int main(int argc, char **argv)
 			ll_usage_die(msg);
 		}
 	}
-	if (!ll_case->op) {
-		fprintf(stderr, "lockload: case %s: this arch has no sysfs(2) system call\n",
-			ll_case->name);
-		return 2;
-	}
-	if (ll_case->setup && ll_case->setup())
-		return 1;
+}
 
-	/* A thread per CPU of the set, pinned; the gate closed. */
+/* A thread per CPU of the set, pinned, at the closed gate; 0 or -1. */
+static int ll_start_threads(const struct ll_opts *o, struct ll_run *r)
+{
+	int c;
+
 	for (c = 0; c < LL_MAX_CPUS; c++) {
 		struct ll_thread *t;
 
-		if (!CPU_ISSET(c, &cpus))
+		if (!CPU_ISSET(c, &o->cpus))
 			continue;
-		t = &th[nthreads++];
+		t = &r->th[r->nthreads++];
 		t->cpu = c;
 		bench_lat_init(&t->lat);
 		/* xorshift32 must not start at 0 */
-		t->rnd = (u32)(seed * 2654435761u + c + 1) | 1;
+		t->rnd = (u32)(o->seed * 2654435761u + c + 1) | 1;
 		if (pthread_create(&t->tid, NULL, ll_thread_fn, t)) {
 			fprintf(stderr, "lockload: cannot create the thread for CPU %d\n", c);
-			return 1;
+			return -1;
 		}
 	}
-	clock_ns = bench_clock_read_ns();
-	while (__atomic_load_n(&ll_ready, __ATOMIC_SEQ_CST) < (int)nthreads)
+	return 0;
+}
+
+/* Start the writer, if any; *@pairs0, its pair count before the window. */
+static void ll_writer_start(const struct ll_opts *o, struct ll_run *r,
+			    u64 *pairs0)
+{
+	if (o->writer && (ll_writer_get(o->writer, "pairs", pairs0) ||
+			  ll_writer_put(o->writer, "run", "1"))) {
+		fprintf(stderr, "lockload: cannot start the writer in %s\n", o->writer);
+		r->writer_ok = 0;
+	}
+}
+
+/* Stop the writer, if any: its pairs of the window (0 if it failed). */
+static void ll_writer_stop(const struct ll_opts *o, struct ll_run *r,
+			   u64 pairs0)
+{
+	u64 pairs = 0;
+
+	if (o->writer && r->writer_ok &&
+	    (ll_writer_put(o->writer, "run", "0") ||
+	     ll_writer_get(o->writer, "pairs", &pairs))) {
+		fprintf(stderr, "lockload: cannot stop or read the writer in %s\n", o->writer);
+		r->writer_ok = 0;
+	}
+	r->pairs = r->writer_ok && pairs >= pairs0 ? pairs - pairs0 : 0;
+}
+
+/*
+ * The timed window: the clock's cost measured while the threads come to
+ * the gate; the writer started; the gate open for duration_ms; the stop
+ * flag set, the writer stopped and the threads joined.
+ */
+static void ll_window(const struct ll_opts *o, struct ll_run *r)
+{
+	struct timespec ts;
+	u64 t0, pairs0 = 0;
+	unsigned int i;
+
+	r->clock_ns = bench_clock_read_ns();
+	while (__atomic_load_n(&ll_ready, __ATOMIC_SEQ_CST) < (int)r->nthreads)
 		sched_yield();
 
-	if (writer && (ll_writer_get(writer, "pairs", &pairs0) ||
-		       ll_writer_put(writer, "run", "1"))) {
-		fprintf(stderr, "lockload: cannot start the writer in %s\n", writer);
-		writer_ok = 0;
-	}
+	ll_writer_start(o, r, &pairs0);
 	t0 = ll_now();
 	__atomic_store_n(&ll_go, 1, __ATOMIC_RELEASE);
-	ts.tv_sec = duration_ms / 1000;
-	ts.tv_nsec = (duration_ms % 1000) * 1000000;
+	ts.tv_sec = o->duration_ms / 1000;
+	ts.tv_nsec = (o->duration_ms % 1000) * 1000000;
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 	__atomic_store_n(&ll_stop, 1, __ATOMIC_RELAXED);
-	elapsed = ll_now() - t0;
-	if (writer && writer_ok &&
-	    (ll_writer_put(writer, "run", "0") ||
-	     ll_writer_get(writer, "pairs", &pairs))) {
-		fprintf(stderr, "lockload: cannot stop or read the writer in %s\n", writer);
-		writer_ok = 0;
-	}
-	pairs = writer_ok && pairs >= pairs0 ? pairs - pairs0 : 0;
-	for (i = 0; i < nthreads; i++)
-		pthread_join(th[i].tid, NULL);
+	r->elapsed = ll_now() - t0;
+	ll_writer_stop(o, r, pairs0);
+	for (i = 0; i < r->nthreads; i++)
+		pthread_join(r->th[i].tid, NULL);
+}
 
-	bench_lat_init(&lat);
-	for (i = 0; i < nthreads; i++) {
-		struct ll_thread *t = &th[i];
+/* The threads' counts summed, their fewest and most ops, the checks'. */
+static void ll_sum_threads(struct ll_run *r)
+{
+	unsigned int i;
 
-		ops += t->ops;
-		hits += t->hits;
-		errors += t->errors;
-		lockops += t->lockops;
-		wlockops += t->wlockops;
-		if (t->ops < min_ops)
-			min_ops = t->ops;
-		if (t->ops > max_ops)
-			max_ops = t->ops;
-		without_ops += !t->ops;
-		unpinned += t->pinned != 1;
-		bench_lat_merge(&lat, &t->lat);
-		bench_ref_merge(&ref, &t->ref);
+	r->min_ops = ULLONG_MAX;
+	bench_lat_init(&r->lat);
+	for (i = 0; i < r->nthreads; i++) {
+		const struct ll_thread *t = &r->th[i];
+
+		r->ops += t->ops;
+		r->hits += t->hits;
+		r->errors += t->errors;
+		r->lockops += t->lockops;
+		r->wlockops += t->wlockops;
+		if (t->ops < r->min_ops)
+			r->min_ops = t->ops;
+		if (t->ops > r->max_ops)
+			r->max_ops = t->ops;
+		r->without_ops += !t->ops;
+		r->unpinned += t->pinned != 1;
+		bench_lat_merge(&r->lat, &t->lat);
+		bench_ref_merge(&r->ref, &t->ref);
 	}
-	lockops += ll_setup_locks;
+}
+
+/*
+ * The acquisitions the threads' ops did not count, into the lockops
+ * line's: lockload's setup, the execs and processes around it that
+ * lock_stat sees, the writer's pairs, the threads' own.
+ */
+static void ll_add_outside(const struct ll_opts *o, struct ll_run *r)
+{
+	r->lockops += ll_setup_locks;
 	/* lockload's own exec, and the others that lock_stat sees */
-	lockops += (1 + outside) * ll_case->exec_locks;
+	r->lockops += (1 + o->outside) * ll_case->exec_locks;
 	/*
 	 * tasklist: the processes around lockload between lock_stat's
 	 * clearing and its reading, the --outside-execs ones (sh -c, perf,
@@ -912,74 +991,125 @@ int main(int argc, char **argv)
 	 * (tests/t-tasklist.sh).
 	 */
 	if (ll_case->op == ll_op_tasklist) {
-		lockops += 2 * outside + 3;
-		wlockops += 3 * outside + 1;
+		r->lockops += 2 * o->outside + 3;
+		r->wlockops += 3 * o->outside + 1;
 	}
 	/* the writer's reads: proc_create()'s xlate_proc_name() */
-	lockops += pairs * ll_case->writer_reads;
+	r->lockops += r->pairs * ll_case->writer_reads;
 	/*
 	 * the writer's writes, and the threads' own (tasklist: each clone,
 	 * exit and release takes tasklist_lock for writing)
 	 */
-	wlockops += pairs * ll_case->writer_writes + nthreads * ll_case->thread_writes +
-		    ll_setup_wlocks;
-	success = !errors && !without_ops && !unpinned && writer_ok;
+	r->wlockops += r->pairs * ll_case->writer_writes +
+		       r->nthreads * ll_case->thread_writes + ll_setup_wlocks;
+}
 
-	printf("mbox_bench-results v2\n");
-	printf("param read_pct=100 mailboxes=0 miss_pct=0 duration_ms=%llu cpus=",
-	       duration_ms);
-	ll_print_cpulist(&cpus);
-	printf(" seed=%llu timing=%u think_ns=0 workload=%s writer=%d\n", seed,
-	       ll_timing, workload, writer ? 1 : 0);
-	cost = ll_timing && elapsed ?
-	       20000 * clock_ns * ops / ll_timing / (elapsed * nthreads) : 0;
-	printf("run id=%llu threads=%u elapsed_ns=%llu clock_read_ns=%llu",
-	       run_id, nthreads, elapsed, clock_ns);
-	printf(" timing_cost_pct=%llu.%02llu\n", cost / 100, cost % 100);
-	for (i = 0; i < nthreads; i++) {
-		struct ll_thread *t = &th[i];
-		unsigned int e;
-
-		printf("thread cpu=%d ops=%llu lookups=%llu hits=%llu misses=0",
-		       t->cpu, t->ops, t->ops, t->hits);
-		printf(" writes=0 errors=%llu ref_loops=%llu ref_ns=%llu",
-		       t->errors, t->ref.loops, t->ref.ns);
-		for (e = 0; e < LL_ERR_SLOTS && t->err[e].code; e++) {
-			const char *name = strerrorname_np(t->err[e].code);
-
-			if (t->err[e].code == LL_ERR_MOUNTED)
-				name = "mounted";
-			if (t->err[e].code == LL_ERR_CHILD)
-				name = "child";
-			if (t->err[e].code == LL_ERR_FOUND)
-				name = "found";
-			if (name)
-				printf(" err_%s=%llu", name, t->err[e].count);
-			else
-				printf(" err_%d=%llu", t->err[e].code,
-				       t->err[e].count);
-		}
-		printf(" pinned=%d\n", t->pinned == 1);
+/* The name of an error of an op, for its err_NAME= key; NULL: none. */
+static const char *ll_err_name(int code)
+{
+	switch (code) {
+	case LL_ERR_MOUNTED:
+		return "mounted";
+	case LL_ERR_CHILD:
+		return "child";
+	case LL_ERR_FOUND:
+		return "found";
+	default:
+		return strerrorname_np(code);
 	}
+}
+
+/* A "thread" line: the shared keys, then lockload's errors and pinned=. */
+static void ll_print_thread(const struct ll_thread *t)
+{
+	unsigned int e;
+
+	bench_out_thread(stdout, t->cpu, t->ops, t->ops, t->hits, 0, 0,
+			 t->errors, &t->ref);
+	for (e = 0; e < LL_ERR_SLOTS && t->err[e].code; e++)
+		bench_out_err(stdout, ll_err_name(t->err[e].code),
+			      t->err[e].code, t->err[e].count);
+	bench_out_key(stdout, "pinned", t->pinned == 1);
+	bench_out_eol(stdout);
+}
+
+/* The results on stdout, as the module writes them (results_out.h). */
+static void ll_print_results(const struct ll_opts *o, const struct ll_run *r)
+{
+	static const struct bench_lat none;	/* lat op=write: untimed */
+	char cpus[LL_CPULIST_LEN];
+	char params[LL_CPULIST_LEN + sizeof(o->workload) + 160];
+	bool success = !r->errors && !r->without_ops && !r->unpinned &&
+		       r->writer_ok;
+	unsigned int i;
+
+	ll_cpulist_str(&o->cpus, cpus, sizeof(cpus));
+	snprintf(params, sizeof(params),
+		 "read_pct=100 mailboxes=0 miss_pct=0 duration_ms=%llu cpus=%s seed=%llu timing=%u think_ns=0 workload=%s writer=%d",
+		 o->duration_ms, cpus, o->seed, ll_timing, o->workload,
+		 o->writer ? 1 : 0);
+	bench_out_head(stdout, params);
+	bench_out_run(stdout, o->run_id, r->nthreads, r->elapsed, r->clock_ns,
+		      r->ops, ll_timing);
+	for (i = 0; i < r->nthreads; i++)
+		ll_print_thread(&r->th[i]);
 	if (ll_timing) {
-		bench_out_lat(stdout, "lookup", &lat);
+		bench_out_lat(stdout, "lookup", &r->lat);
 		bench_out_lat(stdout, "write", &none);
 	}
-	printf("total ops=%llu lookups=%llu hits=%llu misses=0", ops, ops,
-	       hits);
-	printf(" writes=%llu errors=%llu ops_per_sec=%llu\n", pairs, errors,
-	       elapsed ? ops * 1000000000ull / elapsed : 0);
-	printf("lockops read=%llu write=%llu lock=%s\n",
-	       lockops, wlockops, ll_case->lock);
-	bench_out_ref(stdout, &ref);
-	bench_out_fairness(stdout, min_ops, max_ops);
-	printf("check progress=%s threads_without_ops=%u\n",
-	       without_ops ? "fail" : "ok", without_ops);
-	printf("check pinned=%s threads_unpinned=%u\n",
-	       unpinned ? "fail" : "ok", unpinned);
-	if (writer)
-		printf("check writer=%s pairs=%llu\n",
-		       writer_ok ? "ok" : "fail", pairs);
-	printf("end status=%s\n", success ? "SUCCESS" : "FAILURE");
+	bench_out_total(stdout, r->ops, r->ops, r->hits, 0, r->pairs,
+			r->errors,
+			r->elapsed ? r->ops * 1000000000ull / r->elapsed : 0);
+	bench_out_lockops(stdout, r->lockops, r->wlockops, ll_case->lock);
+	bench_out_ref(stdout, &r->ref);
+	bench_out_fairness(stdout, r->min_ops, r->max_ops);
+	bench_out_check(stdout, "progress", !r->without_ops,
+			"threads_without_ops", r->without_ops);
+	bench_out_eol(stdout);
+	bench_out_check(stdout, "pinned", !r->unpinned, "threads_unpinned",
+			r->unpinned);
+	bench_out_eol(stdout);
+	if (o->writer) {
+		bench_out_check(stdout, "writer", r->writer_ok, "pairs",
+				r->pairs);
+		bench_out_eol(stdout);
+	}
+	bench_out_end(stdout, success);
+}
+
+int main(int argc, char **argv)
+{
+	static struct ll_run run = { .writer_ok = 1 };
+	struct ll_opts opts = {
+		.duration_ms = 1000, .seed = 1, .run_id = 1,
+	};
+	int first;
+
+	if (argc == 2 && !strcmp(argv[1], "--exit0"))
+		return 0;
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		ll_list();
+		return 0;
+	}
+	first = ll_parse_case(argc, argv, &opts);
+	if (sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus)) {
+		fprintf(stderr, "lockload: sched_getaffinity: %s\n", strerror(errno));
+		return 1;
+	}
+	ll_parse_options(argc, argv, first, &opts);
+	if (!ll_case->op) {
+		fprintf(stderr, "lockload: case %s: this arch has no sysfs(2) system call\n",
+			ll_case->name);
+		return 2;
+	}
+	if (ll_case->setup && ll_case->setup())
+		return 1;
+
+	if (ll_start_threads(&opts, &run))
+		return 1;
+	ll_window(&opts, &run);
+	ll_sum_threads(&run);
+	ll_add_outside(&opts, &run);
+	ll_print_results(&opts, &run);
 	return 0;
 }
