@@ -24,6 +24,9 @@ PERIOD_MS = 20
 WORK = 8000
 SOURCE = os.path.join(paths.ROOT, "guest", "meter", "host_meter.c")
 CFLAGS = ("-O2", "-Wall", "-Wextra", "-Werror", "-pthread")
+SOURCE_MAX_BYTES = 1 << 20
+#: host-meter.log read back: 100 lines a second of ~45 bytes, hours of it
+LOG_MAX_BYTES = 256 << 20
 
 
 def meter_binary(build=None):
@@ -34,8 +37,7 @@ def meter_binary(build=None):
     out = os.path.join(build or paths.BUILD, "host-meter")
     binary, keyfile = os.path.join(out, "host_meter"), os.path.join(out, "inputs.sha256")
     try:
-        with open(SOURCE, "rb") as f:
-            src = f.read()
+        src = safeio.read_bytes(SOURCE, SOURCE_MAX_BYTES)
         cc = subprocess.run(["gcc", "--version"], capture_output=True, text=True,
                             timeout=30).stdout.split("\n")[0]
     except OSError as e:
@@ -44,10 +46,9 @@ def meter_binary(build=None):
         return None, "cannot build host_meter: gcc --version hung"
     key = hashlib.sha256(src + " ".join(CFLAGS).encode() + cc.encode()).hexdigest()
     try:
-        with open(keyfile) as f:
-            if f.read().strip() == key and os.path.isfile(binary):
-                return binary, None
-    except OSError:
+        if safeio.read_text(keyfile, 4096).strip() == key and os.path.isfile(binary):
+            return binary, None
+    except OSError:  # not built yet (safeio.Unsafe is one too)
         pass
     os.makedirs(out, exist_ok=True)
     tmp = f"{binary}.{os.getpid()}"
@@ -60,7 +61,7 @@ def meter_binary(build=None):
         first = (r.stderr.strip().splitlines() or ["?"])[0]
         return None, f"host_meter did not build: {first}"
     os.replace(tmp, binary)
-    with open(f"{keyfile}.{os.getpid()}", "w") as f:
+    with safeio.open_new(f"{keyfile}.{os.getpid()}") as f:
         f.write(key + "\n")
     os.replace(f"{keyfile}.{os.getpid()}", keyfile)
     return binary, None
@@ -81,7 +82,7 @@ def start_meter(out, cores, preexec_fn=None):
     if binary is None:
         return None, why
     try:
-        with open(os.path.join(out, METER_LOG), "xb") as log:
+        with safeio.open_new(os.path.join(out, METER_LOG), binary=True) as log:
             proc = subprocess.Popen(
                 [binary, "--cpus", ",".join(map(str, cores)), "--period-ms", str(PERIOD_MS),
                  "--work", str(WORK)], stdin=subprocess.DEVNULL, stdout=log,
@@ -97,8 +98,7 @@ def stop_meter(proc):
     if proc is None:
         return None
     try:
-        with open(f"/proc/{proc.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
+        fields = safeio.read_text(f"/proc/{proc.pid}/stat", 4096).rsplit(")", 1)[1].split()
         cpu_s = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         cpu_s = None
@@ -115,20 +115,20 @@ def read_samples(path):
     """[(t_ns, cpu, work_ns)] of host-meter.log, and its header's work and
     period; a line cut by the stop (the last) is skipped."""
     samples, head = [], {}
-    with open(path, encoding="ascii", errors="replace") as f:
-        for n, line in enumerate(f):
-            words = line.split()
-            if n == 0:
-                if " ".join(words[:2]) == METER_MAGIC:
-                    head = dict(w.split("=", 1) for w in words[2:] if "=" in w)
-                continue
-            if not line.endswith("\n") or len(words) != 4 or words[0] != "sample":
-                continue
-            try:
-                kv = dict(w.split("=", 1) for w in words[1:])
-                samples.append((int(kv["t_ns"]), int(kv["cpu"]), int(kv["work_ns"])))
-            except (KeyError, ValueError):
-                continue
+    text = safeio.read_text(path, LOG_MAX_BYTES)
+    for n, line in enumerate(text.splitlines(keepends=True)):
+        words = line.split()
+        if n == 0:
+            if " ".join(words[:2]) == METER_MAGIC:
+                head = dict(w.split("=", 1) for w in words[2:] if "=" in w)
+            continue
+        if not line.endswith("\n") or len(words) != 4 or words[0] != "sample":
+            continue
+        try:
+            kv = dict(w.split("=", 1) for w in words[1:])
+            samples.append((int(kv["t_ns"]), int(kv["cpu"]), int(kv["work_ns"])))
+        except (KeyError, ValueError):
+            continue
     return samples, head
 
 
