@@ -19,8 +19,8 @@ METER_MAGIC = "lockbench-host-meter v1"
 METER_COLUMNS = ("cpu", "samples", "median_ns", "mean_ns", "min_ns", "max_ns")
 #: one sample per core every PERIOD_MS (a 1000 ms point gets ~50 a core)
 PERIOD_MS = 20
-#: the fixed work's length: ~13 us on this project's 2-core EPYC host, so
-#: the meter takes ~0.07% of a core (docs/measurements.md, the meter's cost)
+#: the fixed work's length: ~13 us on this project's 2-core EPYC host; with
+#: its wake-ups the meter takes ~0.5% of each core (docs/measurements.md)
 WORK = 8000
 SOURCE = os.path.join(paths.ROOT, "guest", "meter", "host_meter.c")
 CFLAGS = ("-O2", "-Wall", "-Wextra", "-Werror", "-pthread")

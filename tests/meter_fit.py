@@ -59,9 +59,12 @@ def aa_widths(df, metric, base):
     d = df[df.variant.isin([base, base + "~aa"])].dropna(subset=[metric, COVARIATE])
     a = np.log(d[d.variant == base][metric])
     b = np.log(d[d.variant == base + "~aa"][metric])
-    t = stats.ttest_ind(b, a, equal_var=False)
-    ci = t.confidence_interval(0.95)
-    raw = np.exp(ci.high) - np.exp(ci.low)
+    # Welch's t on the log values (Debian's scipy has no
+    # confidence_interval() on its result)
+    va, vb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
+    dof_w = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    diff, hw = np.mean(b) - np.mean(a), stats.t.ppf(0.975, dof_w) * np.sqrt(va + vb)
+    raw = np.exp(diff + hw) - np.exp(diff - hw)
     y = np.log(d[metric].to_numpy())
     X = np.column_stack([np.ones(len(d)), (d.variant != base).to_numpy(float),
                          np.log(d[COVARIATE].to_numpy())])
