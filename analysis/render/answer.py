@@ -80,6 +80,8 @@ def decided_s(r, f):
     """'; decided at the look at 8 repetitions' for a primary cell a look
     decided while the campaign went on for others (their later boots ran
     the open points only: scripts/campaign/run.py narrow), else ''."""
+    if (r.get("clock") or WALL) == ICOUNT:
+        return ""  # its boots are icount_repetitions, whatever the looks
     key = (int(r["cpus"]), str(r["point"]))
     at = next((reps for reps, still in f.get("look_open") or [] if key not in still), None)
     last = f.get("stopped_at") or (f.get("looks") or [None])[-1]
