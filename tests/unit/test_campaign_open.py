@@ -137,3 +137,11 @@ class AnalysisOfSomePoints(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Reuse(unittest.TestCase):
+    def test_a_narrowed_cell_is_not_taken(self):
+        from scripts.campaign import reuse
+        cell = {"id": "r09-before-c1", "state": "done", "tries": [{"state": "ok"}]}
+        self.assertIsNotNone(reuse.checked_cell(cell))
+        self.assertIsNone(reuse.checked_cell(dict(cell, points=["read50"])))
