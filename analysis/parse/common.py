@@ -193,3 +193,21 @@ def split_lines(text, path, limit=MAX_LINE_CHARS, sep=None):
     return lines
 
 
+def host_table(path, root, magic, columns):
+    """The data rows of a tab-separated file the runner writes beside a
+    point (host-steal.txt, host-meter.txt: guest/JOB.md): its first line
+    MAGIC, '#' comments, then a header of COLUMNS; [(line number, line)]
+    of the rows after it, and the path as errors name it.  ParseError
+    without the magic or the header."""
+    text = read_text(path, root=root)
+    path = full_path(path, root)
+    lines = split_lines(text, path, sep="\n")
+    if lines[0] != magic:
+        raise ParseError(path, 1, f"not {magic!r}")
+    body = [(n, ln) for n, ln in enumerate(lines[1:], 2)
+            if ln and not ln.startswith("#")]
+    if not body or body[0][1] != "\t".join(columns):
+        raise ParseError(path, body[0][0] if body else None,
+                         "no header line " + " ".join(columns))
+    return body[1:], path
+

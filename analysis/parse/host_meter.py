@@ -5,8 +5,8 @@ metric read from it (host_meter_ns).  Its own file, as host_steal.py is:
 the host, not the guest, writes it.
 """
 
-from analysis.parse.common import (full_path, MAX_DIGITS, ParseError, clip, parse_decimal,
-                                   parse_uint, read_text, split_lines)
+from analysis.parse.common import (MAX_DIGITS, ParseError, clip, host_table, parse_decimal,
+                                   parse_uint)
 
 METER_FILE = "host-meter.txt"
 METER_MAGIC = "lockbench-host-meter v1"
@@ -32,16 +32,8 @@ def _meter_row(path, n, line):
 def parse_host_meter(path, root=None):
     """The rows of a point's host-meter.txt: one dict per host core, keys
     METER_COLUMNS.  ParseError if malformed or without a row."""
-    text = read_text(path, root=root)
-    path = full_path(path, root)
-    lines = split_lines(text, path, sep="\n")
-    if lines[0] != METER_MAGIC:
-        raise ParseError(path, 1, f"not {METER_MAGIC!r}")
-    body = [(n, ln) for n, ln in enumerate(lines[1:], 2) if ln and not ln.startswith("#")]
-    if not body or body[0][1] != "\t".join(METER_COLUMNS):
-        raise ParseError(path, body[0][0] if body else None,
-                         "no header line " + " ".join(METER_COLUMNS))
-    rows = [_meter_row(path, n, ln) for n, ln in body[1:]]
+    body, path = host_table(path, root, METER_MAGIC, METER_COLUMNS)
+    rows = [_meter_row(path, n, ln) for n, ln in body]
     if not rows:
         raise ParseError(path, None, "no host core rows")
     return rows

@@ -9,8 +9,8 @@ one raw file that comes from the host, not the guest.
 
 import re
 
-from analysis.parse.common import (full_path, MAX_DIGITS, ParseError, clip, parse_decimal,
-                                   parse_uint, read_text, split_lines)
+from analysis.parse.common import (MAX_DIGITS, ParseError, clip, host_table, parse_decimal,
+                                   parse_uint)
 from analysis.metrics import STEAL_FLAG_PCT
 
 STEAL_FILE = "host-steal.txt"
@@ -51,17 +51,8 @@ def parse_host_steal(path, root=None):
     QEMU vCPU thread, keys STEAL_COLUMNS.  ParseError if malformed or
     without a row (the runner writes none without a vCPU thread).  root:
     the run directory PATH is read under, no link followed."""
-    text = read_text(path, root=root)
-    path = full_path(path, root)
-    lines = split_lines(text, path, sep="\n")
-    if lines[0] != STEAL_MAGIC:
-        raise ParseError(path, 1, f"not {STEAL_MAGIC!r}")
-    body = [(n, ln) for n, ln in enumerate(lines[1:], 2)
-            if ln and not ln.startswith("#")]
-    if not body or body[0][1] != "\t".join(STEAL_COLUMNS):
-        raise ParseError(path, body[0][0] if body else None,
-                         "no header line " + " ".join(STEAL_COLUMNS))
-    rows = [_steal_row(path, n, ln) for n, ln in body[1:]]
+    body, path = host_table(path, root, STEAL_MAGIC, STEAL_COLUMNS)
+    rows = [_steal_row(path, n, ln) for n, ln in body]
     if not any(VCPU_THREAD.fullmatch(r["thread"]) for r in rows):
         raise ParseError(path, None, "no vCPU thread rows")
     return rows
