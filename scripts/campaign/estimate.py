@@ -148,13 +148,19 @@ def schedule(c, cells, secs, jobs, cores, upto):
     return t
 
 
+def _cell_times(c, cells, results):
+    """(found, used: samples(); {cell id: its estimated seconds}; the
+    looks) of the campaign's cells, from the earlier campaigns in RESULTS."""
+    found, used = samples(results, c["arches"][0])
+    secs = {x["id"]: cell_seconds(c, x, found, c["arches"][0]) for x in cells}
+    return found, used, secs, c.get("looks") or [c["repetitions"]]
+
+
 def estimate(c, cells, jobs, results, cores=None):
     """One line: about how long the campaign's cells take."""
     cores = cores or os.cpu_count() or 1
     default_arch = c["arches"][0]
-    found, used = samples(results, default_arch)
-    secs = {x["id"]: cell_seconds(c, x, found, default_arch) for x in cells}
-    looks = c.get("looks") or [c["repetitions"]]
+    found, used, secs, looks = _cell_times(c, cells, results)
     most = schedule(c, cells, secs, jobs, cores, looks[-1])
     least = schedule(c, cells, secs, jobs, cores, looks[0]) if len(looks) > 1 else most
     measured = any(model(x.get("clock", WALL), _arch(x["variant"], default_arch), found)[3]
@@ -179,10 +185,7 @@ def estimate(c, cells, jobs, results, cores=None):
 def budget_line(c, cells, jobs, results, budget_s, cores=None):
     """One line: which looks the time budget covers, by the same estimate."""
     cores = cores or os.cpu_count() or 1
-    default_arch = c["arches"][0]
-    found, _used = samples(results, default_arch)
-    secs = {x["id"]: cell_seconds(c, x, found, default_arch) for x in cells}
-    looks = c.get("looks") or [c["repetitions"]]
+    _found, _used, secs, looks = _cell_times(c, cells, results)
     ends = [(r, schedule(c, cells, secs, jobs, cores, r)) for r in looks]
     fits = [(r, t) for r, t in ends if t <= budget_s]
     b = f"{budget_s / 60:g} min"
