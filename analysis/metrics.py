@@ -195,6 +195,58 @@ METRICS = {
 }
 del M, R, LAT, RATE
 
+#: the ops whose latencies results.txt times (Rule.field of a latency)
+OPS = ("lookup", "write")
+
+
+def find(source, stat, field=None, q=None):
+    """The metric computed by this rule (the first in the registry), so
+    that a reader names a metric by what it is: find(RESULTS, "fairness",
+    "spread") is fairness_spread."""
+    return next(m for m, x in METRICS.items()
+                if x.rule[:4] == (source, stat, field, q))
+
+
+def raw(metric):
+    """The metric itself, or the raw metric a twin normalises."""
+    x = METRICS.get(metric)
+    return x.twin[1] if x and x.twin else metric
+
+
+def op_of(metric):
+    """The op ("lookup", "write") whose latencies the metric (or the raw
+    metric of its twin) is a statistic of; None for any other."""
+    x = METRICS.get(raw(metric))
+    return x.rule.field if x and x.rule.source == RESULTS \
+        and x.rule.field in OPS else None
+
+
+def statistic(metric):
+    """The statistic of an op's latencies the metric (or the raw metric
+    of its twin) is, in words: "median", "p99", "max", "mean"; None for
+    a metric that is none."""
+    if op_of(metric) is None:
+        return None
+    rule = METRICS[raw(metric)].rule
+    if rule.stat != "quantile":
+        return rule.stat
+    return "median" if rule.q == 0.5 else f"p{rule.q * 100:g}"
+
+
+def latency(op, stat):
+    """The metric of an op's latencies by its statistic in words
+    (statistic's): latency("write", "p99") is write_lat_p99_ns."""
+    return next(m for m, x in METRICS.items() if not x.twin
+                and op_of(m) == op and statistic(m) == stat)
+
+
+def twins(metric):
+    """The metrics that read `metric` against the host (REF_TWIN,
+    RUN_TWIN), in the registry's order."""
+    return tuple(m for m, x in METRICS.items() if x.twin
+                 and x.twin[1] == metric)
+
+
 #: what a campaign may name its primary_metric
 PRIMARY_CHOICES = tuple(m for m, x in METRICS.items() if x.primary)
 #: metrics a pause between operations keeps from moving
