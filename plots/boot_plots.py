@@ -60,7 +60,7 @@ def steal(sel, warn):
     have = {(r["point"], int(r["cpus"])) for r in rows}
     v.update(panels=" ".join(f"{p}:{c}" for p, c in panels), ncols=ncols, nrows=nrows,
              empty=" ".join(f"{p}:{c}" for p, c in panels if (p, c) not in have),
-             flag=f"{STEAL_FLAG_PCT:g}",
+             flag=f"{STEAL_FLAG_PCT:g}", xmetric=STEAL_MAX, ymetric=THROUGHPUT,
              xmax=f"{max([100.0] + [float(r[STEAL_MAX]) for r in rows]):g}")
     for i, (p, c) in enumerate(panels, 1):
         v[f"ptitle{i}"] = f"{v[f'pshort{points.index(p) + 1}']}, {cpus_text(c, over)}"

@@ -235,6 +235,7 @@ def starvation(sel, warn):
         v[f"sl{i}"] = f"{r['cpus']} {x:.4f} {y:.6g} {k}"
         v[f"st{i}"] = f"{r['verdict'].split(' (n')[0]}{ratio}"
     v["nsl"] = len(labels)
+    v["bar"], v["mark"] = bar, mark
     # where the axis ends: a decade above every value and verdict label
     # drawn, per panel (autoscale stops at the values, and a label above
     # the tallest marker landed in the key: t-campaign's layout check)
@@ -279,6 +280,7 @@ def fairness(sel, warn):
     for r in meds:
         drawn.setdefault(r["point"], []).extend((r["median"], r["ci_lo"], r["ci_hi"]))
     v["logpanels"] = " ".join(p for p, vals in drawn.items() if spans_decade(vals))
+    v["metric"] = FAIRNESS
     v["medfile"] = sel.write("fairness-medians", meds, MED_COLS)
     data = [sel.write("fairness", samples, list(cols) + ["unit"]), v["medfile"]]
     return Plot("fairness", wide(len(points), 450),
