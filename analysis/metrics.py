@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """The metric registry: every metric of samples.csv, once, with all that
 the rest of the project derives from it (TIDY.md documents how each is
-computed):
+computed in words):
 
+- its rule: how tidy computes it (Rule: the source file, the statistic,
+  its field and quantile, the metrics it is derived from;
+  analysis/tidy/point_metrics.py loops over this registry), so a new
+  metric is one line here and its line in TIDY.md;
 - its unit and direction (which way is better; None: no verdict);
 - its place: METRICS' order is the order of every table that lists
   metrics (summary.md, report.html; metric_order);
