@@ -34,6 +34,10 @@ DEFAULTS = {
 }
 #: a tight wall-clock loop whose vCPUs are not pinned one a core
 UNPINNED_DEFAULT = "throughput_ops_s"
+#: what a campaign from before the per-regime defaults (a manifest
+#: without `clock`) that named no metric was judged on; also the answer
+#: of a campaign that names metrics per point only
+BEFORE_DEFAULTS = "throughput_ops_s"
 #: a paced wall-clock point of 2 vCPUs or more.  The host-speed probe
 #: (the `_ref` divisor) runs on a vCPU beside the others, whose load is
 #: the kernel's: there the kernel under test moves the probe (the
@@ -90,6 +94,41 @@ def metric_for(campaign, cpus, point):
     if clock == ICOUNT:
         name = ICOUNT_EQUIV.get(name, name)
     return name, "named"
+
+
+def named_nothing(campaign):
+    """True when the campaign named no primary metric at all (its cells
+    take the default of their regime, and the answer says so)."""
+    return "clock" in campaign and not campaign.get("primary_metric") \
+        and not any(isinstance(p, dict) and p.get("primary_metric")
+                    for p in campaign.get("points") or [])
+
+
+def metric_at(campaign, cpus, pid):
+    """(metric, "named" | "default") that answers point pid at `cpus`
+    vCPUs; a manifest from before per-point metrics (no `clock`): the
+    campaign's one metric."""
+    if "clock" not in campaign:
+        return str(campaign.get("primary_metric") or BEFORE_DEFAULTS), \
+            "named"
+    p = next((p for p in campaign.get("points") or []
+              if isinstance(p, dict) and p.get("id") == pid), {})
+    return metric_for(campaign, int(cpus), p)
+
+
+def campaign_metric(campaign, cpus_list, point_ids):
+    """The metric named before the run as the campaign's answer, or the
+    one most of its primary cells (cpus_list x point_ids) use when it
+    named none (the default per regime: metric_at)."""
+    named = campaign.get("primary_metric")
+    if named:
+        return str(named)
+    if not named_nothing(campaign):
+        return BEFORE_DEFAULTS
+    got = [metric_at(campaign, c, p)[0] for c in cpus_list
+           for p in point_ids]
+    return max(dict.fromkeys(got), key=got.count) if got \
+        else BEFORE_DEFAULTS
 
 
 def paced_refusal(metric, point):

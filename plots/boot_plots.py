@@ -4,14 +4,20 @@
 latency distributions of the most contended point (hist.csv).
 """
 
-from analysis.metrics import STEAL_FLAG_PCT
+from analysis import metrics
+from analysis.metrics import HOST_STEAL, LOCK_STAT, RESULTS, STEAL_FLAG_PCT
 from plots.common import PlotsError, to_int
 from plots.select import (MED_COLS, NotApplicable, Plot, Skip, cpus_text,
                           log_ticks, plain, spans_decade)
 
 
 STEAL_KEY = ["variant", "cpus", "rep", "cell", "point", "read_pct", "mailboxes"]
-STEAL_METRICS = ["steal_pct", "steal_max_pct", "throughput_ops_s"]
+#: the steal of the mean and of the worst vCPU thread, and throughput
+STEAL_MEAN, STEAL_MAX, THROUGHPUT = (
+    metrics.find(HOST_STEAL, "mean", "steal_pct"),
+    metrics.find(HOST_STEAL, "max", "steal_pct"),
+    metrics.find(RESULTS, "total", "ops_per_sec"))
+STEAL_METRICS = [STEAL_MEAN, STEAL_MAX, THROUGHPUT]
 
 
 def steal(sel, warn):
@@ -29,19 +35,19 @@ def steal(sel, warn):
                                  {k: r.get(k, "") for k in STEAL_KEY})
             b[r["metric"]] = r["value"]
     rows = [b for b in boots.values()
-            if b.get("steal_max_pct", "") != "" and b.get("throughput_ops_s", "") != ""]
+            if b.get(STEAL_MAX, "") != "" and b.get(THROUGHPUT, "") != ""]
     if not rows:
         # as analyze has it: a run from before host-steal.txt (or a guest
         # without the point markers) is not a problem
-        raise NotApplicable("samples.csv has no steal_max_pct beside throughput_ops_s "
+        raise NotApplicable(f"samples.csv has no {STEAL_MAX} beside {THROUGHPUT} "
                             "(runs from before host-steal.txt, guest/JOB.md)")
     for r in rows:
         r["cpus"] = str(to_int(r["cpus"], "samples.csv cpus"))
         try:
-            float(r["steal_max_pct"]), float(r["throughput_ops_s"])
+            float(r[STEAL_MAX]), float(r[THROUGHPUT])
         except ValueError:
             raise PlotsError(f"samples.csv: cell {r['cell']} point {r['point']}: "
-                             "steal_max_pct or throughput_ops_s is not a number") from None
+                             f"{STEAL_MAX} or {THROUGHPUT} is not a number") from None
     rows.sort(key=sel.key("point", "variant", "cpus", "rep"))
     v, points, cpus = sel.common(rows)
     over = set(run.oversubscribed())
@@ -54,13 +60,13 @@ def steal(sel, warn):
     have = {(r["point"], int(r["cpus"])) for r in rows}
     v.update(panels=" ".join(f"{p}:{c}" for p, c in panels), ncols=ncols, nrows=nrows,
              empty=" ".join(f"{p}:{c}" for p, c in panels if (p, c) not in have),
-             flag=f"{STEAL_FLAG_PCT:g}",
-             xmax=f"{max([100.0] + [float(r['steal_max_pct']) for r in rows]):g}")
+             flag=f"{STEAL_FLAG_PCT:g}", xmetric=STEAL_MAX, ymetric=THROUGHPUT,
+             xmax=f"{max([100.0] + [float(r[STEAL_MAX]) for r in rows]):g}")
     for i, (p, c) in enumerate(panels, 1):
         v[f"ptitle{i}"] = f"{v[f'pshort{points.index(p) + 1}']}, {cpus_text(c, over)}"
-        vals = [float(r["throughput_ops_s"]) for r in rows
+        vals = [float(r[THROUGHPUT]) for r in rows
                 if (r["point"], int(r["cpus"])) == (p, c)
-                and float(r["throughput_ops_s"]) > 0]
+                and float(r[THROUGHPUT]) > 0]
         if vals:
             lo, hi, ticks = log_ticks(vals)
             v[f"yr{i}"] = f"{plain(lo)} {plain(hi)}"
@@ -68,10 +74,10 @@ def steal(sel, warn):
     return Plot("steal", (max(1000, 300 * ncols + 100), 130 + 270 * nrows),
                 "Host steal vs throughput",
                 "Each boot's throughput at each workload point and vCPU count "
-                "(samples.csv throughput_ops_s, log scale) against the share "
+                f"(samples.csv {THROUGHPUT}, log scale) against the share "
                 "of that point's run during which the worst of QEMU's vCPU "
                 "threads waited on a host run queue (samples.csv "
-                "steal_max_pct, measured from the host); dashed: the "
+                f"{STEAL_MAX}, measured from the host); dashed: the "
                 f"{STEAL_FLAG_PCT:g}% above which analyze flags a point. "
                 "Look at the low markers: right of the line, the host "
                 "took the vCPUs' time (lock-waiter preemption), left of it "
@@ -82,8 +88,12 @@ def steal(sel, warn):
 LOCK_COLS = ["variant", "cpus", "rep", "cell", "point", "class", "kind",
              "contentions", "waittime_avg_us", "waittime_max_us",
              "holdtime_avg_us", "acquisitions"]
-LOCK_MEDS = ["lock_contentions", "lock_waittime_avg_us", "lock_waittime_max_us",
-             "lock_holdtime_avg_us"]
+#: the medians drawn beside lock_stat's rows: the lock class's
+#: contentions, its mean and worst wait, its mean hold
+CONTENTIONS = metrics.find(LOCK_STAT, "sum", "contentions")
+LOCK_MEDS = [CONTENTIONS, metrics.find(LOCK_STAT, "mean", "waittime_total_us"),
+             metrics.find(LOCK_STAT, "max", "waittime_max_us"),
+             metrics.find(LOCK_STAT, "mean", "holdtime_total_us")]
 
 
 def lockstat(sel, warn):
@@ -147,7 +157,7 @@ def most_contended(sel, hist):
     have = {r["point"] for r in hist if int(r["cpus"]) == cpus}
     cont = {}
     if run.has("medians.csv"):
-        for r in sel.medians(["lock_contentions"]):
+        for r in sel.medians([CONTENTIONS]):
             if (r["variant"] == run.rd.baseline and int(r["cpus"]) == cpus
                     and r["point"] in have):
                 cont[r["point"]] = float(r["median"])

@@ -15,10 +15,20 @@ from plots.select import (MED_COLS, VERDICT_COLS, Plot, Skip, answer_entry,
                           wide)
 
 
+#: raw throughput (results.txt total ops_per_sec), and its twins read
+#: against the host (throughput_run, throughput_ref)
+THROUGHPUT = metrics.find(metrics.RESULTS, "total", "ops_per_sec")
+THROUGHPUT_TWINS = metrics.twins(THROUGHPUT)
 #: the metrics whose cells the throughput figure answers for: its
-#: throughput, and what a throughput is under icount
-THROUGHPUTS = ("throughput_ops_s", "throughput_run", "throughput_ref",
-               "insn_per_op")
+#: throughputs, and what a throughput is under icount
+THROUGHPUTS = (THROUGHPUT,) + THROUGHPUT_TWINS + (
+    metrics.ICOUNT_EQUIV[THROUGHPUT],)
+#: the latency statistics the latency figure draws, by the regime of a
+#: cell's answer (analysis/primary.py)
+LATENCY_STATS = ("median", "mean")
+#: the writers' figure: a bar and a marker per variant
+STARVATION = (metrics.latency("write", "p99"), metrics.latency("write", "max"))
+FAIRNESS = metrics.find(metrics.RESULTS, "fairness", "spread")
 
 
 def _answers(sel, warn):
@@ -38,31 +48,31 @@ def _stat_at(answers, default):
     elsewhere the figure's default."""
     out = {}
     for r in answers:
-        m = r["metric"]
-        if m.startswith(("lookup_lat_", "write_lat_")) and m.split("_")[2] in (
-                "median", "mean"):
-            out[(str(r["cpus"]), r["point"])] = m.split("_")[2]
+        st = metrics.statistic(r["metric"])
+        if st in LATENCY_STATS:
+            out[(str(r["cpus"]), r["point"])] = st
     return lambda c, p: out.get((str(c), p), default)
 
 
 def latency(sel, warn):
     run = sel.run
     answers = _answers(sel, warn)
-    default = ("median" if run.rd.primary_metric.endswith("_lat_median_ns")
-               else "mean")
+    default = ("median" if run.rd.primary_metric in [
+        metrics.latency(op, "median") for op in metrics.OPS] else "mean")
     stat = _stat_at(answers, default)
-    every = [f"{op}_lat_{s}_ns" for op in ("lookup", "write")
-             for s in ("median", "mean")]
+    every = [metrics.latency(op, s) for op in metrics.OPS
+             for s in LATENCY_STATS]
+    op = lambda r: metrics.op_of(r["metric"])  # noqa: E731
     # each cell's latency as the answer judges it where its answer is a
     # latency (a paced point: the median on the wall clock, the mean
     # under icount), the figure's default elsewhere; a panel whose
     # statistic differs by vCPU count says so in its title
     rows = [r for r in sel.medians(every)
-            if r["metric"].split("_")[2] == stat(r["cpus"], r["point"])]
+            if metrics.statistic(r["metric"]) == stat(r["cpus"], r["point"])]
     if not rows:
         raise Skip(f"medians.csv has no {' or '.join(every)} rows "
                    "(points run with timing=0?)")
-    rows.sort(key=lambda r: (r["metric"].split("_")[0],) + sel.key(
+    rows.sort(key=lambda r: (op(r),) + sel.key(
         "point", "variant", "cpus")(r))
     v, points, cpus = sel.common(rows)
     used = sorted({stat(c, p) for c in cpus for p in points})
@@ -74,15 +84,15 @@ def latency(sel, warn):
             v[f"plabel{i}"] = v[f"pshort{i}"] + ", " + ", ".join(
                 (f"{c} vCPU{'s' if c > 1 else ''}: " if j == 0 else f"{c}: ")
                 + st for j, (c, st) in enumerate(at.items()))
-    v["empty"] = " ".join(f"{op}:{p}" for op in ("lookup", "write") for p in points
-                          if not any(r["point"] == p and r["metric"].startswith(op)
+    v["empty"] = " ".join(f"{o}:{p}" for o in metrics.OPS for p in points
+                          if not any(r["point"] == p and op(r) == o
                                      for r in rows))
-    panel = lambda r: f"{r['metric'].split('_')[0]}:{r['point']}"  # noqa: E731
+    panel = lambda r: f"{op(r)}:{r['point']}"  # noqa: E731
     v["logpanels"] = log_panels(rows, panel)
     data = [sel.write("latency", rows, MED_COLS)]
     verdicts = verdict_rows(
-        sel, lambda r: f"{r['metric'].split('_')[0]}_lat_"
-        f"{stat(r['cpus'], r['point'])}_ns", PRIMARY_LATENCIES, set(cpus), rows)
+        sel, lambda r: metrics.latency(op(r), stat(r["cpus"], r["point"])),
+        PRIMARY_LATENCIES, set(cpus), rows)
     if verdicts:
         v.update(verdict_labels(sel, verdicts, panel))
         data.append(sel.write("latency-verdicts", verdicts, VERDICT_COLS))
@@ -104,29 +114,28 @@ def latency(sel, warn):
 
 
 #: the latency metrics a cell's answer can be (analysis/metrics.py)
-PRIMARY_LATENCIES = ("lookup_lat_median_ns", "lookup_lat_mean_ns",
-                     "lookup_lat_p99_ns", "lookup_lat_median_ref",
-                     "write_lat_median_ns", "write_lat_mean_ns",
-                     "write_lat_p99_ns", "write_lat_median_ref")
+PRIMARY_LATENCIES = tuple(m for m in metrics.PRIMARY_CHOICES
+                          if metrics.op_of(m))
 
 
 def throughput(sel, warn):
     # the throughput most of the answer's cells are judged on
     # (throughput_run in the default campaign), raw throughput otherwise
     answers = _answers(sel, warn)
-    got = [r["metric"] for r in answers if r["metric"].startswith("throughput_")]
-    metric = max(dict.fromkeys(got), key=got.count) if got else "throughput_ops_s"
+    got = [r["metric"] for r in answers
+           if r["metric"] in (THROUGHPUT,) + THROUGHPUT_TWINS]
+    metric = max(dict.fromkeys(got), key=got.count) if got else THROUGHPUT
     if metric not in metrics.PLAIN or not sel.medians([metric]):
-        metric = "throughput_ops_s"
+        metric = THROUGHPUT
     rows = sel.medians([metric])
     # a vCPU count without it (throughput_run under icount, where the
     # host's steal does not reach the guest's clock): raw throughput
     # there, said on its tick
     have = {r["cpus"] for r in rows}
-    rows += [r for r in sel.medians(["throughput_ops_s"])
-             if r["cpus"] not in have and metric != "throughput_ops_s"]
+    rows += [r for r in sel.medians([THROUGHPUT])
+             if r["cpus"] not in have and metric != THROUGHPUT]
     if not rows:
-        raise Skip("medians.csv has no throughput_ops_s rows")
+        raise Skip(f"medians.csv has no {THROUGHPUT} rows")
     rows.sort(key=sel.key("point", "variant", "cpus"))
     v, points, cpus = sel.common(rows)
     v["logpanels"] = log_panels(rows, lambda r: r["point"])
@@ -134,7 +143,7 @@ def throughput(sel, warn):
     drawn = {r["cpus"]: r["metric"] for r in rows}
     if len(set(drawn.values())) > 1:
         v["cpustat"] = " ".join(
-            f"{c}:{'run' if drawn[str(c)] == 'throughput_run' else 'ops/s'}"
+            f"{c}:{'run' if drawn[str(c)] == metrics.RUN_TWIN[THROUGHPUT] else 'ops/s'}"
             for c in cpus)
     data = [sel.write("throughput", rows, MED_COLS)]
     verdicts = verdict_rows(sel, lambda r: drawn.get(str(r["cpus"]), metric),
@@ -149,13 +158,13 @@ def throughput(sel, warn):
                 f"{metrics.PLAIN[metric][:1].upper()}{metrics.PLAIN[metric][1:]}, all benchmark "
                 f"threads together, per workload point: the median "
                 f"over boots (medians.csv {metric}"
-                + (", throughput_ops_s at the vCPU counts without it, marked "
+                + (f", {THROUGHPUT} at the vCPU counts without it, marked "
                    "ops/s on the axis" if v.get("cpustat") else "")
                 + "), bars: its 95% CI"
                 + f"{log_note(v)}; beside each compared variant's point whose "
                 f"answer is a throughput or an instruction count, the "
                 f"answer's verdict (its metric named where it is not the "
-                f"one drawn: insn_per_op under icount); a paced point's "
+                f"one drawn: {metrics.ICOUNT_EQUIV[THROUGHPUT]} under icount); a paced point's "
                 f"answer is a latency (the latency figure). Higher is better.",
                 v, data, [answer_entry(r) for r in verdicts])
 
@@ -166,16 +175,16 @@ def starvation(sel, warn):
     a panel per vCPU count above 1, the writers' verdict on p99 (role
     `writers`) above each compared variant's bar."""
     run = sel.run
-    metrics_ = ["write_lat_p99_ns", "write_lat_max_ns"]
-    rows = sel.medians(metrics_)
+    bar, mark = STARVATION
+    rows = sel.medians(STARVATION)
     for r in rows:
         to_int(r.get("read_pct"), "medians.csv read_pct")
     if not rows:
-        raise Skip("medians.csv has no write_lat_p99_ns/write_lat_max_ns rows")
+        raise Skip(f"medians.csv has no {bar}/{mark} rows")
     # one vCPU runs one benchmark thread: no reader can keep a writer waiting
     rows = [r for r in rows if int(r["cpus"]) > 1]
     if not rows:
-        raise Skip("only 1-vCPU write_lat_p99_ns/write_lat_max_ns rows "
+        raise Skip(f"only 1-vCPU {bar}/{mark} rows "
                    "(one benchmark thread: nothing to starve)")
     # the points that mix reads and writes, in the campaign's order
     rows = [r for r in rows if 0 < int(r["read_pct"]) < 100] or rows
@@ -212,7 +221,7 @@ def starvation(sel, warn):
         warn(f"no writers' labels: {e}")
         comps = []
     labels = [r for r in comps if r.get("role") == "writers"
-              and r["metric"] == "write_lat_p99_ns" and sel.known(r)
+              and r["metric"] == bar and sel.known(r)
               and r["point"] in points and r["cpus"] in {str(c) for c in cpus}
               and (r["variant"], r["cpus"], r["point"]) in top]
     nv = len(run.variants)
@@ -226,6 +235,7 @@ def starvation(sel, warn):
         v[f"sl{i}"] = f"{r['cpus']} {x:.4f} {y:.6g} {k}"
         v[f"st{i}"] = f"{r['verdict'].split(' (n')[0]}{ratio}"
     v["nsl"] = len(labels)
+    v["bar"], v["mark"] = bar, mark
     # where the axis ends: a decade above every value and verdict label
     # drawn, per panel (autoscale stops at the values, and a label above
     # the tallest marker landed in the key: t-campaign's layout check)
@@ -244,7 +254,7 @@ def starvation(sel, warn):
                 "each point that mixes reads and writes, a bar per kernel "
                 "variant, one panel per vCPU count above 1 (one vCPU runs one "
                 "benchmark thread, which nothing can starve): median over "
-                "boots (medians.csv write_lat_p99_ns, write_lat_max_ns), "
+                f"boots (medians.csv {bar}, {mark}), "
                 "bars: 95% CI, log scale. A reader-preferring rwlock (32-bit "
                 "ARM's) lets readers keep a writer waiting: its bar stands "
                 "above the spinlock's where reads dominate. Above each "
@@ -257,10 +267,10 @@ def fairness(sel, warn):
     run = sel.run
     cols = ("variant", "cpus", "rep", "cell", "point", "metric", "value")
     samples = [r for r in run.tidy("samples.csv", cols)
-               if r["metric"] == "fairness_spread" and sel.known(r) and r["value"] != ""]
-    meds = sel.medians(["fairness_spread"])
+               if r["metric"] == FAIRNESS and sel.known(r) and r["value"] != ""]
+    meds = sel.medians([FAIRNESS])
     if not samples or not meds:
-        raise Skip("samples.csv/medians.csv have no fairness_spread rows")
+        raise Skip(f"samples.csv/medians.csv have no {FAIRNESS} rows")
     samples.sort(key=sel.key("point", "variant", "cpus", "rep"))
     meds.sort(key=sel.key("point", "variant", "cpus"))
     v, points, cpus = sel.common(meds)
@@ -270,12 +280,13 @@ def fairness(sel, warn):
     for r in meds:
         drawn.setdefault(r["point"], []).extend((r["median"], r["ci_lo"], r["ci_hi"]))
     v["logpanels"] = " ".join(p for p, vals in drawn.items() if spans_decade(vals))
+    v["metric"] = FAIRNESS
     v["medfile"] = sel.write("fairness-medians", meds, MED_COLS)
     data = [sel.write("fairness", samples, list(cols) + ["unit"]), v["medfile"]]
     return Plot("fairness", wide(len(points), 450),
                 "Fairness between benchmark threads",
                 "Operations of the busiest thread divided by the idlest "
-                "thread's (samples.csv fairness_spread; 1 = fair), per "
+                f"thread's (samples.csv {FAIRNESS}; 1 = fair), per "
                 "workload point: open markers one per boot, line the median "
                 "over boots (medians.csv), bars: 95% CI. Dashed, at 2: "
                 "starved, the idlest thread did under half the busiest's "

@@ -25,6 +25,7 @@ import sys
 import tempfile
 
 from analysis.parse import bench_results
+from analysis.metrics import RESULTS
 from analysis.tidy import point_metrics
 from analysis.estimate import stats
 from analysis.parse.common import ParseError
@@ -117,7 +118,7 @@ def _body(a):
                 except (OSError, ParseError) as e:
                     raise RunError(1, str(e)) from None
                 lat = res.lat.get("lookup")
-                m = point_metrics.bench_metrics(res)
+                m = point_metrics.compute({RESULTS: res})
                 rows.append({"boot": b + 1, "round": r, "timing": t,
                              "ops_per_sec": res.total["ops_per_sec"],
                              "ref_ns": m.get("ref_probe_ns", ""),

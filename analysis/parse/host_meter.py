@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """host-meter.txt (guest/JOB.md), the host's speed over a point, written
-by the runner from guest/meter/host_meter's samples: its parser and the
-metric read from it (host_meter_ns).  Its own file, as host_steal.py is:
-the host, not the guest, writes it.
+by the runner from guest/meter/host_meter's samples: its parser (the
+metric read from it, host_meter_ns, is the registry's).  Its own file,
+as host_steal.py is: the host, not the guest, writes it.
 """
 
 from analysis.parse.common import (MAX_DIGITS, ParseError, clip, host_table, parse_decimal,
@@ -37,11 +37,3 @@ def parse_host_meter(path, root=None):
     if not rows:
         raise ParseError(path, None, "no host core rows")
     return rows
-
-
-def meter_metrics(rows):
-    """host_meter_ns: the fixed work's median time on the host cores the
-    vCPUs ran on, averaged over the cores weighted by their samples (lower
-    is a faster host)."""
-    n = sum(r["samples"] for r in rows)
-    return {"host_meter_ns": sum(r["median_ns"] * r["samples"] for r in rows) / n}

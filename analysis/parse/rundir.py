@@ -130,28 +130,16 @@ class RunDir:
 
     @property
     def primary_metric(self):
-        """The metric named before the run as the campaign's answer, or
-        the one most of its primary cells use when it named none (the
-        default per regime: primary_for); manifests from before the
-        default named throughput_ops_s."""
-        named = self.campaign.get("primary_metric")
-        if named:
-            return str(named)
-        if not self.primary_default:
-            return "throughput_ops_s"
-        got = [self.primary_for(c, p)[0] for c in self.cpus_list
-               for p in self.primary_points]
-        return max(dict.fromkeys(got), key=got.count) if got \
-            else "throughput_ops_s"
+        """The campaign's answer's metric (analysis/primary.py
+        campaign_metric)."""
+        return primarymod.campaign_metric(self.campaign, self.cpus_list,
+                                          self.primary_points)
 
     @property
     def primary_default(self):
-        """True when the campaign named no primary metric at all (its
-        cells take the default of their regime, and the answer says
-        so)."""
-        return "clock" in self.campaign and not self.campaign.get(
-            "primary_metric") and not any(p.primary_metric
-                                          for p in self.points)
+        """True when the campaign named no primary metric at all
+        (analysis/primary.py named_nothing)."""
+        return primarymod.named_nothing(self.campaign)
 
     @property
     def cpus_list(self):
@@ -166,13 +154,8 @@ class RunDir:
 
     def primary_for(self, cpus, pid):
         """(metric, "named" | "default") that answers point pid at `cpus`
-        vCPUs (analysis/primary.py); a manifest from before per-point
-        metrics: the campaign's one metric."""
-        if "clock" not in self.campaign:
-            return self.primary_metric, "named"
-        p = next((p for p in self.campaign.get("points") or []
-                  if isinstance(p, dict) and p.get("id") == pid), {})
-        return primarymod.metric_for(self.campaign, int(cpus), p)
+        vCPUs (analysis/primary.py metric_at)."""
+        return primarymod.metric_at(self.campaign, cpus, pid)
 
     @property
     def primary_points(self):

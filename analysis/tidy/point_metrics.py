@@ -1,62 +1,65 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The sample metrics of one point from its parsed files: throughput,
-latencies and the host-speed (_ref) metrics from results.txt, the lock
-metrics from lock_stat's rows of the class, the perf events, and the
-rates per unit of work (RATES).  Pure functions of parsed objects;
-analysis.tidy.tables decides which files a point has and whether they count.
+"""The sample metrics of one point from its parsed files: every metric of
+the registry (analysis/metrics.py METRICS), each by its rule, the
+statistic named there computed here (STATS, keyed by the rule's source
+and stat).  Pure functions of parsed objects; analysis.tidy.tables
+decides which files a point has and whether they count.
 """
 
-PERF_EVENTS = {"task-clock": "task_clock_ms",
-               "context-switches": "context_switches",
-               "cpu-migrations": "cpu_migrations"}
-
-#: rate -> (total, factor, work): factor * total / work.  A total scales
-#: with the work a run did (a kernel that collapses to a few ops has few
-#: contentions), a rate does not.  work: "acq" = lock_stat acquisitions of
-#: the class, "ops" = results.txt `total ops`, "lockops" = `lockops read +
-#: write` (the module's calls that take the lock on a locking kernel).
-RATES = {
-    "lock_contentions_per_kacq": ("lock_contentions", 1e3, "acq"),
-    "lock_waittime_per_acq_ns": ("lock_waittime_total_us", 1e3, "acq"),
-    "context_switches_per_mop": ("context_switches", 1e6, "ops"),
-    "cpu_migrations_per_mop": ("cpu_migrations", 1e6, "ops"),
-    "perf_lock_contended_per_kop": ("perf_lock_contended", 1e3, "lockops"),
-    "perf_lock_wait_per_op_ns": ("perf_lock_wait_total_ns", 1, "lockops"),
-}
+from analysis import metrics as registry
+from analysis.metrics import (HOST_METER, HOST_STEAL, LOCK_STAT, PERF_LOCK,
+                              PERF_STAT, RESULTS)
+from analysis.parse.host_steal import VCPU_THREAD
+from lockbench.defaults import WALL
 
 
-def lock_metrics(rows):
-    """Sample metrics from the lock_stat rows (R, W, plain) of one class."""
-    cont = sum(r.contentions for r in rows)
-    wait_total = sum(r.waittime_total_us for r in rows)
-    acq = sum(r.acquisitions for r in rows)
-    hold_total = sum(r.holdtime_total_us for r in rows)
-    out = {
-        "lock_contentions": cont,
-        "lock_waittime_total_us": wait_total,
-        "lock_waittime_avg_us": wait_total / cont if cont else 0.0,
-        "lock_waittime_max_us": max(r.waittime_max_us for r in rows),
-        "lock_acquisitions": acq,
-    }
-    if acq:
-        out["lock_holdtime_avg_us"] = hold_total / acq
-    return out
+def compute(sources, clock=WALL, given=None):
+    """{metric: value} of one point: every metric of the registry whose
+    source is in `sources` (rule.source -> its parsed object; a source
+    that is absent or does not count is left out or None), whose clock
+    is the cell's and whose derived_from metrics were computed, in the
+    registry's order.  `given`: metrics known already (kept as they
+    are).  A statistic without a value (no timed op, a zero amount of
+    work) gives no metric, never a zero or inf."""
+    got = dict(given or {})
+    tried = set(got)
+
+    def one(name):
+        if name in tried:
+            return name in got
+        tried.add(name)
+        rule = registry.METRICS[name].rule
+        if rule.clock is not None and rule.clock != clock:
+            return False
+        if not all([one(d) for d in rule.derived_from]):
+            return False
+        src = sources.get(rule.source) if rule.source else None
+        if rule.source and src is None:
+            return False
+        value = STATS[(rule.source, rule.stat)](src, rule, got)
+        if value is not None:
+            got[name] = value
+        return value is not None
+
+    for name in registry.METRICS:
+        one(name)
+    return got
 
 
-def rate_metrics(metrics, res):
-    """The RATES of one point from its other metrics and its results.
+# results.txt (analysis/parse/bench_results.py Results), only of a run
+# that passed
 
-    Only from an ok results.txt (also the lock_stat rates, whose totals
-    alone do not need one): the work of a failed run is not the work its
-    counters saw.  A zero amount of work gives no rate, not inf."""
-    if res is None or not res.ok:
-        return {}
-    work = {"acq": metrics.get("lock_acquisitions") or 0,
-            "ops": res.total["ops"],
-            "lockops": res.lockops["read"] + res.lockops["write"]}
-    return {rate: factor * metrics[total] / work[per]
-            for rate, (total, factor, per) in RATES.items()
-            if total in metrics and work[per] > 0}
+def _lat(res, op):
+    """An op's timed operations, None when it timed none."""
+    lat = res.lat.get(op)
+    return lat if lat is not None and lat.count != 0 else None
+
+
+def _lat_stat(how):
+    def stat(res, rule, _got):
+        lat = _lat(res, rule.field)
+        return how(lat, rule) if lat is not None else None
+    return stat
 
 
 def ref_ns(res, key="trim_mean_ns"):
@@ -74,41 +77,119 @@ def ref_ns(res, key="trim_mean_ns"):
     return float(val)
 
 
-def bench_metrics(res):
-    out = {"throughput_ops_s": res.total["ops_per_sec"],
-           "fairness_spread": res.fairness["spread"]}
-    for op, lat in sorted(res.lat.items()):
-        if op not in ("lookup", "write") or lat.count == 0:
-            continue
-        out[f"{op}_lat_median_ns"] = lat.quantile(0.5)
-        out[f"{op}_lat_p99_ns"] = lat.quantile(0.99)
-        out[f"{op}_lat_max_ns"] = lat.max_ns
-        out[f"{op}_lat_mean_ns"] = lat.mean_ns
-    # The same, in units of the host's speed during the run: a host core
-    # that slows down slows the workload and the probe alike.
-    # An average (throughput) against the probe's average, a median (an
-    # op's typical latency) against its median: when the host changed
-    # speed during the run, both medians come from the same, longer phase.
-    ref, ref_med = ref_ns(res), ref_ns(res, "median_ns")
-    if ref is not None:
-        out["ref_probe_ns"] = ref
-        out["throughput_ref"] = res.total["ops_per_sec"] * ref / 1e6
-    if ref_med is not None:
-        for op in ("lookup", "write"):
-            if out.get(f"{op}_lat_median_ns") is not None:
-                out[f"{op}_lat_median_ref"] = out[f"{op}_lat_median_ns"] / ref_med
-    return {k: v for k, v in out.items() if v is not None}
+def _per_probe(res, rule, got):
+    """A latency in probe times: a host core that slows down slows the
+    workload and the probe alike.  A median (an op's typical latency)
+    against the probe's median: when the host changed speed during the
+    run, both come from the same, longer phase."""
+    ref = ref_ns(res, rule.field)
+    return got[rule.derived_from[0]] / ref if ref is not None else None
 
 
-def icount_metrics(res):
-    """insn_per_op: the instructions each thread executed per operation,
-    elapsed_ns * threads / ops, read under QEMU's icount (shift 0: a guest
-    ns is an instruction; the pause of a paced point, the probes and the
-    timer ticks included).  Only for icount cells (analysis/primary.py);
-    none without ops."""
+def _work(res, per):
+    """results.txt's amount of work: "ops" = `total ops`, "lockops" =
+    `lockops read + write` (the module's calls that take the lock on a
+    locking kernel)."""
+    if per == "ops":
+        return res.total["ops"]
+    return res.lockops["read"] + res.lockops["write"]
+
+
+def _rate(res, rule, got):
+    """scale * total / work.  A total scales with the work a run did (a
+    kernel that collapses to a few ops has few contentions), a rate does
+    not.  Only from an ok results.txt (also the lock_stat rates, whose
+    totals alone do not need one): the work of a failed run is not the
+    work its counters saw.  A zero amount of work gives no rate, not
+    inf."""
+    total = rule.derived_from[0]
+    work = got[rule.derived_from[1]] if len(rule.derived_from) > 1 \
+        else _work(res, rule.per)
+    return rule.scale * got[total] / work if work > 0 else None
+
+
+def _insn_per_op(res, _rule, _got):
+    """elapsed_ns * threads / ops, read under QEMU's icount (shift 0: a
+    guest ns is an instruction; the pause of a paced point, the probes
+    and the timer ticks included); none without ops."""
     elapsed, threads = res.run.get("elapsed_ns"), res.run.get("threads")
     ops = res.total.get("ops")
     if not isinstance(elapsed, int) or not isinstance(threads, int) \
             or not ops:
-        return {}
-    return {"insn_per_op": elapsed * threads / ops}
+        return None
+    return elapsed * threads / ops
+
+
+# lock_stat.txt: the rows (R, W, plain) of the lock class, summed
+
+def _lock_mean(rows, rule, _got):
+    total = sum(getattr(r, rule.field) for r in rows)
+    n = sum(getattr(r, rule.per) for r in rows)
+    return total / n if n else rule.zero
+
+
+# host-steal.txt: a row per QEMU thread (analysis/parse/host_steal.py)
+
+def _vcpu_steal(rows, field):
+    return [r[field] for r in rows if VCPU_THREAD.fullmatch(r["thread"])]
+
+
+def _others_pct(rows, rule, _got):
+    """The run time of QEMU's other threads (main loop, RCU, workers) in
+    percent of one core over the run, where the file has them (files
+    from before it list the vCPU threads only)."""
+    others = [r for r in rows if not VCPU_THREAD.fullmatch(r["thread"])]
+    if not others:
+        return None
+    wall = max(_vcpu_steal(rows, "wall_ns"))
+    return 100 * sum(r[rule.field] for r in others) / wall
+
+
+def _weighted_mean(rows, rule, _got):
+    """The mean of a field over the rows weighted by `per` (host-meter:
+    the cores' medians by their samples)."""
+    n = sum(r[rule.per] for r in rows)
+    return sum(r[rule.field] * r[rule.per] for r in rows) / n
+
+
+def _per_run(_src, rule, got):
+    """Throughput per second that the vCPUs were on a host core,
+    throughput / (1 - steal_pct / 100): the host, not the kernel, decides
+    how much of a second a TCG guest gets (TIDY.md, "throughput_run");
+    none where the vCPUs never ran."""
+    thr, st = (got[m] for m in rule.derived_from)
+    return thr / (1 - st / 100) if 0 <= st < 100 else None
+
+
+def _event(ps, rule, _got):
+    c = ps.get(rule.field)
+    return c.value if c is not None else None
+
+
+#: (source, stat) -> f(the parsed source, the rule, the metrics so far)
+STATS = {
+    (RESULTS, "total"): lambda res, r, _: res.total[r.field],
+    (RESULTS, "fairness"): lambda res, r, _: res.fairness[r.field],
+    (RESULTS, "quantile"): _lat_stat(lambda lat, r: lat.quantile(r.q)),
+    (RESULTS, "max"): _lat_stat(lambda lat, r: lat.max_ns),
+    (RESULTS, "mean"): _lat_stat(lambda lat, r: lat.mean_ns),
+    (RESULTS, "probe"): lambda res, r, _: ref_ns(res, r.field),
+    (RESULTS, "per_probe"): _per_probe,
+    (RESULTS, "rate"): _rate,
+    (RESULTS, "insn_per_op"): _insn_per_op,
+    (LOCK_STAT, "sum"): lambda rows, r, _: sum(getattr(x, r.field)
+                                               for x in rows),
+    (LOCK_STAT, "max"): lambda rows, r, _: max(getattr(x, r.field)
+                                               for x in rows),
+    (LOCK_STAT, "mean"): _lock_mean,
+    (PERF_STAT, "event"): _event,
+    (PERF_LOCK, "field"): lambda row, r, _: getattr(row, r.field),
+    (HOST_STEAL, "mean"): lambda rows, r, _: (
+        sum(_vcpu_steal(rows, r.field)) / len(_vcpu_steal(rows, r.field))),
+    (HOST_STEAL, "max"): lambda rows, r, _: max(_vcpu_steal(rows, r.field)),
+    (HOST_STEAL, "others_pct"): _others_pct,
+    (HOST_METER, "weighted_mean"): _weighted_mean,
+    (None, "product"): lambda _, r, got: (got[r.derived_from[0]]
+                                          * got[r.derived_from[1]] / r.scale),
+    (None, "per_run"): _per_run,
+}

@@ -8,12 +8,13 @@ variant's kernel that change what is measured, e.g. no lock_stat; not
 problems). A missing or unreadable file is a problem and its numbers are
 absent, never zeros.
 
-What a point's files give is computed elsewhere: its metrics in
-analysis.tidy.point_metrics, host-steal.txt in analysis.parse.host_steal, the
-cross-check in analysis.tidy.crosscheck; writing the tables is
-analysis.tidy.tidy_csv.
+What a point's files give is computed elsewhere: its metrics, each by
+its rule in the registry (analysis/metrics.py), in
+analysis.tidy.point_metrics, the cross-check in analysis.tidy.crosscheck;
+writing the tables is analysis.tidy.tidy_csv.
 """
 
+import functools
 import math
 import os
 from dataclasses import dataclass, field
@@ -22,14 +23,13 @@ from analysis.parse import bench_results, lockstat, perf_lock, perf_stat
 from analysis.tidy import boots
 from analysis.parse.common import ParseError, clip, dir_refusal
 from analysis.tidy.crosscheck import CROSSCHECK_TOLERANCE, crosscheck_row
-from analysis.parse.host_meter import METER_FILE, meter_metrics, parse_host_meter
-from analysis.parse.host_steal import (STEAL_FILE, parse_host_steal, run_metrics,
-                                 steal_metrics, steal_warning)
-from analysis.metrics import METRICS, STEAL_FLAG_PCT, unit_of
-from analysis.tidy.point_metrics import (PERF_EVENTS, bench_metrics, icount_metrics,
-                                    lock_metrics, rate_metrics)
+from analysis.parse.host_meter import parse_host_meter
+from analysis.parse.host_steal import parse_host_steal
+from analysis.metrics import (HOST_METER, HOST_STEAL, LOCK_STAT, METRICS,
+                              PERF_LOCK, PERF_STAT, RESULTS, STEAL_FLAG_PCT,
+                              unit_of)
+from analysis.tidy.point_metrics import compute
 from lockbench import defaults
-from lockbench.defaults import ICOUNT
 
 
 KEYS = ("campaign", "variant", "arch", "cpus", "rep", "cell", "point")
@@ -233,14 +233,21 @@ def build(rundir, tolerance=CROSSCHECK_TOLERANCE):
 
 def _warn_steal(tidy):
     """One warning naming the points whose steal_max_pct is above
-    STEAL_FLAG_PCT.  Not a problems.csv row: a busy host is a fact about
-    the run, its files are fine and its numbers stay."""
+    STEAL_FLAG_PCT (analyze prints it).  Not a problems.csv row: a busy
+    host is a fact about the run, its files are fine and its numbers
+    stay."""
     steal = [r for r in tidy.tables["samples"]
              if r["metric"] == "steal_max_pct"]
     flagged = [f"{r['cell']}/{r['point']}" for r in steal
                if r["value"] > STEAL_FLAG_PCT]
-    if flagged:
-        tidy.warnings.append(steal_warning(flagged, len(steal)))
+    if not flagged:
+        return
+    shown = ", ".join(flagged[:8]) + (" ..." if len(flagged) > 8 else "")
+    tidy.warnings.append(
+        f"host steal above {STEAL_FLAG_PCT:g}% (steal_max_pct) at "
+        f"{len(flagged)} of {len(steal)} measured points: {shown}: the "
+        f"host kept a vCPU waiting, so the host, not the kernel, may "
+        f"have set their numbers (TIDY.md, host steal)")
 
 
 def _point_key(rundir, cell, point):
@@ -252,7 +259,8 @@ def _point_key(rundir, cell, point):
 
 
 def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
-    t = tidy.tables
+    """The rows of one cell x point: its raw files read in turn (each
+    one's rows and problems), then its samples from what they gave."""
     pkey = _point_key(rundir, cell, point)
     key = {k: pkey[k] for k in KEYS}
     # the ids as the manifest has them, not normalized: "a/../b" must be
@@ -262,62 +270,90 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
     if why:
         why = f"point directory {why}"
         tidy.problem(cell.id, point.id, "", why)
-        t["outcomes"].append(dict(pkey, outcome="missing", detail=why))
+        tidy.tables["outcomes"].append(dict(pkey, outcome="missing",
+                                            detail=why))
         return
-    metrics = {}
+    read = functools.partial(_parse, tidy, cell, point, rundir)
+    res = _results(tidy, cell, point, pkey, read)
+    rows = _lock_stat(tidy, rundir, cell, point, key, lock_class, read)
+    _crosscheck(tidy, rundir, cell, point, key, res, rows, tolerance)
+    ps, mine = _perf(tidy, rundir, key, lock_class, read)
+    # The host's side of the point, written by the runner (optional: runs
+    # before it, and runs without the guest's run markers, have none).
+    steal, _ = read(HOST_STEAL, parse_host_steal, optional=True)
+    meter, _ = read(HOST_METER, parse_host_meter, optional=True)
+    # A failed run has no samples: its other files are not the work its
+    # results counted.
+    sources = {} if res is not None and not res.ok else {
+        RESULTS: res, LOCK_STAT: rows or None, PERF_STAT: ps,
+        PERF_LOCK: mine[0] if mine else None,
+        HOST_STEAL: steal or None, HOST_METER: meter or None}
+    _samples(tidy, cell, point, pkey, compute(sources, cell.clock))
 
-    res, why = _parse(tidy, cell, point, rundir, "results.txt",
-                      bench_results.parse_file)
+
+def _results(tidy, cell, point, pkey, read):
+    """results.txt: the point's outcome, its threads and histograms, its
+    problems; the parsed Results or None."""
+    t = tidy.tables
+    key = {k: pkey[k] for k in KEYS}
+    res, why = read("results.txt", bench_results.parse_file)
     got, detail = outcome(res, why)
     t["outcomes"].append(dict(pkey, outcome=got, detail=detail))
-    if res is not None:
-        for w in res.warnings:
-            tidy.problem(cell.id, point.id, "results.txt", w)
-        _check_params(tidy, cell, point, res)
-        for th in res.threads:
-            t["threads"].append(dict(key, **{
-                k: th.get(k, "") for k in COLUMNS["threads"][len(KEYS):]}))
-        for op, lat in sorted(res.lat.items()):
-            total = sum(lat.hist)
-            cum = 0
-            for b, count in enumerate(lat.hist):
-                cum += count
-                lo, hi = bench_results.bucket_bounds(b)
-                t["hist"].append(dict(key, op=op, bucket=b, bucket_lo_ns=lo,
-                                      bucket_hi_ns=hi, count=count,
-                                      cum_fraction=cum / total if total
-                                      else None))
-        if res.param.get("timing", 1) != 0 and not res.lat:
-            tidy.problem(cell.id, point.id, "results.txt",
-                         "timing is on but there are no lat lines")
-        if res.ok:
-            metrics.update(bench_metrics(res))
-        else:
-            failed = [text for _, text in failed_checks(res)]
-            tidy.problem(cell.id, point.id, "results.txt",
-                         "end status=FAILURE, point not used"
-                         + (f" ({'; '.join(failed)})" if failed else ""))
+    if res is None:
+        return None
+    for w in res.warnings:
+        tidy.problem(cell.id, point.id, "results.txt", w)
+    _check_params(tidy, cell, point, res)
+    for th in res.threads:
+        t["threads"].append(dict(key, **{
+            k: th.get(k, "") for k in COLUMNS["threads"][len(KEYS):]}))
+    for op, lat in sorted(res.lat.items()):
+        total = sum(lat.hist)
+        cum = 0
+        for b, count in enumerate(lat.hist):
+            cum += count
+            lo, hi = bench_results.bucket_bounds(b)
+            t["hist"].append(dict(key, op=op, bucket=b, bucket_lo_ns=lo,
+                                  bucket_hi_ns=hi, count=count,
+                                  cum_fraction=cum / total if total
+                                  else None))
+    if res.param.get("timing", 1) != 0 and not res.lat:
+        tidy.problem(cell.id, point.id, "results.txt",
+                     "timing is on but there are no lat lines")
+    if not res.ok:
+        failed = [text for _, text in failed_checks(res)]
+        tidy.problem(cell.id, point.id, "results.txt",
+                     "end status=FAILURE, point not used"
+                     + (f" ({'; '.join(failed)})" if failed else ""))
+    return res
 
-    ls, rows = None, []
-    if rundir.has_lock_stat(cell.variant):
-        ls, _ = _parse(tidy, cell, point, rundir, "lock_stat.txt",
-                       lockstat.parse_file)
-    if ls is not None:
-        rows = ls.select(exact=lock_class)
-        if ls.debug_disabled:
-            tidy.problem(cell.id, point.id, "lock_stat.txt",
-                         "lock debugging disabled (a lockdep warning): "
-                         "lock_stat may be incomplete")
-        if not rows:
-            tidy.problem(cell.id, point.id, "lock_stat.txt",
-                         f"class {lock_class} not in the dump")
-        for r in rows:
-            t["lockstat"].append(dict(key, **{"class": r.name, "kind": r.kind},
-                                      **{f: getattr(r, f)
-                                         for f in lockstat.FIELDS}))
-        if rows and (res is None or res.ok):
-            metrics.update(lock_metrics(rows))
 
+def _lock_stat(tidy, rundir, cell, point, key, lock_class, read):
+    """lock_stat.txt (a kernel built with lock_stat): its rows of the
+    lock class, in lockstat.csv and returned ([] without them)."""
+    if not rundir.has_lock_stat(cell.variant):
+        return []
+    ls, _ = read("lock_stat.txt", lockstat.parse_file)
+    if ls is None:
+        return []
+    rows = ls.select(exact=lock_class)
+    if ls.debug_disabled:
+        tidy.problem(cell.id, point.id, "lock_stat.txt",
+                     "lock debugging disabled (a lockdep warning): "
+                     "lock_stat may be incomplete")
+    if not rows:
+        tidy.problem(cell.id, point.id, "lock_stat.txt",
+                     f"class {lock_class} not in the dump")
+    for r in rows:
+        tidy.tables["lockstat"].append(
+            dict(key, **{"class": r.name, "kind": r.kind},
+                 **{f: getattr(r, f) for f in lockstat.FIELDS}))
+    return rows
+
+
+def _crosscheck(tidy, rundir, cell, point, key, res, rows, tolerance):
+    """The point's crosscheck.csv row, a problem where it is off."""
+    t = tidy.tables
     if not rundir.has_lock_stat(cell.variant):
         row = dict(key, **{c: None for c in COLUMNS["crosscheck"][len(KEYS):]})
         row["relation"] = "no_lock_stat"
@@ -342,53 +378,32 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
         row["relation"] = "missing"
         t["crosscheck"].append(row)
 
+
+def _perf(tidy, rundir, key, lock_class, read):
+    """perf-stat.csv and perf-lock.txt (each optional where the campaign
+    turned it off): (the parsed perf stat or None, perf lock's rows of
+    the lock class), all of perf lock's rows in perf_lock.csv."""
     perf = defaults.campaign_value(rundir.campaign, "perf") or {}
-    ps, _ = _parse(tidy, cell, point, rundir, "perf-stat.csv",
-                   perf_stat.parse_file,
-                   optional=perf.get("stat", defaults.PERF["stat"]) is False)
-    if ps is not None and (res is None or res.ok):
-        for event, metric in PERF_EVENTS.items():
-            c = ps.get(event)
-            if c is not None and c.value is not None:
-                metrics[metric] = c.value
+    ps, _ = read("perf-stat.csv", perf_stat.parse_file,
+                 optional=perf.get("stat", defaults.PERF["stat"]) is False)
+    pl, _ = read("perf-lock.txt", perf_lock.parse_file,
+                 optional=not perf.get("lock", False))
+    if pl is None:
+        return ps, []
+    for r in pl:
+        tidy.tables["perf_lock"].append(dict(key, name=r.name, **{
+            f: getattr(r, f) for f in perf_lock.FIELDS}))
+    return ps, [r for r in pl if r.name == lock_class]
 
-    pl, _ = _parse(tidy, cell, point, rundir, "perf-lock.txt",
-                   perf_lock.parse_file, optional=not perf.get("lock", False))
-    if pl is not None:
-        for r in pl:
-            t["perf_lock"].append(dict(key, name=r.name, **{
-                f: getattr(r, f) for f in perf_lock.FIELDS}))
-        mine = [r for r in pl if r.name == lock_class]
-        if mine and (res is None or res.ok):
-            if mine[0].contended is not None:
-                metrics["perf_lock_contended"] = mine[0].contended
-            if mine[0].total_wait_ns is not None:
-                metrics["perf_lock_wait_total_ns"] = mine[0].total_wait_ns
 
-    # The host's side of the point, written by the runner (optional: runs
-    # before it, and runs without the guest's run markers, have none).
-    steal, _ = _parse(tidy, cell, point, rundir, STEAL_FILE, parse_host_steal,
-                      optional=True)
-    if steal and (res is None or res.ok):
-        metrics.update(steal_metrics(steal))
-        # Under icount the guest's seconds are instructions: the host's
-        # steal slows the emulation, not the count (nothing to divide).
-        if cell.clock != ICOUNT:
-            metrics.update(run_metrics(metrics))
-
-    meter, _ = _parse(tidy, cell, point, rundir, METER_FILE, parse_host_meter,
-                      optional=True)
-    if meter and (res is None or res.ok):
-        metrics.update(meter_metrics(meter))
-
-    metrics.update(rate_metrics(metrics, res))
-    if cell.clock == ICOUNT and res is not None and res.ok:
-        metrics.update(icount_metrics(res))
+def _samples(tidy, cell, point, pkey, metrics):
+    """The point's samples.csv rows, in the registry's order; a value
+    that is not a finite number is a problem, not a sample."""
     for metric in METRICS:
         if metric in metrics and not math.isfinite(metrics[metric]):
             tidy.problem(cell.id, point.id, "", f"{metric} is "
                          f"{metrics[metric]}: left out of samples")
         elif metric in metrics:
-            t["samples"].append(dict(pkey, metric=metric,
-                                     value=metrics[metric],
-                                     unit=unit_of(metric, cell.clock)))
+            tidy.tables["samples"].append(dict(
+                pkey, metric=metric, value=metrics[metric],
+                unit=unit_of(metric, cell.clock)))

@@ -8,10 +8,12 @@
 #
 # Usage: gnuplot -e "infile='DIR/plots/data/fairness.csv'; \
 #            medfile='DIR/plots/data/fairness-medians.csv'; \
-#            variants='before after'; points='p1 p2'; cpuslist='1 2 4'" \
-#            plots/gnuplot/fairness.gp
+#            variants='before after'; points='p1 p2'; cpuslist='1 2 4'; \
+#            metric=fairness_spread" plots/gnuplot/fairness.gp
 #   infile: rows of analysis/TIDY.md samples.csv (variant, cpus, point,
-#   metric, value) of metric fairness_spread.
+#   metric, value) of the metric.
+#   metric: the fairness metric (plots/median_plots.py takes it from the
+#   registry).
 #   medfile: rows of medians.csv (variant, cpus, point, metric, median,
 #   ci_lo, ci_hi) of the same metric, the rows of a line next to each other.
 #   plabel1, plabel2, ...: panel titles of the points (default: the id).
@@ -21,7 +23,7 @@
 _me = ARG0
 _d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))
 load _d(_me, strlen(_me)) . "style.gp"
-if (!exists("points") || !exists("cpuslist") || !exists("medfile")) {
+if (!exists("points") || !exists("cpuslist") || !exists("medfile") || !exists("metric")) {
 	print _me . ": set points='p1 ...', cpuslist='1 2 ...' and medfile='...'"
 	exit status 2
 }
@@ -29,7 +31,7 @@ if (!exists("logpanels")) logpanels = ""
 np = words(points)
 plabel(p) = exists(sprintf("plabel%d", p)) ? value(sprintf("plabel%d", p)) : word(points, p)
 sel(k, p) = strcol("variant") eq word(variants, k) && strcol("point") eq word(points, p) \
-	&& strcol("metric") eq "fairness_spread"
+	&& strcol("metric") eq metric
 col(k, p, name) = sel(k, p) ? column(name) : NaN
 
 axes = 'set xrange [0.5:words(cpuslist) + 0.5]; ' . \

@@ -12,10 +12,12 @@
 #
 # Usage: gnuplot -e "infile='DIR/plots/data/starvation.csv'; \
 #            variants='before after'; cpuslist='2 4'; points='p1 p2'; \
+#            bar=write_lat_p99_ns; mark=write_lat_max_ns; \
 #            ybase='2 1000'" plots/gnuplot/starvation.gp
 #   infile: rows of analysis/TIDY.md medians.csv (variant, cpus, point,
-#   metric, median, ci_lo, ci_hi), metrics write_lat_p99_ns and
-#   write_lat_max_ns.
+#   metric, median, ci_lo, ci_hi), of the metrics bar and mark.
+#   bar, mark: the metrics of the bars (with their CIs) and of the open
+#   markers (plots/median_plots.py takes them from the registry).
 #   points: the point ids on the x axis (plabel1, ...: their tick labels).
 #   ybase: per panel, 'CPUS VALUE' pairs: where the bars start (the log
 #   axis' bottom, below every value drawn: a choice of axis).
@@ -28,8 +30,8 @@
 _me = ARG0
 _d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))
 load _d(_me, strlen(_me)) . "style.gp"
-if (!exists("cpuslist") || !exists("points")) {
-	print _me . ": set cpuslist='2 ...' and points='p1 p2 ...'"
+if (!exists("cpuslist") || !exists("points") || !exists("bar") || !exists("mark")) {
+	print _me . ": set cpuslist='2 ...', points='p1 p2 ...', bar and mark"
 	exit status 2
 }
 if (!exists("ybase")) ybase = ""
@@ -78,13 +80,13 @@ do for [fmt in formats] {
 			}
 		}
 		plot for [k=1:nv] infile \
-			using (ppos(strcol("point")) + xoff(k)):(col(k, c, "write_lat_p99_ns", "median")):(ppos(strcol("point")) + xoff(k) - bw * 0.45):(ppos(strcol("point")) + xoff(k) + bw * 0.45):(yb > 0 ? yb : NaN):(col(k, c, "write_lat_p99_ns", "median")) \
+			using (ppos(strcol("point")) + xoff(k)):(col(k, c, bar, "median")):(ppos(strcol("point")) + xoff(k) - bw * 0.45):(ppos(strcol("point")) + xoff(k) + bw * 0.45):(yb > 0 ? yb : NaN):(col(k, c, bar, "median")) \
 			with boxxyerror fillstyle solid 0.55 border linecolor rgb vcolor(k) linecolor rgb vcolor(k) notitle, \
 		     for [k=1:nv] infile \
-			using (ppos(strcol("point")) + xoff(k)):(col(k, c, "write_lat_p99_ns", "median")):(col(k, c, "write_lat_p99_ns", "ci_lo")):(col(k, c, "write_lat_p99_ns", "ci_hi")) \
+			using (ppos(strcol("point")) + xoff(k)):(col(k, c, bar, "median")):(col(k, c, bar, "ci_lo")):(col(k, c, bar, "ci_hi")) \
 			with yerrorbars linewidth 1.5 pointsize 0 linecolor rgb "#333333" notitle, \
 		     for [k=1:nv] infile \
-			using (ppos(strcol("point")) + xoff(k)):(col(k, c, "write_lat_max_ns", "median")) \
+			using (ppos(strcol("point")) + xoff(k)):(col(k, c, mark, "median")) \
 			with points pointtype 8 pointsize 1.4 linecolor rgb vcolor(k) notitle
 		do for [i=1:nsl] { unset label 100 + i }
 		eval footer_off

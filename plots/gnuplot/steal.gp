@@ -10,10 +10,13 @@
 #
 # Usage: gnuplot -e "infile='DIR/plots/data/steal.csv'; \
 #            variants='before after'; panels='p1:1 p1:2'; ncols=2; \
-#            nrows=1; flag=10; xmax=100" plots/gnuplot/steal.gp
-#   infile: one row per boot and point (variant, cpus, point,
-#   steal_max_pct, throughput_ops_s): the two samples.csv (analysis/TIDY.md)
-#   values of that boot and point side by side.
+#            nrows=1; flag=10; xmax=100; xmetric=steal_max_pct; \
+#            ymetric=throughput_ops_s" plots/gnuplot/steal.gp
+#   infile: one row per boot and point (variant, cpus, point, xmetric,
+#   ymetric): the two samples.csv (analysis/TIDY.md) values of that boot
+#   and point side by side.
+#   xmetric, ymetric: the steal and the throughput metric, the columns
+#   drawn (plots/boot_plots.py takes them from the registry).
 #   panels: POINT:CPUS of each panel, in order, laid out ncols a row
 #   (nrows rows).
 #   ptitle1, ptitle2, ...: the panels' titles (default: POINT:CPUS).
@@ -29,8 +32,9 @@
 _me = ARG0
 _d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))
 load _d(_me, strlen(_me)) . "style.gp"
-if (!exists("panels") || !exists("ncols") || !exists("nrows") || !exists("flag")) {
-	print _me . ": set panels='p1:1 ...', ncols, nrows and flag"
+if (!exists("panels") || !exists("ncols") || !exists("nrows") || !exists("flag") \
+    || !exists("xmetric") || !exists("ymetric")) {
+	print _me . ": set panels='p1:1 ...', ncols, nrows, flag, xmetric and ymetric"
 	exit status 2
 }
 if (!exists("empty")) empty = ""
@@ -46,7 +50,7 @@ sel(k, i) = strcol("variant") eq word(variants, k) && strcol("point") eq ppoint(
 	&& column("cpus") == pcpus(i)
 
 axes = sprintf("set xrange [0:%g]; ", xmax) . \
-	'set xlabel "steal_max_pct (%)"; ' . \
+	'set xlabel "' . xmetric . ' (%)"; ' . \
 	'set logscale y; set format y logfmt; set grid xtics ytics mytics; set mytics 10'
 # 150000 -> "150k"
 ksuf(v) = v >= 1e9 ? sprintf("%gG", v / 1e9) : v >= 1e6 ? sprintf("%gM", v / 1e6) : \
@@ -55,7 +59,7 @@ pvar(n, i) = exists(sprintf("%s%d", n, i)) ? value(sprintf("%s%d", n, i)) : ""
 ytv(i, j) = word(pvar("yt", i), j) + 0
 ytl(i, j) = ksuf(ytv(i, j))
 L = yroom(0.08, 1); R = 0.98; SP = yroom(0.06, 1)
-flagtitle = sprintf("flag: steal_max_pct > %g%%", flag)
+flagtitle = sprintf("flag: %s > %g%%", xmetric, flag)
 klines = keylines(nv + 1, max(longest(variants), strlen(flagtitle)))
 maintitle = "Host steal vs throughput, one marker per boot (is a collapse the host's?)"
 set style line 98 linecolor rgb "#666666" dashtype 2 linewidth 1.5
@@ -87,7 +91,7 @@ do for [fmt in formats] {
 				set ytics ()
 				do for [j=1:words(pvar("yt", i))] { set ytics add (ytl(i, j) ytv(i, j)) }
 			}
-			plot for [k=1:nv] infile using "steal_max_pct":(sel(k, i) ? column("throughput_ops_s") : NaN) \
+			plot for [k=1:nv] infile using xmetric:(sel(k, i) ? column(ymetric) : NaN) \
 				with points pointtype vpt(k) - 1 pointsize 1 linewidth 1.5 linecolor rgb vcolor(k) notitle
 		}
 		unset arrow 1

@@ -127,8 +127,9 @@ class ResultsV2(unittest.TestCase):
         ref = next(kv for w, kv in r.extra if w == "ref")
         self.assertEqual(ref["outliers"], 1)
         self.assertEqual(ref["median_ns"], fine_hist.quantile_ns(hist_of(PROBES), 500))
+        from analysis.metrics import RESULTS
         from analysis.tidy import point_metrics
-        m = point_metrics.bench_metrics(r)
+        m = point_metrics.compute({RESULTS: r})
         self.assertEqual(m["ref_probe_ns"], ref["trim_mean_ns"])
 
     def assert_error(self, text, words):

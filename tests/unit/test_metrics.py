@@ -59,3 +59,55 @@ class Registry(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RulesCompute(unittest.TestCase):
+    """Each metric carries its rule, and tidy computes by it: a metric is
+    added with one registry line (and its doc line in TIDY.md)."""
+
+    def test_every_rule_has_its_statistic(self):
+        from analysis.tidy import point_metrics
+        for m, x in metrics.METRICS.items():
+            self.assertIn((x.rule.source, x.rule.stat), point_metrics.STATS, m)
+            for d in x.rule.derived_from:
+                self.assertIn(d, metrics.METRICS, m)
+                self.assertNotEqual(d, m)
+
+    def test_sources_are_the_parsers_files(self):
+        from analysis.parse import host_meter, host_steal
+        self.assertEqual(metrics.HOST_STEAL, host_steal.STEAL_FILE)
+        self.assertEqual(metrics.HOST_METER, host_meter.METER_FILE)
+
+    def test_a_new_metric_is_one_registry_line(self):
+        """lookup p99.9, from the latency histogram as p99 is, added to a
+        patched copy of METRICS and nothing else: tidy computes it for
+        every sample of a synthetic run that has lookup p99."""
+        import os
+        import shutil
+        import tempfile
+        from unittest import mock
+        from analysis.parse import bench_results, rundir
+        from analysis.tidy import tables
+        from tests.unit import synth
+        tmp = tempfile.mkdtemp(prefix="lockbench-registry-")
+        self.addCleanup(shutil.rmtree, tmp)
+        synth.make_run(tmp)
+        line = {"lookup_lat_p999_ns": metrics.Metric(
+            "ns", "lower", metrics.Rule(metrics.RESULTS, "quantile", "lookup",
+                                        q=0.999))}
+        with mock.patch.dict(metrics.METRICS, line):
+            got = tables.build(rundir.load(tmp)).tables["samples"]
+        p99 = {(r["cell"], r["point"]): r for r in got
+               if r["metric"] == "lookup_lat_p99_ns"}
+        p999 = {(r["cell"], r["point"]): r for r in got
+                if r["metric"] == "lookup_lat_p999_ns"}
+        self.assertTrue(p99)
+        self.assertEqual(set(p999), set(p99))
+        for (cell, point), r in p999.items():
+            self.assertEqual(r["unit"], "ns")
+            res = bench_results.parse_file(os.path.join(
+                tmp, "cells", cell, "points", point, "results.txt"))
+            self.assertEqual(r["value"], res.lat["lookup"].quantile(0.999))
+            self.assertGreaterEqual(r["value"], p99[(cell, point)]["value"])
+        # and the registry is as it was
+        self.assertNotIn("lookup_lat_p999_ns", metrics.METRICS)

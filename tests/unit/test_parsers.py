@@ -183,16 +183,19 @@ class BenchResultsFinePercentilesAndProbe(unittest.TestCase):
                                                      lat.max_ns))
 
     def test_ref_metrics(self):
+        from analysis.metrics import RESULTS
         from analysis.tidy import point_metrics
-        m = point_metrics.bench_metrics(self.r)
+        m = point_metrics.compute({RESULTS: self.r})
         self.assertEqual(m["ref_probe_ns"], 2029.0)
         self.assertAlmostEqual(m["throughput_ref"], self.r.total["ops_per_sec"] * 2029 / 1e6)
         self.assertAlmostEqual(m["lookup_lat_median_ref"], 8693 / 2197)
         self.assertAlmostEqual(m["write_lat_median_ref"], 17100 / 2197)
 
     def test_no_ref_record_no_ref_metrics(self):
+        from analysis.metrics import RESULTS
         from analysis.tidy import point_metrics
-        m = point_metrics.bench_metrics(bench_results.parse_file(fixture("results-v1.txt")))
+        m = point_metrics.compute({RESULTS: bench_results.parse_file(
+            fixture("results-v1.txt"))})
         self.assertNotIn("throughput_ref", m)
         self.assertNotIn("lookup_lat_median_ref", m)
 

@@ -91,11 +91,12 @@ class RealRates(unittest.TestCase):
     acquisition.  The total would call it better; the rate does not."""
 
     def metrics(self, n):
+        from analysis.metrics import LOCK_STAT, RESULTS
         from analysis.tidy import point_metrics
         ls = lockstat.parse_file(path(f"lock_stat-{n}.txt"))
         res = bench_results.parse_file(path(f"results-{n}.txt"))
-        m = point_metrics.lock_metrics(ls.select(exact="mboxes_lock"))
-        m.update(point_metrics.rate_metrics(m, res))
+        m = point_metrics.compute({LOCK_STAT: ls.select(exact="mboxes_lock"),
+                                   RESULTS: res})
         return m, res
 
     def test_rate_reverses_the_total(self):

@@ -16,11 +16,25 @@ import unittest
 
 from analysis.parse import host_steal
 from analysis import metrics
+from analysis.metrics import HOST_STEAL
+from analysis.tidy import point_metrics
 from analysis.parse import rundir
 from analysis.tidy import tables
 from analysis.parse.common import ParseError
 from guest import collect, qemu, vcpu
+from lockbench.defaults import ICOUNT
 from tests.unit import helpers, synth
+
+
+def steal_metrics(rows):
+    """The metrics the registry reads from host-steal.txt's rows."""
+    return point_metrics.compute({HOST_STEAL: rows})
+
+
+def run_metrics(m, clock="wall"):
+    """What the registry derives from the metrics m alone (no file)."""
+    got = point_metrics.compute({}, clock, given=m)
+    return {k: v for k, v in got.items() if k not in m}
 
 
 def snap(name, t_ns, run_ns, wait_ns, nvcsw, tid=100):
@@ -150,7 +164,7 @@ class HostSteal(unittest.TestCase):
         self.assertEqual(rows[1]["wait_ns"], 300 * 10**6)
         self.assertEqual(tuple(rows[0]), host_steal.STEAL_COLUMNS)
         self.assertEqual(host_steal.STEAL_COLUMNS, vcpu.STEAL_COLUMNS)
-        m = host_steal.steal_metrics(rows)
+        m = steal_metrics(rows)
         self.assertAlmostEqual(m["steal_pct"], 16.0)
         self.assertAlmostEqual(m["steal_max_pct"], 30.0)
 
@@ -165,10 +179,10 @@ class HostSteal(unittest.TestCase):
         path = os.path.join(self.tmp, host_steal.STEAL_FILE)
         with open(path, "w") as f:
             f.write(vcpu.steal_text("p1", marks_for(begin, end), rows))
-        m = host_steal.steal_metrics(host_steal.parse_host_steal(path))
+        m = steal_metrics(host_steal.parse_host_steal(path))
         self.assertAlmostEqual(m["steal_pct"], 16.0)  # the vCPUs only
         self.assertAlmostEqual(m["qemu_other_pct"], 0.5)
-        self.assertNotIn("qemu_other_pct", host_steal.steal_metrics(
+        self.assertNotIn("qemu_other_pct", steal_metrics(
             [r for r in host_steal.parse_host_steal(path)
              if r["thread"] != "qemu-system-arm"]))
         self.assertEqual(host_steal.VCPU_THREAD.pattern, vcpu.VCPU_COMM.pattern)
@@ -341,12 +355,15 @@ class StealMetrics(unittest.TestCase):
                                       "throughput_run"))
 
     def test_throughput_run_edges(self):
-        self.assertEqual(host_steal.run_metrics({"throughput_ops_s": 5.0,
-                                           "steal_pct": 100.0}), {})
-        self.assertEqual(host_steal.run_metrics({"steal_pct": 1.0}), {})
-        self.assertEqual(host_steal.run_metrics({"throughput_ops_s": 9.0,
-                                           "steal_pct": 0.0}),
+        self.assertEqual(run_metrics({"throughput_ops_s": 5.0,
+                                      "steal_pct": 100.0}), {})
+        self.assertEqual(run_metrics({"steal_pct": 1.0}), {})
+        self.assertEqual(run_metrics({"throughput_ops_s": 9.0,
+                                      "steal_pct": 0.0}),
                          {"throughput_run": 9.0})
+        # none under icount, whose seconds are instructions
+        self.assertEqual(run_metrics({"throughput_ops_s": 9.0,
+                                      "steal_pct": 0.0}, clock=ICOUNT), {})
 
     def test_no_verdict(self):
         for m in ("steal_pct", "steal_max_pct"):

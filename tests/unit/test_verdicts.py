@@ -66,7 +66,8 @@ class Holm(unittest.TestCase):
         saved = dict(metrics.METRICS)
         try:
             for i in range(1, 40):
-                metrics.METRICS[f"x{i}"] = metrics.Metric("x", "lower")
+                metrics.METRICS[f"x{i}"] = metrics.Metric(
+                    "x", "lower", metrics.Rule(metrics.RESULTS, "total", "ops"))
             comps = verdicts.comparisons_table(samples, PAIR, TH)
         finally:
             metrics.METRICS.clear()
