@@ -16,7 +16,7 @@ from analysis.render.formatting import (delta_s, median_ci_s, missing,
                                         number_s, p_value_s, pct_s, ratio_s,
                                         row_point_label, row_ratio,
                                         split_warnings, verdict_s)
-from guest import job as jobmod
+from lockbench import workloads
 from lockbench.defaults import ICOUNT
 
 
@@ -52,7 +52,7 @@ def driver_s(points):
     for p in points:
         w = p.workload
         if w and w != "module":
-            w = jobmod.workload_spelled(str(w))
+            w = workloads.workload_spelled(str(w))
             if w not in loads:
                 loads.append(w)
     return f"lockload ({', '.join(loads)})" if loads else "mbox_bench"
