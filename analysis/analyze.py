@@ -140,17 +140,17 @@ def write_tables(path, t, medians, c=None):
             tidy_csv.write_comparisons(out, verdicts.COMPARISONS_COLUMNS, c.comps)
 
 
-def frames(path, rd, th, reanalyze=None, thresholds=None):
+def frames(path, rd, th, reanalyze=None):
     """The tidy tables of run directory rd at path: built now (and written
     to DIR/tidy, no comparisons: the caller judges) when they are stale
     (reanalyze None: when stale; True/False: always/never), else read from
     DIR/tidy; th: the thresholds the run is judged by (run_thresholds with
-    report's --margin), thresholds: the caller's, for medians.csv."""
+    report's --margin, which medians.csv does not depend on)."""
     stale = is_stale(path, rd) if reanalyze is None else reanalyze
     if stale:
         t = tidy_tables(path, rd)
         df = table_frames(t, FRAMED)
-        medians = medians_mod.medians_table(df["samples"], run_thresholds(rd, thresholds))
+        medians = medians_mod.medians_table(df["samples"], th)
         write_tables(path, t, medians)
         return Frames(rd, *(df[n] for n in FRAMED), list(t.warnings), th)
 

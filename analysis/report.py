@@ -144,7 +144,7 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     reanalyze: None = when stale, True/False = always/never."""
     rd = _run_dir(path)
     th = analyze_mod.run_thresholds(rd, thresholds, margin)
-    f = analyze_mod.frames(path, rd, th, reanalyze, thresholds)
+    f = analyze_mod.frames(path, rd, th, reanalyze)
     c = compare_mod.compare_run(rd, f.samples, f.outcomes, th, baseline)
     compare_mod.check(path, c)
     twins = [t for t in rd.observer_pairs()
