@@ -59,10 +59,10 @@ def make_parser():
 
 
 class Frames(NamedTuple):
-    """The tidy tables every judging step reads, as data frames of their
-    CSV text (tidy_csv.frame): the same whether analyze has just built
-    them or they are read from DIR/tidy; and the thresholds the run is
-    judged by."""
+    """The tidy tables every judging step reads, as data frames: the same
+    whether analyze has just built them (tidy_csv.table_frame) or they are
+    read from DIR/tidy (tidy_csv.read_table); and the thresholds the run
+    is judged by."""
     rd: object  # rundir.RunDir
     samples: object
     cells: object
@@ -78,24 +78,32 @@ class Frames(NamedTuple):
 FRAMED = Frames._fields[1:-2]
 
 
-def analyze(path, thresholds=None, compare=True):
+def analyze(path, thresholds=None, compare=True, write=True):
     """Read the run directory and write DIR/tidy/*.csv.
 
     Returns (rundir, Tidy, medians DataFrame, compare.Compared or None).
     compare=False (report, which judges with its own --baseline/--margin
     and writes comparisons.csv itself, once): no comparisons, and an old
     comparisons.csv is removed so that the tidy files stay stale until
-    report writes it. Raises ParseError when there is nothing to analyze.
+    report writes it.  write=False (a look): judged in memory, DIR/tidy
+    left as it is.  Raises ParseError when there is nothing to analyze.
     Never prints."""
-    rd, t, _df, medians, c = _build(path, thresholds, compare)
+    rd = rundir_mod.load(path)
+    t = tidy_tables(path, rd)
+    thresholds = run_thresholds(rd, thresholds)
+    df = table_frames(t, ("samples", "outcomes"))
+    medians = medians_mod.medians_table(df["samples"], thresholds)
+    c = None
+    if compare:
+        c = compare_mod.compare_run(rd, df["samples"], df["outcomes"], thresholds)
+    if write:
+        write_tables(path, t, medians, c)
     return rd, t, medians, c
 
 
-def _build(path, thresholds, compare, want=("samples", "outcomes"), rd=None):
-    """analyze(), each table written from one CSV text: (rundir, Tidy,
-    {table: the data frame of that text} for the tables in want, medians,
-    Compared or None); rd: the run directory, when loaded already."""
-    rd = rd or rundir_mod.load(path)
+def tidy_tables(path, rd):
+    """The tidy tables of run directory rd (tables.build); ParseError when
+    it has no sample at all."""
     t = tables.build(rd)
     if not t.tables["samples"]:
         done = sum(1 for c in rd.cells if c.state == "done")
@@ -103,41 +111,47 @@ def _build(path, thresholds, compare, want=("samples", "outcomes"), rd=None):
                f"no usable samples in the {done} done cell(s)"
                + (f" (first problem: {t.warnings[-1]})" if t.warnings else ""))
         raise ParseError(path, None, why)
-    thresholds = run_thresholds(rd, thresholds)
-    texts = {name: tidy_csv.csv_text(columns, t.tables[name])
-             for name, columns in tables.COLUMNS.items()}
-    df = {name: tidy_csv.frame(texts[name], "(in memory)") for name in want}
-    medians = medians_mod.medians_table(df["samples"], thresholds)
-    # DIR/tidy held by a descriptor, no link on the way: a planted link
-    # would take the tables elsewhere, and one swapped in after a check
-    # by path did (issue #43)
+    return t
+
+
+def table_frames(t, names):
+    """{table: its data frame} of the Tidy t's tables in names."""
+    return {name: tidy_csv.table_frame(tables.COLUMNS[name], t.tables[name])
+            for name in names}
+
+
+def write_tables(path, t, medians, c=None):
+    """DIR/tidy/*.csv from the Tidy t, the medians and the Compared c
+    (None: no comparisons.csv, an old one removed: the tables stay stale
+    until report writes it).  DIR/tidy held by a descriptor, no link on
+    the way: a planted link would take the tables elsewhere, and one
+    swapped in after a check by path did (issue #43)."""
     with tidy_csv.tidy_dir(path) as out:
-        if not compare:
+        if c is None:
             out.unlink(tidy_csv.COMPARISONS_FILE)
-        for name, text in texts.items():
+        for name, columns in tables.COLUMNS.items():
             if name == "perf_lock" and not t.tables[name]:
                 out.unlink("perf_lock.csv")
                 continue
-            tidy_csv.write_text(out, name + ".csv", text)
+            tidy_csv.write_csv(out, name + ".csv", columns, t.tables[name])
         tidy_csv.write_csv(out, "medians.csv",
                            medians_mod.MEDIANS_COLUMNS, medians.to_dict("records"))
-        c = None
-        if compare:
-            c = compare_mod.compare_run(rd, df["samples"], df["outcomes"], thresholds)
+        if c is not None:
             tidy_csv.write_comparisons(out, verdicts.COMPARISONS_COLUMNS, c.comps)
-    return rd, t, df, medians, c
 
 
-def frames(path, thresholds=None, reanalyze=None, margin=None):
-    """The tidy tables of DIR: analyze's, built now, when they are stale
-    (reanalyze None: when stale; True/False: always/never) or else read
-    from DIR/tidy; with the thresholds the run is judged by (margin:
-    report's --margin).  Built now: no comparisons (the caller judges)."""
-    rd = rundir_mod.load(path)
-    th = run_thresholds(rd, thresholds, margin)
+def frames(path, rd, th, reanalyze=None):
+    """The tidy tables of run directory rd at path: built now (and written
+    to DIR/tidy, no comparisons: the caller judges) when they are stale
+    (reanalyze None: when stale; True/False: always/never), else read from
+    DIR/tidy; th: the thresholds the run is judged by (run_thresholds with
+    report's --margin, which medians.csv does not depend on)."""
     stale = is_stale(path, rd) if reanalyze is None else reanalyze
     if stale:
-        _rd, t, df, _m, _c = _build(path, thresholds, False, FRAMED, rd)
+        t = tidy_tables(path, rd)
+        df = table_frames(t, FRAMED)
+        medians = medians_mod.medians_table(df["samples"], th)
+        write_tables(path, t, medians)
         return Frames(rd, *(df[n] for n in FRAMED), list(t.warnings), th)
 
     def optional(name, unreadable_ok):

@@ -4,8 +4,9 @@ decided with the boots done so far?
 
     /usr/bin/python3 -m analysis.looks DIR
 
-Runs the analysis (DIR/tidy/*.csv, at the campaign's per-look confidence,
-analysis/README.md "Stopping early") and prints one JSON object:
+Runs the analysis in memory (at the campaign's per-look confidence,
+analysis/README.md "Stopping early"; DIR/tidy is left as it is) and prints
+one JSON object:
 {"primary": N, "undecided": ["2 vCPUs read95 after/before: inconclusive
 (n≈12)", ...], "open": [[2, "read95"], ...]} (the vCPU counts and points
 of the undecided cells, which later repetitions run alone). A cell is decided when its primary row's verdict is one
@@ -42,7 +43,10 @@ def main(argv=None):
     p.add_argument("dir")
 
     def body(args):
-        _rd, _t, _m, c = analyze.analyze(args.dir)
+        # In memory: the campaign saves the look in manifest.json next,
+        # and a cell it makes `unneeded` changes cells.csv and
+        # problems.csv, so tables written now would be stale by then.
+        _rd, _t, _m, c = analyze.analyze(args.dir, write=False)
         n, todo, cells = undecided(c.comps)
         print(json.dumps({"primary": n, "undecided": todo, "open": cells}))
         return 0

@@ -12,6 +12,7 @@ Usage: /usr/bin/python3 -m analysis.report DIR [--baseline V] [--margin M]
 
 import os
 import sys
+from typing import NamedTuple
 
 from lockbench.cli import require
 
@@ -21,6 +22,7 @@ require("report", "pandas", "scipy")
 from analysis import analyze as analyze_mod
 from analysis.estimate import observer as observer_mod
 from analysis.estimate import stats
+from analysis.parse import rundir as rundir_mod
 from analysis.parse.common import ParseError, dir_refusal
 from analysis.render import answer as answer_mod
 from analysis.render import commit_msg, summary
@@ -112,16 +114,6 @@ def _short_path(path):
     return path
 
 
-def _check_tidy(path):
-    """DIR/tidy, when there, is a folder and no link: analyze writes its
-    tables there and this reads them, never in a folder elsewhere that a
-    link planted in a results directory names."""
-    tdir = os.path.join(path, TIDY_DIR)
-    why = dir_refusal(tdir) if os.path.lexists(tdir) else None
-    if why:
-        raise ParseError(tdir, None, why)
-
-
 def _write(path, name, text):
     """DIR/NAME replaced by text (safeio.write_atomic: never written
     through a link planted at NAME or NAME.tmp)."""
@@ -132,32 +124,52 @@ def _write(path, name, text):
         raise ParseError(f, None, f"cannot write: {e.strerror or e}") from None
 
 
+class Report(NamedTuple):
+    """What report() wrote, as values: summary.md's text, commit-msg.txt's
+    (the block a campaign prints) and the warnings to print."""
+    summary_md: str
+    commit_msg: str
+    warnings: list
+
+
 def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
            reanalyze=None):
-    """Compute and write the summary files; returns (markdown, warnings).
-    The data flows one way: the tidy tables (analyze), the comparisons
-    (verdict/), the observer effect (estimate/), the texts (render/), and
-    last every file this step writes.
+    """Compute and write the summary files; returns a Report.  One pass,
+    stage to stage, each handing its result to the next: the run directory
+    (parse/), its tidy tables (analyze: built now when stale, else read
+    from DIR/tidy), the comparisons (verdict/, with estimate/'s
+    estimators and the guards), the observer effect (estimate/), the texts
+    (render/), and last every file this step writes.
 
     reanalyze: None = when stale, True/False = always/never."""
-    _check_tidy(path)
-    # the tidy tables once: analyze's, built now when they are stale,
-    # else read from DIR/tidy
-    f = analyze_mod.frames(path, thresholds, reanalyze, margin)
-    rd, th = f.rd, f.th
+    rd = _run_dir(path)
+    th = analyze_mod.run_thresholds(rd, thresholds, margin)
+    f = analyze_mod.frames(path, rd, th, reanalyze)
     c = compare_mod.compare_run(rd, f.samples, f.outcomes, th, baseline)
     compare_mod.check(path, c)
-    # a console.log that is not read (a link, a FIFO): one line here, and
-    # in summary.md in place of its lockdep report
-    warnings = f.warnings + c.warnings + [
-        rep["refused"] for rep in c.unsafe.values() if rep.get("refused")]
     twins = [t for t in rd.observer_pairs()
              if t[0] in c.pairs and t[1] in c.pairs]
     observer = observer_mod.observer_table(c.comps, f.samples, twins,
                                            rd.primary_metric, th)
     texts = _texts(path, f, c, observer, th, margin, run_dir)
     _write_all(path, c, observer, texts)
-    return texts["summary.md"], warnings
+    # a console.log that is not read (a link, a FIFO): one line here, and
+    # in summary.md in place of its lockdep report
+    warnings = f.warnings + c.warnings + [
+        rep["refused"] for rep in c.unsafe.values() if rep.get("refused")]
+    return Report(texts["summary.md"], texts["commit-msg.txt"], warnings)
+
+
+def _run_dir(path):
+    """The run directory at path (rundir.load), once DIR/tidy, when there,
+    is known to be a folder and no link: analyze writes its tables there
+    and this reads them, never in a folder elsewhere that a link planted
+    in a results directory names."""
+    tdir = os.path.join(path, TIDY_DIR)
+    why = dir_refusal(tdir) if os.path.lexists(tdir) else None
+    if why:
+        raise ParseError(tdir, None, why)
+    return rundir_mod.load(path)
 
 
 def _texts(path, f, c, observer, th, margin, run_dir):
@@ -219,19 +231,23 @@ def _write_all(path, c, observer, texts):
 
 def run(args):
     """The analysis's part of ./run.sh report (plots/pipeline.py runs it,
-    then the plots)."""
+    then the plots): report() with the options of args, its warnings
+    printed (and summary.md unless --quiet); returns the Report."""
     th = stats.Thresholds().with_(seed=args.seed, resamples=args.resamples)
-    md, warnings = report(args.dir, args.baseline, args.margin, th,
-                          run_dir=_short_path(args.dir))
-    analyze_mod.print_warnings(PROG, warnings)
+    r = report(args.dir, args.baseline, args.margin, th,
+               run_dir=_short_path(args.dir))
+    analyze_mod.print_warnings(PROG, r.warnings)
     if not args.quiet:
-        sys.stdout.write(md)
+        sys.stdout.write(r.summary_md)
         sys.stdout.flush()
-    return 0
+    return r
 
 
 def main(argv=None):
-    return run_cli(PROG, make_parser(), argv, run)
+    def body(args):
+        run(args)
+        return 0
+    return run_cli(PROG, make_parser(), argv, body)
 
 
 if __name__ == "__main__":

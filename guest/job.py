@@ -9,7 +9,9 @@ campaign file reaches the guest's shell unchecked.
 import re
 
 from guest import lockload_cases
+from lockbench import workloads
 from lockbench.cli import CliError
+from lockbench.workloads import GENERIC_SPELLING, generic_words
 
 MAGIC = "lockbench-job v1"
 # Module parameters a point may set, with their allowed ranges (the module
@@ -36,18 +38,11 @@ POINT_KEYS = {
 # that a new case is named once, in its target file.
 WORKLOADS = ("module", *lockload_cases.CASES)
 WORKLOAD_KEYS = ("workload", "duration_ms", "seed", "timing", "writer_hz", "locks_per_op")
-# Generic lockload cases, which take their target as arguments: a path
-# (read: open + read to EOF + close; stat; open: open + close) or a system
-# call's number and up to 6 integer arguments.  A campaign or target file
-# spells one "read /proc/iomem", the job and lockload's param line
-# "read:/proc/iomem" (one token: a job line is split on white space).
-GENERIC = lockload_cases.GENERIC
-# An absolute path of safe characters (no ':', no white space, no quotes):
-# it reaches the guest's shell as lockload's argument.
-GENERIC_PATH_RE = re.compile(r"/[A-Za-z0-9_.,+@=/-]{0,199}")
-GENERIC_INT_RE = re.compile(r"-?[0-9]{1,10}")
-GENERIC_SPELLING = ("read PATH, stat PATH, open PATH (PATH absolute, of [A-Za-z0-9_.,+@=/-]), "
-                    "syscall NR [ARG...] (NR 0..4095, up to 6 32-bit integer arguments)")
+# Generic lockload cases ("read /proc/iomem"): how they are spelled is
+# lockbench/workloads.py's, which the report uses too.
+GENERIC = workloads.GENERIC
+# the job's users (scripts/) spell a workload through it too
+workload_spelled = workloads.workload_spelled
 OPTIONS = {
     "perf_stat": ("0", "1"),
     "perf_lock": ("0", "1"),
@@ -63,25 +58,6 @@ ID_RE = re.compile(rf"^{ID_PATTERN}\Z")
 
 class JobError(CliError):
     pass
-
-
-def generic_words(workload):
-    """The words of a generic workload (["read", "/proc/iomem"]), spelled
-    "read /proc/iomem" or "read:/proc/iomem"; None for anything else."""
-    if not isinstance(workload, str) or len(workload) > 240:
-        return None
-    words = workload.split(":") if ":" in workload else workload.split(" ")
-    if not words or words[0] not in GENERIC:
-        return None
-    args = words[1:]
-    if words[0] == "syscall":
-        if not 1 <= len(args) <= 7 or not all(GENERIC_INT_RE.fullmatch(a) for a in args):
-            return None
-        if not 0 <= int(args[0]) <= 4095 or not all(-2**31 <= int(a) < 2**31 for a in args[1:]):
-            return None
-    elif len(args) != 1 or not GENERIC_PATH_RE.fullmatch(args[0]) or "/../" in args[0] + "/":
-        return None
-    return words
 
 
 def is_generic(workload):
@@ -100,12 +76,6 @@ def workload_token(workload):
         raise JobError(f"workload={shown!r} is not one of {', '.join(WORKLOADS)}, "
                        f"nor {GENERIC_SPELLING}")
     return ":".join(words)
-
-
-def workload_spelled(workload):
-    """A workload as a campaign or target file spells it ("read /proc/iomem")."""
-    words = generic_words(workload)
-    return " ".join(words) if words else workload
 
 
 def writer(workload):

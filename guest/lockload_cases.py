@@ -22,13 +22,13 @@ one.
 import os
 import re
 
-from lockbench import safeio
+from lockbench import safeio, workloads
 from lockbench.paths import ROOT
 
 TARGET_DIR = os.path.join(ROOT, "kernel-patches", "targets")
 # lockload's generic cases, which take their target as arguments
-# ("read /proc/iomem"): no target owns them (guest/job.py spells them).
-GENERIC = ("read", "stat", "open", "syscall")
+# ("read /proc/iomem"): no target owns them (lockbench/workloads.py).
+GENERIC = workloads.GENERIC
 # A case's name and a writer mode reach the guest's shell as words.
 CASE_RE = re.compile(r"[a-z][a-z0-9_]{0,31}")
 WRITER_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")

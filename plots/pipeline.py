@@ -31,18 +31,27 @@ def make_parser():
     return p
 
 
-def _run(args):
-    why = not_results_dir(args.dir, PROG)
-    if why:
-        raise CliError(why)
-    rc = analysis_report.run(args)
-    if rc or args.no_plots:
-        return rc
-    return plots_main([args.dir])
+def run(argv):
+    """main(argv), and the commit block as a value: (exit status,
+    commit-msg.txt's text, or None when the analysis did not write it).
+    A campaign calls this in its own process: every error is one line on
+    stderr and an exit status, as from the command (lockbench.cli)."""
+    block = []
+
+    def body(args):
+        why = not_results_dir(args.dir, PROG)
+        if why:
+            raise CliError(why)
+        block.append(analysis_report.run(args).commit_msg)
+        if args.no_plots:
+            return 0
+        return plots_main([args.dir])
+    rc = run_cli(PROG, make_parser(), argv, body)
+    return rc, (block or [None])[0]
 
 
 def main(argv=None):
-    return run_cli(PROG, make_parser(), argv, _run)
+    return run(argv)[0]
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from analysis.render.formatting import (delta_s, median_ci_s, missing,
                                         number_s, p_value_s, pct_s, ratio_s,
                                         row_point_label, row_ratio,
                                         split_warnings, verdict_s)
-from guest import job as jobmod
+from lockbench import workloads
 from lockbench.defaults import ICOUNT
 
 
@@ -52,7 +52,7 @@ def driver_s(points):
     for p in points:
         w = p.workload
         if w and w != "module":
-            w = jobmod.workload_spelled(str(w))
+            w = workloads.workload_spelled(str(w))
             if w not in loads:
                 loads.append(w)
     return f"lockload ({', '.join(loads)})" if loads else "mbox_bench"
@@ -255,9 +255,29 @@ def render_observer(obs, metric, pct):
 def render_markdown(rundir, table, f, problems, baseline, thresholds,
                     notes=(), observer=None, samples=None):
     """summary.md; table: the verdict table (verdict.table.VerdictTable),
-    whose order its tables keep; f: header_facts()."""
-    primary = table.primary_metric
+    whose order its tables keep; f: header_facts().  In its order: the
+    answer, the setup, the observer effect, a table per metric and pair,
+    the position effect, the numbered notes of the tables' rows."""
     pairs = table.pairs() or f["pairs"]
+    pct = pct_s(thresholds.confidence)
+    footnotes = {}
+    out = _answer_lines(rundir, table, f, pairs, baseline, thresholds)
+    out += _setup_lines(f, table, problems, thresholds, notes)
+    if observer is not None and len(observer):
+        out += render_observer(observer, table.primary_metric, pct)
+    for metric, pair, block in table.blocks():
+        out += _metric_table(metric, pair, block, table.primary_metric,
+                             len(pairs) > 1, set(f["over_cpus"]), thresholds,
+                             footnotes)
+    out += _position_lines(rundir, samples)
+    if footnotes:
+        out += ["Notes:", ""] + [f"{i}. {text}" for text, i in footnotes.items()] + [""]
+    return "\n".join(out)
+
+
+def _answer_lines(rundir, table, f, pairs, baseline, thresholds):
+    """summary.md's title, the answer's paragraphs and each unsafe
+    variant's lockdep report."""
     out = [f"# {rundir.name}: {pairs_title(pairs, baseline)}", ""]
     for para in answer_text(table, f, thresholds):
         out += answer_markdown(para)
@@ -267,11 +287,18 @@ def render_markdown(rundir, table, f, problems, baseline, thresholds,
                 f"{rep['log']}):", "", "```"]
         out += rep["splat"] or [rep["line"]]
         out += ["```", ""]
+    return out
+
+
+def _setup_lines(f, table, problems, thresholds, notes):
+    """summary.md's list of what was run and how to read it: the machine,
+    the boots, the clocks, oversubscription, the legend, the cross-check
+    and the kernel notes."""
     vcpus = "/".join(str(c) for c in f["cpus"])
-    out.append(f"- **QEMU {f['accel']} emulation** ({f['guests']}): "
-               f"{vcpus} vCPU{'' if vcpus == '1' else 's'} on {f['cores']} host cores "
-               f"({f['cpu_model']}; {f['pinned']}), QEMU {f['qemu']}; kernel "
-               f"{f['kernels']}.")
+    out = [f"- **QEMU {f['accel']} emulation** ({f['guests']}): "
+           f"{vcpus} vCPU{'' if vcpus == '1' else 's'} on {f['cores']} host cores "
+           f"({f['cpu_model']}; {f['pinned']}), QEMU {f['qemu']}; kernel "
+           f"{f['kernels']}."]
     lost = sum(t["lost"] for t in f["tally"].values())
     out.append(f"- n = {f['n']} boots per variant, vCPU count and point "
                f"({f['done']} done cells"
@@ -296,7 +323,6 @@ def render_markdown(rundir, table, f, problems, baseline, thresholds,
                    f"preemption dominates there.")
     else:
         out.append("- No cell is oversubscribed (vCPUs <= host cores).")
-    pct = pct_s(thresholds.confidence)
     out += [f"- {line}" for line in legend(thresholds, table)]
     xc = problems[problems["file"] == "crosscheck"] if len(problems) else \
         problems
@@ -307,91 +333,93 @@ def render_markdown(rundir, table, f, problems, baseline, thresholds,
     for text in notes:
         out.append(f"- Kernel note: {text}.")
     out.append("")
-    if observer is not None and len(observer):
-        out += render_observer(observer, primary, pct)
-    notes = {}
+    return out
+
+
+def _metric_table(metric, pair, block, primary, named, over, thresholds, footnotes):
+    """One metric's table of one pair (named: its title names the pair),
+    with the columns its rows need: the failed points, the probe's
+    ratio, the paired ratio (the primary metric's), the A/A control.
+    over: the oversubscribed vCPU counts; footnotes: {warning: its
+    number}, which the rows' marks add to."""
+    baseline, variant = pair
+    pct = pct_s(thresholds.confidence)
+    dtext = {"higher": "higher is better",
+             "lower": "lower is better"}.get(metrics.direction(metric), "no verdict")
+    title = f"## {metric} ({metrics.unit(metric)}, {dtext})"
+    if named:
+        title += f": {variant} vs {baseline}"
+    cols = {"failed": bool((block["failed_base"] + block["failed_var"]).any()),
+            "ref": metric in metrics.REF_TWIN.values(),
+            # the paired ratio beside the primary metric's verdict
+            "pair": metric == primary and bool(
+                (block["n_pairs"].fillna(0) >= thresholds.min_n).any()),
+            "cal": bool((block["calibration"].fillna("") != "").any())}
+    extra = ((" failed (starved) |" if cols["failed"] else "")
+             + (" probe ratio |" if cols["ref"] else "")
+             + (f" paired [{pct}% CI] |" if cols["pair"] else "")
+             + (" A/A |" if cols["cal"] else ""))
+    out = [title, "",
+           f"| vCPUs | point | {baseline} | {variant} | "
+           f"{variant}/{baseline} [{pct}% CI] | Δ | p |{extra} "
+           f"verdict |",
+           "|---:|---|---:|---:|---|---:|---:|" + "---|" * sum(cols.values()) + "---|"]
 
     def note(text):
-        if text not in notes:
-            notes[text] = len(notes) + 1
-        return f"[{notes[text]}]"
+        if text not in footnotes:
+            footnotes[text] = len(footnotes) + 1
+        return f"[{footnotes[text]}]"
+    for _, row in block.iterrows():
+        marks = "".join(note(w) for w in split_warnings(row["warnings"]))
+        out.append(_metric_row(row, cols, over, marks))
+    out.append("")
+    return out
 
-    over = set(f["over_cpus"])
-    for metric, (baseline, variant), block in table.blocks():
-        unit = metrics.unit(metric)
-        direction = metrics.direction(metric)
-        dtext = {"higher": "higher is better",
-                 "lower": "lower is better"}.get(direction, "no verdict")
-        title = f"## {metric} ({unit}, {dtext})"
-        if len(pairs) > 1:
-            title += f": {variant} vs {baseline}"
-        ref = metric in metrics.REF_TWIN.values()
-        failed = bool((block["failed_base"] + block["failed_var"]).any())
-        cal = bool((block["calibration"].fillna("") != "").any())
-        # the paired ratio beside the primary metric's verdict
-        pair = metric == primary and bool(
-            (block["n_pairs"].fillna(0) >= thresholds.min_n).any())
-        extra = ((" failed (starved) |" if failed else "")
-                 + (" probe ratio |" if ref else "")
-                 + (f" paired [{pct}% CI] |" if pair else "")
-                 + (" A/A |" if cal else ""))
-        out += [title, "",
-                f"| vCPUs | point | {baseline} | {variant} | "
-                f"{variant}/{baseline} [{pct}% CI] | Δ | p |{extra} "
-                f"verdict |",
-                "|---:|---|---:|---:|---|---:|---:|"
-                + "---|" * (failed + ref + pair + cal) + "---|"]
-        for _, row in block.iterrows():
-            cols = ""
-            if failed:
-                cols += (f" {int(row['failed_base'])} "
-                         f"({int(row['starved_base'])}), "
-                         f"{int(row['failed_var'])} "
-                         f"({int(row['starved_var'])}) |")
-            if ref:
-                cols += (f" {ratio_s(row['probe_ratio'], row['probe_ci_lo'], row['probe_ci_hi'])} |")
-            if pair:
-                cols += (f" {ratio_s(row['paired_ratio'], row['paired_ci_lo'], row['paired_ci_hi'])}"
-                         f" (n={int(row['n_pairs'])}) |")
-            if cal:
-                c = row["calibration"]
-                cols += f" {'-' if missing(c) or not c else c} |"
-            cpus = f"{int(row['cpus'])}" + ("*" if int(row["cpus"]) in
-                                             over else "")
-            marks = "".join(note(w) for w in
-                            split_warnings(row["warnings"]))
-            if row.get("clock") == ICOUNT:
-                # the ratio is of the means (exact.py): the means shown
-                base = f"{number_s(row['mean_base'])} (mean)"
-                var = f"{number_s(row['mean_var'])} (mean)"
-            else:
-                base = median_ci_s(row["median_base"], row["ci_lo_base"],
-                                   row["ci_hi_base"])
-                var = median_ci_s(row["median_var"], row["ci_lo_var"],
-                                  row["ci_hi_var"])
-            out.append(
-                f"| {cpus} | {row_point_label(row)} | {base} | {var} | "
-                f"{row_ratio(row)} | {delta_s(row)} | "
-                f"{p_value_s(row['p_value'])} |{cols} "
-                f"{verdict_s(row)}{(' ' + marks) if marks else ''} |")
-        out.append("")
-    # Whether a cell's place in its repetition moved its numbers.
+
+def _metric_row(row, cols, over, marks):
+    """One row of a metric's table: its vCPUs (`*` oversubscribed), point,
+    both sides (icount: the means the ratio is of, exact.py; else the
+    medians with their CIs), ratio, Δ, p, the extra columns, the verdict
+    and its notes' marks."""
+    extra = ""
+    if cols["failed"]:
+        extra += (f" {int(row['failed_base'])} "
+                  f"({int(row['starved_base'])}), "
+                  f"{int(row['failed_var'])} "
+                  f"({int(row['starved_var'])}) |")
+    if cols["ref"]:
+        extra += (f" {ratio_s(row['probe_ratio'], row['probe_ci_lo'], row['probe_ci_hi'])} |")
+    if cols["pair"]:
+        extra += (f" {ratio_s(row['paired_ratio'], row['paired_ci_lo'], row['paired_ci_hi'])}"
+                  f" (n={int(row['n_pairs'])}) |")
+    if cols["cal"]:
+        c = row["calibration"]
+        extra += f" {'-' if missing(c) or not c else c} |"
+    cpus = f"{int(row['cpus'])}" + ("*" if int(row["cpus"]) in over else "")
+    if row.get("clock") == ICOUNT:
+        base = f"{number_s(row['mean_base'])} (mean)"
+        var = f"{number_s(row['mean_var'])} (mean)"
+    else:
+        base = median_ci_s(row["median_base"], row["ci_lo_base"], row["ci_hi_base"])
+        var = median_ci_s(row["median_var"], row["ci_lo_var"], row["ci_hi_var"])
+    return (f"| {cpus} | {row_point_label(row)} | {base} | {var} | "
+            f"{row_ratio(row)} | {delta_s(row)} | "
+            f"{p_value_s(row['p_value'])} |{extra} "
+            f"{verdict_s(row)}{(' ' + marks) if marks else ''} |")
+
+
+def _position_lines(rundir, samples):
+    """summary.md's section on whether a cell's place in its repetition
+    moved its numbers (position_section); none without samples."""
     pos = position.position_table(
         samples, rundir.cells,
         lambda c, p: rundir.primary_for(c, p)[0]) if samples is not None \
         else None
-    if pos is not None and len(pos):
-        out += position_section.position_lines(
-            pos, lambda c: ", ".join(dict.fromkeys(
-                rundir.primary_for(c, p.id)[0] for p in rundir.points)))
-        out.append("")
-    if notes:
-        out.append("Notes:")
-        out.append("")
-        for text, i in notes.items():
-            out.append(f"{i}. {text}")
-        out.append("")
-    return "\n".join(out)
+    if pos is None or not len(pos):
+        return []
+    return position_section.position_lines(
+        pos, lambda c: ", ".join(dict.fromkeys(
+            rundir.primary_for(c, p.id)[0] for p in rundir.points))) + [""]
 
 
 def legend(th, table):

@@ -120,39 +120,70 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
     plan = plan or _Plan(primary, primary_points)
     if samples.empty:
         return pd.DataFrame([], columns=COMPARISONS_COLUMNS)
+    every = list(pairs) + list(controls)
+    cells = _Cells(samples, outcomes, controls, plan, th)
     measured = set(zip(samples["variant"], samples["metric"]))
-    campaign = samples["campaign"].iloc[0]
-    fails = _failures(outcomes)
-    ctl_of = dict(controls)
-    rows, groups = [], []
-    meter = _meter(samples)
+    for k, g in samples.groupby(list(medians.GROUP), sort=False, dropna=False):
+        d0 = dict(zip(medians.GROUP, k))
+        here = set(g["variant"])
+        for b, v in every:
+            # a pair neither of whose sides ran here (the production
+            # twins at 1 vCPU only) has no row here
+            if (b, d0["metric"]) in measured and (v, d0["metric"]) in measured \
+                    and (b in here or v in here):
+                cells.add(d0, b, v, g)
+    rows, groups = cells.rows, cells.groups
+    _primary_cells(rows, groups, samples, every, plan, cells.campaign, cells.add, tally)
+    _guard(rows, groups, samples, controls, unsafe, plan, tally, th)
+    return pd.DataFrame(_in_order(rows, samples, every, primary),
+                        columns=COMPARISONS_COLUMNS)
 
-    def covariate(sel, cpus, point):
-        if not meter:
+
+class _Cells:
+    """The rows of comparisons_table as each compared cell adds its own
+    (add): its role, its estimate by the rule of its clock, and the
+    values each side pooled (groups, for Holm)."""
+
+    def __init__(self, samples, outcomes, controls, plan, th):
+        self.controls, self.plan, self.th = controls, plan, th
+        self.campaign = samples["campaign"].iloc[0]
+        self.fails = _failures(outcomes)
+        self.ctl_of = dict(controls)
+        self.meter = _meter(samples)
+        self.rows, self.groups = [], []
+
+    def covariate(self, sel, cpus, point):
+        """The host meter's reading of each boot of sel (None without one)."""
+        if not self.meter:
             return [None] * len(sel)
-        return [meter.get((v, cpus, point, c)) for v, c in zip(sel["variant"], sel["cell"])]
+        return [self.meter.get((v, cpus, point, c)) for v, c in zip(sel["variant"], sel["cell"])]
 
-    def add(d0, b, v, g):
-        metric, cpus = d0["metric"], int(d0["cpus"])
-        direction = metrics.direction(metric)
-        want, how = plan.primary_for(cpus, d0["point"])
-        clock = plan.clock(cpus)
-        role = ("control" if (b, v) in controls else "primary"
-                if metric == want and d0["point"] in plan.primary_points
-                else "writers" if _writers_cell(metric, cpus, clock, d0,
-                                                plan.primary_points)
+    def role(self, d0, b, v, cpus, clock):
+        want, _how = self.plan.primary_for(cpus, d0["point"])
+        primary_points = self.plan.primary_points
+        return ("control" if (b, v) in self.controls else "primary"
+                if d0["metric"] == want and d0["point"] in primary_points
+                else "writers" if _writers_cell(d0["metric"], cpus, clock, d0,
+                                                primary_points)
                 else "exploratory")
+
+    def estimate(self, d0, b, v, g, role, clock, direction):
+        """(the comparison, the host speed's fit or None, the baseline's
+        values as pooled, the variant's) of pair b, v in the cell's
+        samples g."""
+        th, cpus = self.th, int(d0["cpus"])
         gb, gv = g[g["variant"] == b], g[g["variant"] == v]
         base, var = gb["value"].to_numpy(), gv["value"].to_numpy()
         # The verdict pools the A/A control's boots with the baseline's:
         # boots of the same image.  The A/A pair itself is judged on the
         # two apart, the diagnostic that widens (guards.calibrate).
-        ga = g[g["variant"] == ctl_of[b]] if b in ctl_of and (b, v) not in controls else None
+        ga = (g[g["variant"] == self.ctl_of[b]]
+              if b in self.ctl_of and (b, v) not in self.controls else None)
         aa = ga["value"].to_numpy() if ga is not None else None
         fit = None
         if clock == ICOUNT and direction:
             c = exact.compare(base, var, direction, th, aa,
-                              control=(b, v) in controls)
+                              control=(b, v) in self.controls)
         else:
             if aa is not None and len(aa):
                 base = np.concatenate([base, aa])
@@ -161,44 +192,48 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
                 # The answer's cells: read at one host speed where the
                 # host meter explains the boots (estimate/adjusted.py).
                 point = str(d0["point"])
-                c, fit = adjusted.compare(base, covariate(gb, cpus, point), var,
-                                          covariate(gv, cpus, point), direction, th)
+                c, fit = adjusted.compare(base, self.covariate(gb, cpus, point), var,
+                                          self.covariate(gv, cpus, point), direction, th)
             else:
                 c = stats.compare(base, var, direction, th)
-        fb, sb = fails.get((b, cpus, str(d0["point"])), (0, 0))
-        fv, sv = fails.get((v, cpus, str(d0["point"])), (0, 0))
-        key = dict(campaign=campaign, baseline=b, variant=v, kernel=plan.kernel(v), **d0,
-                   direction=direction or "none", role=role, clock=clock,
+        pooled = base if aa is None or clock != ICOUNT else np.concatenate([base, aa])
+        return c, fit, pooled, var
+
+    def add(self, d0, b, v, g):
+        """The row of pair b, v in the cell d0 (GROUP's values), whose
+        samples are g."""
+        th, plan = self.th, self.plan
+        metric, cpus = d0["metric"], int(d0["cpus"])
+        direction = metrics.direction(metric)
+        _want, how = plan.primary_for(cpus, d0["point"])
+        clock = plan.clock(cpus)
+        role = self.role(d0, b, v, cpus, clock)
+        c, fit, pooled, var = self.estimate(d0, b, v, g, role, clock, direction)
+        fb, sb = self.fails.get((b, cpus, str(d0["point"])), (0, 0))
+        fv, sv = self.fails.get((v, cpus, str(d0["point"])), (0, 0))
+        key = dict(campaign=self.campaign, baseline=b, variant=v, kernel=plan.kernel(v),
+                   **d0, direction=direction or "none", role=role, clock=clock,
                    primary_how=how if role == "primary" else "",
                    failed_base=fb, failed_var=fv, starved_base=sb,
                    starved_var=sv)
-        level = (math.nan if clock == ICOUNT else
-                 _level(c, th.confidence))
-        rows.append(_row(key, c, th, level))
-        rows[-1].update(_paired(g, b, v, th.confidence))
-        rows[-1].update(host_speed=("adjusted" if fit.used else "raw: " + fit.why)
-                        if fit else "", meter_slope=fit.slope if fit else math.nan,
-                        meter_r2=fit.r2 if fit else math.nan)
-        pooled = base if aa is None or clock != ICOUNT else \
-            np.concatenate([base, aa])
-        rows[-1].update(mean_base=_mean(pooled), mean_var=_mean(var))
-        groups.append((pooled, var, direction))
+        level = math.nan if clock == ICOUNT else _level(c, th.confidence)
+        row = _row(key, c, th, level)
+        row.update(_paired(g, b, v, th.confidence))
+        row.update(host_speed=("adjusted" if fit.used else "raw: " + fit.why)
+                   if fit else "", meter_slope=fit.slope if fit else math.nan,
+                   meter_r2=fit.r2 if fit else math.nan)
+        row.update(mean_base=_mean(pooled), mean_var=_mean(var))
+        self.rows.append(row)
+        self.groups.append((pooled, var, direction))
 
-    for k, g in samples.groupby(list(medians.GROUP), sort=False, dropna=False):
-        d0 = dict(zip(medians.GROUP, k))
-        here = set(g["variant"])
-        for b, v in list(pairs) + list(controls):
-            # a pair neither of whose sides ran here (the production
-            # twins at 1 vCPU only) has no row here
-            if (b, d0["metric"]) in measured and (v, d0["metric"]) in measured \
-                    and (b in here or v in here):
-                add(d0, b, v, g)
-    _primary_cells(rows, groups, samples, list(pairs) + list(controls), plan,
-                   campaign, add, tally)
+
+def _guard(rows, groups, samples, controls, unsafe, plan, tally, th):
+    """The guards on the rows' verdicts, in their order: those that judge
+    what the data say come before any multiplicity correction
+    (guards.py), then Holm, then the lost boots, the steal flag and the
+    lockdep reports."""
     for r in rows:
         r["verdict_unadjusted"] = r["verdict"]
-    # The guards judge what the data say before any multiplicity
-    # correction (guards.py).
     guards.calibrate(rows, controls, th)
     guards.probe(rows, samples, th)
     guards.own_threads(rows, samples, th,
@@ -208,9 +243,6 @@ def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
     guards.failures(rows, tally, th.confidence, controls)
     guards.flag_steal(rows, samples)
     safety.mark(rows, unsafe, controls)
-    return pd.DataFrame(_in_order(rows, samples, list(pairs) + list(controls),
-                                  primary),
-                        columns=COMPARISONS_COLUMNS)
 
 
 def _in_order(rows, samples, pairs, primary):

@@ -250,6 +250,7 @@ RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "gu
                 "kernel-patches/kernels.toml",
                 "lockbench/__init__.py", "lockbench/cli.py", "lockbench/defaults.py",
                 "lockbench/dirlock.py", "lockbench/paths.py", "lockbench/safeio.py",
+                "lockbench/workloads.py",
                 *lockload_cases.target_files())
 
 

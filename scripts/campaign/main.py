@@ -56,7 +56,6 @@ interrupted.
 import hashlib
 import os
 import shutil
-import subprocess
 import sys
 
 from analysis.estimate import exact, stats
@@ -272,14 +271,21 @@ def resume(args):
     return d, man
 
 
-def print_block(d):
-    """Print the run's commit-msg.txt (written by the report just now:
-    this campaign's own file, read as any file of the directory)."""
+def report(d, verbose):
+    """./run.sh report D in this process (plots.pipeline: the analysis,
+    then the plots step), its errors one line on stderr as from the
+    command; returns (exit status, the commit block it wrote, or None).
+    Imported here: the report needs pandas and scipy, and a campaign
+    runs its cells without them; a missing one is the report's exit 3."""
     try:
-        block = safeio.read_text(os.path.join(d, "commit-msg.txt"), 64 << 10)
-    except safeio.Unsafe as e:
-        print(f"campaign: {e}", file=sys.stderr)
-        return
+        from plots import pipeline
+    except SystemExit as e:  # lockbench.cli.require: said in one line
+        return (e.code if isinstance(e.code, int) else 1), None
+    return pipeline.run([d] + ([] if verbose else ["--quiet"]))
+
+
+def print_block(block):
+    """Print the commit block the report has just written (commit-msg.txt)."""
     print()
     print(block.rstrip("\n"))
     print()
@@ -346,15 +352,15 @@ def _body(args):
         return 130
     print(f"campaign: {summary}: {d}")
     if not args.no_report and states.get("done"):
-        # run.sh report: the analysis, then the plots step (two commands)
         # The terminal gets the commit block (the answer, one table, the
         # failures, the A/A control: at most 25 lines of 72 columns) and
         # where the rest is; summary.md (hundreds of lines) with --verbose.
-        rc = subprocess.call([os.path.join(ROOT, "run.sh"), "report", d]
-                             + ([] if args.verbose else ["--quiet"]), cwd=ROOT)
+        rc, block = report(d, args.verbose)
+        if rc == 130:
+            return rc
         if rc == 0:
             if not args.verbose:
-                print_block(d)
+                print_block(block)
             print(f"campaign: verdicts in {d}/summary.md, plots in {d}/plots/, "
                   f"the page in {d}/report.html, a changelog block in {d}/commit-msg.txt")
     settled = sum(states.get(s, 0) for s in campaign_manifest.SETTLED)
