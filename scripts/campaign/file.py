@@ -27,7 +27,6 @@ from lockbench import defaults
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from lockbench import safeio
-from scripts.campaign import estimate as campaign_estimate
 from scripts import lock_target as targetmod
 from scripts import variant as variantmod
 from lockbench.defaults import CLOCKS, ICOUNT, WALL
@@ -769,7 +768,7 @@ def reference():
         typ = "string" if key in ("id", "workload", "primary_metric") else "integer"
         out.append(f"| `{key}` | {takes[p.takes]} | {typ} | {_cell(_default(p.default, p.shown))} "
                    f"| {_cell(p.allowed)} | {_cell(p.meaning)} |")
-    boot, point, stretch = campaign_estimate.DEFAULTS[WALL]
+    boot, point, _stretch = defaults.CELL_TIMES[WALL]
     out += ["", "## How long: `--dry-run`", "",
             "`./run.sh campaign FILE --dry-run` ends with about how long the cells take:",
             "a cell is a boot plus, for each point, its `duration_ms` and what the point",
@@ -777,7 +776,7 @@ def reference():
             "cost are the median of the cells of earlier campaigns in `results/` (their",
             "`manifest.json`), per clock and arch; without any, the defaults of",
             f"scripts/campaign/estimate.py: a boot {boot:g} s, a point {point:g} s beyond its",
-            f"run, and under icount {campaign_estimate.DEFAULTS['icount'][2]:g} host seconds "
+            f"run, and under icount {defaults.CELL_TIMES[ICOUNT][2]:g} host seconds "
             "a guest second.",
             "", "## Example", "", "```toml",
             'name = "example"',

@@ -30,9 +30,10 @@ A host is not trusted: what comes back is regular files and directories
 only (rsync without links, devices or specials, then a walk that removes
 anything else and fails the cell), and nothing from the manifest reaches
 a remote shell unquoted.  Each run uses its own remote folder
-(lockbench-DIR-TOKEN, recorded in the manifest), removed at the end, and
-cell numbers are never reused, so that a run's leftovers cannot collide
-with a later --resume; parallel dies with the harness.
+(lockbench-DIR-TOKEN, named and recorded by scripts/campaign/manifest.py),
+removed at the end, and cell numbers are never reused, so that a run's
+leftovers cannot collide with a later --resume; parallel dies with the
+harness.
 """
 import contextlib
 import os
@@ -52,6 +53,7 @@ from lockbench import dirlock, safeio
 from lockbench.paths import BUILD, ROOT
 from scripts.campaign import cell as campaign_cell
 from scripts.campaign import file as campaign_file
+from scripts.campaign import manifest as campaign_manifest
 from lockbench.defaults import WALL
 
 PARALLEL = "parallel"
@@ -210,31 +212,6 @@ def probe_live(hosts_file, arches, cwd=None):
     return found, gone
 
 
-def remote_base(d):
-    """The part of a run's remote folder name that names its results
-    directory D: its name, in characters safe in a shell word."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(os.path.abspath(d)))[:64]
-
-
-def remote_name(d):
-    """A new remote folder for a run of results directory D: a --resume,
-    or another campaign whose directory has the same name, never shares
-    it (the token)."""
-    return f"lockbench-{remote_base(d)}-{secrets.token_hex(6)}"
-
-
-def remote_pattern(d):
-    return f"lockbench-{remote_base(d)}-<12 hex digits>"
-
-
-def is_remote(d, name):
-    """NAME is a remote folder remote_name makes for D, matched whole (the
-    exact prefix, D's own name, a token of 12 hex digits): these alone are
-    removed with rm -rf on every host."""
-    return isinstance(name, str) and re.fullmatch(
-        re.escape(f"lockbench-{remote_base(d)}-") + "[0-9a-f]{12}", name) is not None
-
-
 # The runner and what it imports or reads, as paths in the repository:
 # all a host needs of the harness (the runner names targets and reads the
 # arch and kernel tables with guest/build_target.py, a job's lockload cases
@@ -376,7 +353,7 @@ def run(d, man, hosts_file, finish_cell, prog, stop, probed=None):
     man.data["hosts"].update(probed)
     # This run's own folder on the hosts: a --resume, or another campaign
     # whose directory has the same name, never shares it (the token).
-    remote = remote_name(d)
+    remote = campaign_manifest.remote_name(d)
     man.data.setdefault("hosts_remote", []).append(remote)
     man.save()
     try:
@@ -384,7 +361,7 @@ def run(d, man, hosts_file, finish_cell, prog, stop, probed=None):
     finally:
         # This run's folder, and those of earlier runs killed outright
         # (their parallel, and so their cells, died with them).
-        gone = [r for r in man.data["hosts_remote"] if is_remote(d, r)]
+        gone = [r for r in man.data["hosts_remote"] if campaign_manifest.is_remote(d, r)]
         rc, out = run_parallel(parallel_cmd(hosts, "--nonall", "--tag",
                                             "rm -rf " + " ".join(map(shlex.quote, gone))), d, 300)
         if rc:

@@ -12,6 +12,8 @@ import datetime
 import hashlib
 import os
 import random
+import re
+import secrets
 import stat
 
 from guest import build_target, judge, qemu
@@ -19,7 +21,6 @@ from guest import build_target, judge, qemu
 from lockbench import dirlock, safeio
 from lockbench.cli import CliError
 from scripts.campaign import file as campaign_file
-from scripts.campaign import hosts as campaign_hosts
 from scripts import variant as variantmod
 from lockbench import defaults
 from lockbench.defaults import ICOUNT, WALL
@@ -220,6 +221,34 @@ class Manifest:
         return next(c for c in self.data["cells"] if c["id"] == cid)
 
 
+# The remote folders of a --hosts run (scripts/campaign/hosts.py), kept
+# here beside hosts_remote, the manifest key that records them, so that
+# checked_manifest knows which names it may trust to rm -rf.
+def remote_base(d):
+    """The part of a run's remote folder name that names its results
+    directory D: its name, in characters safe in a shell word."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(os.path.abspath(d)))[:64]
+
+
+def remote_name(d):
+    """A new remote folder for a run of results directory D: a --resume,
+    or another campaign whose directory has the same name, never shares
+    it (the token)."""
+    return f"lockbench-{remote_base(d)}-{secrets.token_hex(6)}"
+
+
+def remote_pattern(d):
+    return f"lockbench-{remote_base(d)}-<12 hex digits>"
+
+
+def is_remote(d, name):
+    """NAME is a remote folder remote_name makes for D, matched whole (the
+    exact prefix, D's own name, a token of 12 hex digits): these alone are
+    removed with rm -rf on every host."""
+    return isinstance(name, str) and re.fullmatch(
+        re.escape(f"lockbench-{remote_base(d)}-") + "[0-9a-f]{12}", name) is not None
+
+
 def checked_manifest(d, man):
     """Refuse a manifest that is not what this campaign's saved
     campaign.toml plans, so that nothing in it is trusted: the campaign is
@@ -310,9 +339,9 @@ def checked_manifest(d, man):
     # makes for this directory, whole.
     if not (type(data.get("hosts_seq", 0)) is int and data.get("hosts_seq", 0) >= 0
             and isinstance(remotes, list)
-            and all(campaign_hosts.is_remote(d, r) for r in remotes)):
+            and all(is_remote(d, r) for r in remotes)):
         refuse("manifest.json's hosts_seq or hosts_remote is not what --hosts writes for this "
-               f"directory ({campaign_hosts.remote_pattern(d)})")
+               f"directory ({remote_pattern(d)})")
     seq = data.get("sequential")
     if seq is not None and not (
             isinstance(seq, dict) and isinstance(seq.get("looks"), list)
