@@ -216,6 +216,71 @@ def free_bytes(path):
     return (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize
 
 
+class _Watch:
+    """What watch() keeps from one read of the console to the next: the
+    clocks its limits run on, and what the scan found so far."""
+
+    def __init__(self, proc, limit, silence, results_path, events, problems, marks,
+                 lockdep_silence):
+        self.start = self.last = time.monotonic()
+        self.last_size = 0
+        self.full_since = None
+        self.proc, self.limit, self.results_path = proc, limit, results_path
+        self.rdir = os.path.dirname(os.path.abspath(results_path))
+        self.events, self.problems, self.marks = events, problems, marks
+        self.lockdep_silence = lockdep_silence
+        self.counts = {}
+        # the silence limit now, and why it is that
+        self.quiet_s, self.quiet_why = silence, ""
+
+    def scan(self, raw):
+        """Note one console line: its markers in events, a point's run
+        marks, what judge makes of it in problems."""
+        line = raw.decode("utf-8", "replace").rstrip("\r")
+        t = round(time.monotonic() - self.start, 3)
+        for name in ("LOCKBENCH-INIT", "LOCKBENCH-JOB-END"):
+            if name in line and name not in self.events:
+                self.events[name] = t
+        if "lockbench: point " in line and " start " in line:
+            self.events.setdefault("first-point", t)
+        if self.marks is not None:
+            note_run_mark(line, t, self.proc.pid, self.marks)
+        state = judge.console_state(line)
+        if state:
+            if state == "lockdep" and self.lockdep_silence and \
+                    self.lockdep_silence < self.quiet_s:
+                self.quiet_s = self.lockdep_silence
+                self.quiet_why = " after lockdep's report (a deadlock)"
+            judge.note_console(self.problems, self.counts, state, t, line)
+
+    def limit_hit(self, now):
+        """(state, why) when a limit is reached at NOW: the wall clock,
+        the results disk full, or neither console nor results moved for
+        the silence limit; else None.  Results that grow count as life."""
+        if now - self.start > self.limit:
+            return ("hung", f"wall-clock limit of {self.limit:.0f} s reached")
+        try:
+            size = os.path.getsize(self.results_path)
+        except OSError:
+            size = 0
+        if size != self.last_size:
+            self.last_size, self.last = size, now
+        free = free_bytes(self.rdir)
+        if free == 0:
+            self.full_since = self.full_since or now
+            if now - self.full_since > 3:
+                return ("nospace", f"no space left on the results disk ({self.rdir})")
+        else:
+            self.full_since = None
+        if now - self.last > self.quiet_s:
+            if free is not None and free < LOW_SPACE:
+                return ("nospace", f"results stalled for {self.quiet_s:.0f} s with "
+                        f"{free >> 10} KiB left on the results disk ({self.rdir})")
+            return ("hung", f"no console output or results for "
+                    f"{self.quiet_s:.0f} s{self.quiet_why}")
+        return None
+
+
 def watch(proc, console_path, limit, silence, results_path, events, problems,
           on_output=None, marks=None, lockdep_silence=None):
     """Stream the console to a file (its first judge.CONSOLE_MAX bytes:
@@ -231,62 +296,16 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
     has reported, the silence limit drops to lockdep_silence: a lock that
     deadlocks spins without a word, and the boot is lost either way.
     """
-    start = time.monotonic()
-    last = start
-    last_size = 0
-    full_since = None
+    w = _Watch(proc, limit, silence, results_path, events, problems, marks, lockdep_silence)
     pending = bytearray()
-    counts = {}
     fd = proc.stdout.fileno()
     stopped = None
-    rdir = os.path.dirname(os.path.abspath(results_path))
-    quiet = [silence, ""]  # the silence limit now, and why it is that
     seen = 0  # console bytes read (console.log keeps judge.CONSOLE_MAX of them)
-
-    def scan(raw):
-        line = raw.decode("utf-8", "replace").rstrip("\r")
-        t = round(time.monotonic() - start, 3)
-        for name in ("LOCKBENCH-INIT", "LOCKBENCH-JOB-END"):
-            if name in line and name not in events:
-                events[name] = t
-        if "lockbench: point " in line and " start " in line:
-            events.setdefault("first-point", t)
-        if marks is not None:
-            note_run_mark(line, t, proc.pid, marks)
-        state = judge.console_state(line)
-        if state:
-            if state == "lockdep" and lockdep_silence and lockdep_silence < quiet[0]:
-                quiet[:] = [lockdep_silence, " after lockdep's report (a deadlock)"]
-            judge.note_console(problems, counts, state, t, line)
-
     # Unbuffered: a full disk fails the write that hit it, nothing later.
     with open(console_path, "wb", buffering=0) as con:
         while True:
-            now = time.monotonic()
-            if now - start > limit:
-                stopped = ("hung", f"wall-clock limit of {limit:.0f} s reached")
-                break
-            try:
-                size = os.path.getsize(results_path)
-            except OSError:
-                size = 0
-            if size != last_size:
-                last_size, last = size, now
-            free = free_bytes(rdir)
-            if free == 0:
-                full_since = full_since or now
-                if now - full_since > 3:
-                    stopped = ("nospace", f"no space left on the results disk ({rdir})")
-                    break
-            else:
-                full_since = None
-            if now - last > quiet[0]:
-                if free is not None and free < LOW_SPACE:
-                    stopped = ("nospace", f"results stalled for {quiet[0]:.0f} s with "
-                               f"{free >> 10} KiB left on the results disk ({rdir})")
-                else:
-                    stopped = ("hung", f"no console output or results for "
-                               f"{quiet[0]:.0f} s{quiet[1]}")
+            stopped = w.limit_hit(time.monotonic())
+            if stopped:
                 break
             ready, _, _ = select.select([fd], [], [], 0.5)
             if not ready:
@@ -296,7 +315,7 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
             data = os.read(fd, 65536)
             if not data:
                 break
-            last = time.monotonic()
+            w.last = time.monotonic()
             if on_output:
                 on_output()
                 on_output = None
@@ -309,8 +328,8 @@ def watch(proc, console_path, limit, silence, results_path, events, problems,
                 break
             seen += len(data)
             for raw in split_lines(pending, data):
-                scan(raw)
-    scan(pending)  # an unterminated last line: already in console.log
+                w.scan(raw)
+    w.scan(pending)  # an unterminated last line: already in console.log
     return stopped
 
 

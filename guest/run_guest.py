@@ -46,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import NamedTuple
 
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import judge
@@ -165,6 +166,66 @@ def _run_job(args, art, job, scratch):
     # indentation and line ends are the host's business).
     text = jobmod.render(points, options)
     planned = [pid for pid, _ in points]
+    limit, silence, lockdep_silence = _limits(args, points, options)
+    out = args.out
+    initrd, results, cmd = _prepare(args, art, text, scratch)
+    with open(art["build-meta.json"]) as f:
+        build = json.load(f)
+    a = arch_info(art["arch"])
+    meta = {"format": 1, "variant": args.variant, "arch": art["arch"],
+            "qemu": {"binary": a["qemu"], "machine": a["machine"], "cpu": a["cpu"]},
+            "cpus": args.cpus, "mem_mb": args.mem, "clock": clock_meta(args.clock),
+            "build": build, "cmdline": art.get("cmdline", ""),
+            "host": host_info(a["qemu"]), "timeout_s": limit, "silence_s": silence,
+            "points_planned": planned, "pin": None, "start": now_iso()}
+    events, problems = {}, []
+    marks = {pid: {} for pid in planned}
+    w = _boot_and_watch(args, cmd, meta, (limit, silence, lockdep_silence), initrd, results,
+                        events, problems, marks)
+    # Bounded in time (collect.COLLECT_MAX_S; SIGNAL_MAX_S once a signal
+    # came, before or now), whatever the guest sent: meta.json gets written.
+    done, bad, keep = collect(results, out, planned, point_needs(build), signals=w.interrupted)
+    if keep:
+        # What could not be written, or was not read in time, is in the
+        # stream: keep it.
+        os.replace(results, os.path.join(out, "results-stream.tar"))
+        bad.append("the guest's raw results stream is kept in results-stream.tar")
+    elif os.path.exists(results):
+        os.unlink(results)
+    steal = write_steal(out, done, marks)
+    speed = write_meter(out, done, marks, w.meter_off, w.meter_cpu)
+    now = round(w.wall, 3)
+    _note_ends(problems, w, bad, now)
+    state = judge.finish(problems, planned, done, "LOCKBENCH-JOB-END" in events, now)
+    meta.update({
+        "end": now_iso(), "wall_s": round(w.wall, 3), "qemu_exit": w.proc.returncode,
+        "boot_to_init_s": events.get("LOCKBENCH-INIT"),
+        "boot_to_workload_s": events.get("first-point"),
+        # console.log may be cut (judge.CONSOLE_MAX): a recheck takes the
+        # end marker from here then.
+        "job_end_s": events.get("LOCKBENCH-JOB-END"),
+        "points_done": done, "state": state, "exit_code": EXIT[state],
+        "problems": problems, "host_steal": steal, "host_meter": speed,
+    })
+    tmp = os.path.join(out, "meta.json.tmp")
+    try:
+        with open(tmp, "w") as f:
+            json.dump(meta, f, indent=2)
+            f.write("\n")
+    except OSError as e:
+        if e.errno not in NOSPACE:
+            raise
+        os.unlink(tmp)
+        kept = "; the guest's raw results stream is kept in results-stream.tar" if keep else ""
+        raise RunError(EXIT["nospace"], f"{args.variant} c{args.cpus}: nospace: no space left "
+                       f"on the results disk: {out}/meta.json not written{kept}") from None
+    os.replace(tmp, os.path.join(out, "meta.json"))
+    return meta
+
+
+def _limits(args, points, options):
+    """(wall-clock limit, silence limit, silence limit once lockdep
+    spoke) of a job of POINTS, in s."""
     dur = sum(p.get("duration_ms", 1000) for _, p in points) / 1000
     extra = POINT_OVERHEAD_S * (2 if options.get("perf_lock") == "1" else 1)
     limit = args.timeout or BOOT_S + dur * 2 + extra * len(points)
@@ -173,7 +234,13 @@ def _run_job(args, art, job, scratch):
     # After lockdep's report the guest is past its boot: a guest that goes
     # on is silent at most for a point (twice its length) and the work
     # around it (perf, lock_stat: the point's overhead allowance).
-    lockdep_silence = min(silence, extra + 2 * longest)
+    return limit, silence, min(silence, extra + 2 * longest)
+
+
+def _prepare(args, art, text, scratch):
+    """Make the run directory --out ours (empty, held) with the job TEXT,
+    qemu-cmd and rerun in it, and the initrd in SCRATCH: (initrd, the
+    results chardev's file, the QEMU command)."""
     out = args.out
     os.makedirs(out, exist_ok=True)
     # Held until this runner exits (dirlock: a resume waits for it).
@@ -190,15 +257,26 @@ def _run_job(args, art, job, scratch):
     with open(os.path.join(out, "qemu-cmd"), "w") as f:
         f.write(shlex.join(cmd) + "\n")
     write_rerun(out, args)
-    with open(art["build-meta.json"]) as f:
-        build = json.load(f)
-    a = arch_info(art["arch"])
-    meta = {"format": 1, "variant": args.variant, "arch": art["arch"],
-            "qemu": {"binary": a["qemu"], "machine": a["machine"], "cpu": a["cpu"]},
-            "cpus": args.cpus, "mem_mb": args.mem, "clock": clock_meta(args.clock),
-            "build": build, "cmdline": art.get("cmdline", ""),
-            "host": host_info(a["qemu"]), "timeout_s": limit, "silence_s": silence,
-            "points_planned": planned, "pin": None, "start": now_iso()}
+    return initrd, results, cmd
+
+
+class Watched(NamedTuple):
+    """What came of a guest's run, as _boot_and_watch saw it."""
+    proc: subprocess.Popen  # QEMU, ended
+    stopped: object         # (state, line) when watch stopped the guest, else None
+    interrupted: list       # the signals this runner got
+    wall: float             # s from QEMU's start to its end
+    meter_off: object       # why the host speed meter did not run, or None
+    meter_cpu: object       # what stop_meter said of it
+
+
+def _boot_and_watch(args, cmd, meta, limits, initrd, results, events, problems, marks):
+    """Start QEMU (CMD), pin it and start the meter beside it as ARGS
+    say, and watch the console until the guest ends or is stopped; a
+    SIGINT or SIGTERM stops it too, and is noted, not obeyed, from then
+    on.  LIMITS: (wall-clock, silence, silence after lockdep), in s."""
+    out = args.out
+    limit, silence, lockdep_silence = limits
     t0 = time.monotonic()
     interrupted = []
 
@@ -210,8 +288,7 @@ def _run_job(args, art, job, scratch):
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True,
                             preexec_fn=die_with_parent(signal.SIGKILL))
-    events, problems, stopped = {}, [], None
-    marks = {pid: {} for pid in planned}
+    stopped = None
     meter, meter_off, meter_cpu = None, meter_why_off(args), None
     try:
         if args.pin is not None:
@@ -235,54 +312,22 @@ def _run_job(args, art, job, scratch):
             signal.signal(s, lambda signum, _f: interrupted.append(signal.Signals(signum).name))
         stop(proc)
         meter_cpu = stop_meter(meter)
-    wall = time.monotonic() - t0
-    # Bounded in time (collect.COLLECT_MAX_S; SIGNAL_MAX_S once a signal
-    # came, before or now), whatever the guest sent: meta.json gets written.
-    done, bad, keep = collect(results, out, planned, point_needs(build), signals=interrupted)
-    if keep:
-        # What could not be written, or was not read in time, is in the
-        # stream: keep it.
-        os.replace(results, os.path.join(out, "results-stream.tar"))
-        bad.append("the guest's raw results stream is kept in results-stream.tar")
-    elif os.path.exists(results):
-        os.unlink(results)
-    steal = write_steal(out, done, marks)
-    speed = write_meter(out, done, marks, meter_off, meter_cpu)
-    now = round(wall, 3)
-    if stopped:
-        problems.append({"state": stopped[0], "t": now, "line": stopped[1]})
-    if interrupted:
+    return Watched(proc, stopped, interrupted, time.monotonic() - t0, meter_off, meter_cpu)
+
+
+def _note_ends(problems, w, bad, now):
+    """Add to PROBLEMS how the run ended beyond what the console said:
+    stopped by the watch, interrupted, QEMU killed, points not
+    collected (BAD)."""
+    if w.stopped:
+        problems.append({"state": w.stopped[0], "t": now, "line": w.stopped[1]})
+    if w.interrupted:
         problems.append({"state": "interrupted", "t": now,
-                         "line": f"harness got {interrupted[0]}"})
-    rc = proc.returncode
-    if rc is not None and rc < 0 and not stopped and not interrupted:
+                         "line": f"harness got {w.interrupted[0]}"})
+    rc = w.proc.returncode
+    if rc is not None and rc < 0 and not w.stopped and not w.interrupted:
         problems.append({"state": "killed", "t": now, "line": f"QEMU died from signal {-rc}"})
     problems += [{"state": "incomplete", "t": now, "line": b} for b in bad]
-    state = judge.finish(problems, planned, done, "LOCKBENCH-JOB-END" in events, now)
-    meta.update({
-        "end": now_iso(), "wall_s": round(wall, 3), "qemu_exit": rc,
-        "boot_to_init_s": events.get("LOCKBENCH-INIT"),
-        "boot_to_workload_s": events.get("first-point"),
-        # console.log may be cut (judge.CONSOLE_MAX): a recheck takes the
-        # end marker from here then.
-        "job_end_s": events.get("LOCKBENCH-JOB-END"),
-        "points_done": done, "state": state, "exit_code": EXIT[state],
-        "problems": problems, "host_steal": steal, "host_meter": speed,
-    })
-    tmp = os.path.join(out, "meta.json.tmp")
-    try:
-        with open(tmp, "w") as f:
-            json.dump(meta, f, indent=2)
-            f.write("\n")
-    except OSError as e:
-        if e.errno not in NOSPACE:
-            raise
-        os.unlink(tmp)
-        kept = "; the guest's raw results stream is kept in results-stream.tar" if keep else ""
-        raise RunError(EXIT["nospace"], f"{args.variant} c{args.cpus}: nospace: no space left "
-                       f"on the results disk: {out}/meta.json not written{kept}") from None
-    os.replace(tmp, os.path.join(out, "meta.json"))
-    return meta
 
 
 def interrupt(_signum, _frame):

@@ -51,32 +51,7 @@ def crossover(sel, warn):
     miss_pct when the campaign varies it).  Only for a campaign whose
     points vary over at least two of mailboxes, read_pct and think_ns."""
     run = sel.run
-    if any(p.get("workload") for p in run.points):
-        # guest/inside/lockload's points (guest/JOB.md) have no mailboxes or read_pct
-        raise NotApplicable("the campaign's points run a lockload workload: "
-                            "no mailboxes x read_pct grid")
-    vary = [k for k in GRID_KEYS if len({grid_value(p, k) for p in run.points}) > 1]
-    if len(vary) < 2:
-        raise NotApplicable("the campaign's points vary over "
-                            f"{' and '.join(vary) or 'none'} of {', '.join(GRID_KEYS)}, "
-                            "not two")
-    # the answer: each cell's primary row, on the metric of its regime
-    rows = [dict(r, better=direction(r["metric"]) or "higher")
-            for r in answer_rows(run)
-            if sel.known(r) and r["baseline"] in sel.vorder
-            and (r.get("role") or "").strip() != "control"]
-    if not rows:
-        raise Skip("no primary row in tidy/comparisons.csv")
-    for r in rows:
-        r["cpus"] = str(to_int(r["cpus"], "comparisons.csv cpus"))
-        if r["ratio"] != "":
-            try:
-                if float(r["ratio"]) <= 0:
-                    raise ValueError
-            except ValueError:
-                raise PlotsError(f"comparisons.csv: ratio {r['ratio']!r} is not a "
-                                 "positive number") from None
-    rows.sort(key=sel.key("variant", "baseline", "cpus", "point"))
+    rows = _primary_rows(sel)
     over = set(run.oversubscribed())
     pts = {p["id"]: p for p in run.points}
     misses = sorted({int(pts[r["point"]].get("miss_pct") or 0) for r in rows})
@@ -93,69 +68,12 @@ def crossover(sel, warn):
            "npan": len(panels), "ncols": len(thinks),
            "nrows": len(panels) // len(thinks),
            "mblist": " ".join(map(str, mbs)), "rplist": " ".join(map(str, rps))}
-    where, empty = {}, []
-    for j, (b, v, c, m, t) in enumerate(panels, 1):
-        ids = [p["id"] for p in run.points if grid_value(p, "think_ns") == t
-               and int(p.get("miss_pct") or 0) == m]
-        var[f"pp{j}"], var[f"pc{j}"] = " ".join(ids), str(c)
-        var[f"pb{j}"], var[f"pv{j}"] = b, v
-        title = f"{cpus_text(c, over)}, {think_text(t)}"
-        ms = list(dict.fromkeys(r["metric"] for r in rows if r["cpus"] == str(c)
-                                and (r["baseline"], r["variant"]) == (b, v)
-                                and r["point"] in ids))
-        if ms and len({r["metric"] for r in rows}) > 1:
-            title += ": " + ", ".join(ms)
-        if len(misses) > 1:
-            title += f", {m}% misses"
-        if len(pairs) > 1:
-            title = f"{v} vs {b}: {title}"
-        var[f"ptitle{j}"] = title
-        have = False
-        for pid in ids:
-            where[(b, v, str(c), pid)] = j
-        for r in rows:
-            have |= where.get((r["baseline"], r["variant"], r["cpus"], r["point"])) == j
-        if not have:
-            empty.append(str(j))
-    var["empty"] = " ".join(empty)
-    # the tiles' text; two points on one tile (the same mailboxes, read_pct,
-    # think_ns and miss_pct) would lie on each other: the first is drawn
-    seen, drawn, tlen = set(), [], 1
-    for r in rows:
-        p = pts[r["point"]]
-        j = where[(r["baseline"], r["variant"], r["cpus"], r["point"])]
-        xi = mbs.index(grid_value(p, "mailboxes")) + 1
-        yi = rps.index(grid_value(p, "read_pct")) + 1
-        if (j, xi, yi) in seen:
-            warn(f"crossover plot: {r['point']} is on the tile of another point "
-                 "(same mailboxes, read_pct, think_ns, miss_pct): left out")
-            continue
-        seen.add((j, xi, yi))
-        drawn.append(r)
-        i = len(drawn)
-        lines = tile_lines(r["ratio"], r["verdict"])
-        var[f"tl{i}"] = f"{j} {xi} {yi}"
-        for k, text in zip("abc", lines):
-            var[f"t{k}{i}"] = text
-        tlen = max([tlen] + [len(x) for x in lines])
-    var["ntl"], var["tlen"] = len(drawn), tlen
-    # the colour scale: symmetric about 1 on a log scale, to the next step
-    # past the largest ratio either way (a choice of axis)
-    far = max([1.0] + [max(float(r["ratio"]), 1 / float(r["ratio"]))
-                       for r in drawn if r["ratio"] != ""])
-    cbmax = next((x for x in CB_STEPS if x >= far), CB_STEPS[-1])
-    steps = [x for x in CB_STEPS if x <= cbmax]
-    steps = steps[-2:] if len(steps) > 2 else steps
-    var["cbmax"] = plain(cbmax)
-    var["cbtics"] = " ".join([f"{1 / x:.3g}" for x in reversed(steps)] + ["1"] +
-                             [f"{x:g}" for x in steps])
-    ms = list(dict.fromkeys(r["metric"] for r in drawn))
-    b0, v0 = pairs[0]
-    who = (f"{v0} / {b0}" if len(pairs) == 1 else "variant / baseline")
-    var["cblab"] = (f"{who} (log scale)" if all(direction(m) != "lower" for m in ms)
-                    else f"{who}, better up (log scale)")
+    where = _panels(run, rows, panels, over, len(misses) > 1, len(pairs) > 1, var)
+    drawn = _tiles(rows, pts, where, mbs, rps, var, warn)
+    ms = _colour_scale(drawn, pairs, var)
     pw = max(260, 110 * len(mbs))
     ph = max(200, 62 * len(rps))
+    b0, v0 = pairs[0]
     who = (f"{v0}/{b0}" if len(pairs) == 1 else "variant/baseline")
     return Plot("crossover",
                 (max(1000, len(thinks) * (pw + 100) + 220), 170 + var["nrows"] * (ph + 100)),
@@ -176,3 +94,115 @@ def crossover(sel, warn):
                 "between operations moves it.",
                 var, [sel.write("crossover", drawn, CROSS_COLS)],
                 [answer_entry(r) for r in drawn])
+
+
+def _primary_rows(sel):
+    """The answer's rows to draw: each compared cell's primary row, on
+    the metric of its regime, with the way that metric is better; in
+    plot order.  NotApplicable when the points make no grid."""
+    run = sel.run
+    if any(p.get("workload") for p in run.points):
+        # guest/inside/lockload's points (guest/JOB.md) have no mailboxes or read_pct
+        raise NotApplicable("the campaign's points run a lockload workload: "
+                            "no mailboxes x read_pct grid")
+    vary = [k for k in GRID_KEYS if len({grid_value(p, k) for p in run.points}) > 1]
+    if len(vary) < 2:
+        raise NotApplicable("the campaign's points vary over "
+                            f"{' and '.join(vary) or 'none'} of {', '.join(GRID_KEYS)}, "
+                            "not two")
+    rows = [dict(r, better=direction(r["metric"]) or "higher")
+            for r in answer_rows(run)
+            if sel.known(r) and r["baseline"] in sel.vorder
+            and (r.get("role") or "").strip() != "control"]
+    if not rows:
+        raise Skip("no primary row in tidy/comparisons.csv")
+    for r in rows:
+        r["cpus"] = str(to_int(r["cpus"], "comparisons.csv cpus"))
+        if r["ratio"] != "":
+            try:
+                if float(r["ratio"]) <= 0:
+                    raise ValueError
+            except ValueError:
+                raise PlotsError(f"comparisons.csv: ratio {r['ratio']!r} is not a "
+                                 "positive number") from None
+    rows.sort(key=sel.key("variant", "baseline", "cpus", "point"))
+    return rows
+
+
+def _panels(run, rows, panels, over, by_miss, by_pair, var):
+    """Each panel's points, vCPU count, pair and title into VAR (pp1,
+    pc1, pb1, pv1, ptitle1, ...; empty: the panels no row lands on);
+    returns {(baseline, variant, cpus, point): its panel}."""
+    where, empty = {}, []
+    for j, (b, v, c, m, t) in enumerate(panels, 1):
+        ids = [p["id"] for p in run.points if grid_value(p, "think_ns") == t
+               and int(p.get("miss_pct") or 0) == m]
+        var[f"pp{j}"], var[f"pc{j}"] = " ".join(ids), str(c)
+        var[f"pb{j}"], var[f"pv{j}"] = b, v
+        title = f"{cpus_text(c, over)}, {think_text(t)}"
+        ms = list(dict.fromkeys(r["metric"] for r in rows if r["cpus"] == str(c)
+                                and (r["baseline"], r["variant"]) == (b, v)
+                                and r["point"] in ids))
+        if ms and len({r["metric"] for r in rows}) > 1:
+            title += ": " + ", ".join(ms)
+        if by_miss:
+            title += f", {m}% misses"
+        if by_pair:
+            title = f"{v} vs {b}: {title}"
+        var[f"ptitle{j}"] = title
+        have = False
+        for pid in ids:
+            where[(b, v, str(c), pid)] = j
+        for r in rows:
+            have |= where.get((r["baseline"], r["variant"], r["cpus"], r["point"])) == j
+        if not have:
+            empty.append(str(j))
+    var["empty"] = " ".join(empty)
+    return where
+
+
+def _tiles(rows, pts, where, mbs, rps, var, warn):
+    """Each row's tile (panel, column, row) and text into VAR (tl1, ta1,
+    tb1, ..., ntl, tlen); returns the rows drawn.  Two points on one
+    tile (the same mailboxes, read_pct, think_ns and miss_pct) would lie
+    on each other: the first is drawn."""
+    seen, drawn, tlen = set(), [], 1
+    for r in rows:
+        p = pts[r["point"]]
+        j = where[(r["baseline"], r["variant"], r["cpus"], r["point"])]
+        xi = mbs.index(grid_value(p, "mailboxes")) + 1
+        yi = rps.index(grid_value(p, "read_pct")) + 1
+        if (j, xi, yi) in seen:
+            warn(f"crossover plot: {r['point']} is on the tile of another point "
+                 "(same mailboxes, read_pct, think_ns, miss_pct): left out")
+            continue
+        seen.add((j, xi, yi))
+        drawn.append(r)
+        i = len(drawn)
+        lines = tile_lines(r["ratio"], r["verdict"])
+        var[f"tl{i}"] = f"{j} {xi} {yi}"
+        for k, text in zip("abc", lines):
+            var[f"t{k}{i}"] = text
+        tlen = max([tlen] + [len(x) for x in lines])
+    var["ntl"], var["tlen"] = len(drawn), tlen
+    return drawn
+
+
+def _colour_scale(drawn, pairs, var):
+    """The colour scale into VAR (cbmax, cbtics, cblab): symmetric about
+    1 on a log scale, to the next step past the largest ratio either way
+    (a choice of axis).  Returns the metrics drawn."""
+    far = max([1.0] + [max(float(r["ratio"]), 1 / float(r["ratio"]))
+                       for r in drawn if r["ratio"] != ""])
+    cbmax = next((x for x in CB_STEPS if x >= far), CB_STEPS[-1])
+    steps = [x for x in CB_STEPS if x <= cbmax]
+    steps = steps[-2:] if len(steps) > 2 else steps
+    var["cbmax"] = plain(cbmax)
+    var["cbtics"] = " ".join([f"{1 / x:.3g}" for x in reversed(steps)] + ["1"] +
+                             [f"{x:g}" for x in steps])
+    ms = list(dict.fromkeys(r["metric"] for r in drawn))
+    b0, v0 = pairs[0]
+    who = (f"{v0} / {b0}" if len(pairs) == 1 else "variant / baseline")
+    var["cblab"] = (f"{who} (log scale)" if all(direction(m) != "lower" for m in ms)
+                    else f"{who}, better up (log scale)")
+    return ms

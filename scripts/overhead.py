@@ -75,6 +75,63 @@ def write_csv(out, rows):
     return path
 
 
+def _boot_rows(run, boot, rounds, settings):
+    """One row per point of boot number BOOT (its run directory RUN):
+    ops/s raw and over the host-speed probe, the clock's cost, the
+    lookups timed."""
+    rows = []
+    for r in range(rounds):
+        for t in settings:
+            path = os.path.join(run, "points", f"t{t}-r{r}", "results.txt")
+            try:
+                res = bench_results.parse_file(path)
+            except (OSError, ParseError) as e:
+                raise RunError(1, str(e)) from None
+            lat = res.lat.get("lookup")
+            m = point_metrics.compute({RESULTS: res})
+            rows.append({"boot": boot, "round": r, "timing": t,
+                         "ops_per_sec": res.total["ops_per_sec"],
+                         "ref_ns": m.get("ref_probe_ns", ""),
+                         # ops per probe time: cancels the host's speed
+                         # changes (analysis/TIDY.md, throughput_ref)
+                         "norm": m.get("throughput_ref"),
+                         "clock_read_ns": res.run.get("clock_read_ns", ""),
+                         "timed_lookups": lat.count if lat else 0,
+                         "mean_lookup_ns": round(lat.mean_ns) if lat and lat.count else ""})
+    return rows
+
+
+def _print_table(a, settings, rows):
+    """The cost of each timing setting: the median ratio to timing=0 in
+    the same round, with its CI, raw and over the host's speed."""
+    base = {(r["boot"], r["round"]): r for r in rows if r["timing"] == 0}
+    n = a.boots * a.rounds
+    print(f"# {a.variant}: QEMU TCG, 1 vCPU on {os.cpu_count()} host cores, "
+          f"read_pct=100 mailboxes=16, {a.duration_ms} ms points, "
+          f"n={n} ({a.boots} boot(s) x {a.rounds} round(s))")
+    print(f"{'':>8} {'':>13} {'raw ops/s':^29} {'normalised to the host speed':^29}")
+    print(f"{'timing':>8} {'ops/s median':>13} {'ratio':>7} {'95% CI':>13} {'cost':>7}"
+          f" {'ratio':>7} {'95% CI':>13} {'cost':>7}")
+    levels = []
+    for t in settings:
+        mine = [r for r in rows if r["timing"] == t]
+        line = f"{t:>8} {statistics.median(r['ops_per_sec'] for r in mine):>13.0f}"
+        for key in ("ops_per_sec", "norm"):
+            ratios = sorted(r[key] / base[(r["boot"], r["round"])][key] for r in mine
+                            if r[key] and base[(r["boot"], r["round"])][key])
+            if not ratios:
+                line += f" {'-':>7} {'-':>13} {'-':>7}"
+                continue
+            med, lo, hi, level = stats.median_ci(ratios)
+            levels.append(level)
+            line += (f" {med:>7.3f} {lo:>6.3f}-{hi:<6.3f}"
+                     f" {(1 - med) * 100:>6.1f}%")
+        print(line)
+    if levels and min(levels) < 0.95:
+        print(f"note: n={n} is too few for a 95% CI of a median: the ranges are "
+              f"the smallest and largest ratio, a {min(levels):.0%} CI (n >= 6 for 95%)")
+
+
 def main(argv):
     return run_cli("overhead", make_parser(), argv, _body)
 
@@ -110,50 +167,8 @@ def _body(a):
             # what the earlier boots measured.
             kept = f"; boots 1..{b} kept in {write_csv(out, rows)}" if rows else ""
             raise RunError(rc, f"boot {b + 1} failed (run_guest.py exit {rc}; see {run}){kept}")
-        for r in range(a.rounds):
-            for t in settings:
-                path = os.path.join(run, "points", f"t{t}-r{r}", "results.txt")
-                try:
-                    res = bench_results.parse_file(path)
-                except (OSError, ParseError) as e:
-                    raise RunError(1, str(e)) from None
-                lat = res.lat.get("lookup")
-                m = point_metrics.compute({RESULTS: res})
-                rows.append({"boot": b + 1, "round": r, "timing": t,
-                             "ops_per_sec": res.total["ops_per_sec"],
-                             "ref_ns": m.get("ref_probe_ns", ""),
-                             # ops per probe time: cancels the host's speed
-                             # changes (analysis/TIDY.md, throughput_ref)
-                             "norm": m.get("throughput_ref"),
-                             "clock_read_ns": res.run.get("clock_read_ns", ""),
-                             "timed_lookups": lat.count if lat else 0,
-                             "mean_lookup_ns": round(lat.mean_ns) if lat and lat.count else ""})
-    base = {(r["boot"], r["round"]): r for r in rows if r["timing"] == 0}
-    n = a.boots * a.rounds
-    print(f"# {a.variant}: QEMU TCG, 1 vCPU on {os.cpu_count()} host cores, "
-          f"read_pct=100 mailboxes=16, {a.duration_ms} ms points, "
-          f"n={n} ({a.boots} boot(s) x {a.rounds} round(s))")
-    print(f"{'':>8} {'':>13} {'raw ops/s':^29} {'normalised to the host speed':^29}")
-    print(f"{'timing':>8} {'ops/s median':>13} {'ratio':>7} {'95% CI':>13} {'cost':>7}"
-          f" {'ratio':>7} {'95% CI':>13} {'cost':>7}")
-    levels = []
-    for t in settings:
-        mine = [r for r in rows if r["timing"] == t]
-        line = f"{t:>8} {statistics.median(r['ops_per_sec'] for r in mine):>13.0f}"
-        for key in ("ops_per_sec", "norm"):
-            ratios = sorted(r[key] / base[(r["boot"], r["round"])][key] for r in mine
-                            if r[key] and base[(r["boot"], r["round"])][key])
-            if not ratios:
-                line += f" {'-':>7} {'-':>13} {'-':>7}"
-                continue
-            med, lo, hi, level = stats.median_ci(ratios)
-            levels.append(level)
-            line += (f" {med:>7.3f} {lo:>6.3f}-{hi:<6.3f}"
-                     f" {(1 - med) * 100:>6.1f}%")
-        print(line)
-    if levels and min(levels) < 0.95:
-        print(f"note: n={n} is too few for a 95% CI of a median: the ranges are "
-              f"the smallest and largest ratio, a {min(levels):.0%} CI (n >= 6 for 95%)")
+        rows += _boot_rows(run, b + 1, a.rounds, settings)
+    _print_table(a, settings, rows)
     write_csv(out, rows)
     clocks = [r["clock_read_ns"] for r in rows if r["clock_read_ns"] != ""]
     if clocks:

@@ -102,11 +102,30 @@ def load(target):
         data = safeio.read_toml(path)
     except safeio.Unsafe as e:
         raise VariantError(str(e)) from None
-    allowed = ", ".join(list(KEYS) + ["arches", "kernels"] + list(OPTIONAL)
-                        + ["converts", "tree", "ref"])
+    _check_tree(path, data)
+    _check_keys(path, data)
+    arches, kernels, kernel = _fit(name, arch, kernel, data)
+    base_config = os.path.join(CONFIG_DIR, f"virt-{arch}.config")
+    if not os.path.isfile(base_config):
+        raise VariantError(f"no base config fragment for {arch}: {base_config}")
+    out = {"name": name, "arch": arch, "label": label(name, arch, kernel or DEFAULT_KERNEL),
+           "arches": arches, "kernel": kernel, "kernels": kernels,
+           "file": path, "description": data["description"], "patches": [],
+           "configs": [base_config]}
+    for key, (_allowed, default) in OPTIONAL.items():
+        out[key] = data.get(key, default)
+    out["converts"] = list(data.get("converts", []))
+    out["tree"], out["ref"] = data.get("tree"), data.get("ref")
+    for key, base in (("patches", PATCH_DIR), ("configs", CONFIG_DIR)):
+        out[key] += _files(path, key, data[key], base)
+    return out
+
+
+def _check_tree(path, data):
+    """A commit of the user's own git tree (scripts/tree/kernel_tree.py):
+    tree and ref both, of their form; its own series is optional,
+    patches on top of that commit."""
     if "tree" in data or "ref" in data:
-        # A commit of the user's own git tree (scripts/tree/kernel_tree.py):
-        # its own series is optional, patches on top of that commit.
         data.setdefault("patches", [])
         tree, ref = data.get("tree"), data.get("ref")
         if not isinstance(tree, str) or not tree.startswith("/") or "\n" in tree:
@@ -115,6 +134,13 @@ def load(target):
         if not isinstance(ref, str) or not REF_RE.fullmatch(ref):
             raise VariantError(f"{path}: ref must be a git revision of the tree "
                                f"(with tree = \"PATH\")")
+
+
+def _check_keys(path, data):
+    """Every key of the variant file known and of its type; every key of
+    KEYS there."""
+    allowed = ", ".join(list(KEYS) + ["arches", "kernels"] + list(OPTIONAL)
+                        + ["converts", "tree", "ref"])
     for key, val in data.items():
         if key in ("tree", "ref"):
             continue
@@ -147,6 +173,12 @@ def load(target):
     for key in KEYS:
         if key not in data:
             raise VariantError(f"{path}: missing key {key!r}")
+
+
+def _fit(name, arch, kernel, data):
+    """(arches, kernels, kernel) of variant NAME, whose file says DATA,
+    built for ARCH and KERNEL, which it must be for; kernel None for a
+    tree's commit."""
     arches = data.get("arches", list(ARCHES))
     kernels = data.get("kernels", list(KERNELS))
     fits = label(name, arch if arch in arches else arches[0],
@@ -164,34 +196,29 @@ def load(target):
     elif kernel not in kernels:
         raise VariantError(f"variant {name!r} is not for Linux {kernel} "
                            f"(its kernels: {', '.join(kernels)}; build {fits})")
-    base_config = os.path.join(CONFIG_DIR, f"virt-{arch}.config")
-    if not os.path.isfile(base_config):
-        raise VariantError(f"no base config fragment for {arch}: {base_config}")
+    return arches, kernels, kernel
+
+
+def _files(path, key, items, base):
+    """The absolute paths of the patches or configs (KEY) ITEMS the
+    variant file PATH names: beside it, else in BASE."""
     here = os.path.dirname(path)
-    out = {"name": name, "arch": arch, "label": label(name, arch, kernel or DEFAULT_KERNEL),
-           "arches": arches, "kernel": kernel, "kernels": kernels,
-           "file": path, "description": data["description"], "patches": [],
-           "configs": [base_config]}
-    for key, (_allowed, default) in OPTIONAL.items():
-        out[key] = data.get(key, default)
-    out["converts"] = list(data.get("converts", []))
-    out["tree"], out["ref"] = data.get("tree"), data.get("ref")
-    for key, base in (("patches", PATCH_DIR), ("configs", CONFIG_DIR)):
-        for item in data[key]:
-            if not isinstance(item, str) or "/" in item or item.startswith("."):
-                raise VariantError(f"{path}: {key} entry {item!r} must be a plain file name")
-            if key == "configs" and re.fullmatch(r"virt-.*\.config", item):
-                raise VariantError(f"{path}: configs entry {item!r}: the arch's base "
-                                   f"fragment is merged first by itself; drop it")
-            # A test variant may carry its own patch beside its file.
-            cands = [os.path.join(here, item), os.path.join(base, item)]
-            if os.path.islink(cands[0]):  # it would take a file from anywhere
-                raise VariantError(f"{path}: {key} entry {item!r} is a symbolic link, not "
-                                   f"followed: put the file itself beside the variant")
-            found = next((c for c in cands if os.path.isfile(c)), None)
-            if found is None:
-                raise VariantError(f"{path}: {key} entry {item!r} not found in {base}")
-            out[key].append(found)
+    out = []
+    for item in items:
+        if not isinstance(item, str) or "/" in item or item.startswith("."):
+            raise VariantError(f"{path}: {key} entry {item!r} must be a plain file name")
+        if key == "configs" and re.fullmatch(r"virt-.*\.config", item):
+            raise VariantError(f"{path}: configs entry {item!r}: the arch's base "
+                               f"fragment is merged first by itself; drop it")
+        # A test variant may carry its own patch beside its file.
+        cands = [os.path.join(here, item), os.path.join(base, item)]
+        if os.path.islink(cands[0]):  # it would take a file from anywhere
+            raise VariantError(f"{path}: {key} entry {item!r} is a symbolic link, not "
+                               f"followed: put the file itself beside the variant")
+        found = next((c for c in cands if os.path.isfile(c)), None)
+        if found is None:
+            raise VariantError(f"{path}: {key} entry {item!r} not found in {base}")
+        out.append(found)
     return out
 
 
@@ -290,43 +317,62 @@ def _body(args):
               f"rt_arches {' '.join(info['rt_arches'])}")
         return 0
     if args.cmd == "order":
-        # A boot variant builds the image it boots.
-        image = {n: load(n).get("boots", n) for n in dict.fromkeys(args.names)}
-        built = {t: load(t) for t in dict.fromkeys(image.values())}
-        # The tarball's first (a tree's commit may take one as its
-        # donor), each by its number of patches.
-        ordered = sorted(built, key=lambda t: (bool(built[t]["tree"]), len(built[t]["patches"])))
-        if not args.groups:
-            print("\n".join(ordered))
-            return 0
-        keys = {}
-        group = {t: (built[t]["arch"], built[t]["kernel"], tuple(built[t]["configs"]))
-                 for t in ordered}
-        for t in ordered:
-            keys.setdefault(group[t], len(keys))
-        for name, t in image.items():
-            print(keys[group[t]], name)
+        _print_order(args.names, args.groups)
         return 0
     v = load(args.name)
     if v.get("boots"):
         raise VariantError(f"{args.name} boots {v['boots']}'s image: build "
                            f"{v['boots']} (./run.sh build {args.name} does)")
     if args.cmd == "show":
-        print(f"arch {v['arch']}")
-        if v["kernel"]:
-            print(f"kernel {v['kernel']}")
-        print(f"variant {v['name']}")
-        print(f"label {v['label']}")
-        print(f"lookup_lock {v['lookup_lock']}")
-        print(" ".join(["converts"] + v["converts"]))
-        if v["tree"]:
-            print(f"tree {v['tree']}")
-            print(f"ref {v['ref']}")
-        for p in v["patches"]:
-            print(f"patch {p}")
-        for c in v["configs"]:
-            print(f"config {c}")
+        _print_show(v)
         return 0
+    json.dump(_build_meta(v, args), sys.stdout, indent=2)
+    print()
+    return 0
+
+
+def _print_order(names, groups):
+    """The targets NAMES in build order; with GROUPS, each after the
+    number of its group (its donors)."""
+    # A boot variant builds the image it boots.
+    image = {n: load(n).get("boots", n) for n in dict.fromkeys(names)}
+    built = {t: load(t) for t in dict.fromkeys(image.values())}
+    # The tarball's first (a tree's commit may take one as its
+    # donor), each by its number of patches.
+    ordered = sorted(built, key=lambda t: (bool(built[t]["tree"]), len(built[t]["patches"])))
+    if not groups:
+        print("\n".join(ordered))
+        return
+    keys = {}
+    group = {t: (built[t]["arch"], built[t]["kernel"], tuple(built[t]["configs"]))
+             for t in ordered}
+    for t in ordered:
+        keys.setdefault(group[t], len(keys))
+    for name, t in image.items():
+        print(keys[group[t]], name)
+
+
+def _print_show(v):
+    """The variant V as KEY VALUE lines (variant.py show)."""
+    print(f"arch {v['arch']}")
+    if v["kernel"]:
+        print(f"kernel {v['kernel']}")
+    print(f"variant {v['name']}")
+    print(f"label {v['label']}")
+    print(f"lookup_lock {v['lookup_lock']}")
+    print(" ".join(["converts"] + v["converts"]))
+    if v["tree"]:
+        print(f"tree {v['tree']}")
+        print(f"ref {v['ref']}")
+    for p in v["patches"]:
+        print(f"patch {p}")
+    for c in v["configs"]:
+        print(f"config {c}")
+
+
+def _build_meta(v, args):
+    """build-meta.json of variant V as the build (variant.py meta ARGS)
+    made it."""
     meta = {
         "variant": v["label"],
         "description": v["description"],
@@ -356,9 +402,7 @@ def _body(args):
         meta["kernel"] = ".".join(args.kernel_version.split(".")[:2])
         meta["source"] = {"tree": v["tree"], "ref": v["ref"], "commit": args.source_commit,
                           "subject": args.source_subject}
-    json.dump(meta, sys.stdout, indent=2)
-    print()
-    return 0
+    return meta
 
 
 if __name__ == "__main__":

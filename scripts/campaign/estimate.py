@@ -15,12 +15,13 @@ guest second is 10^9 instructions of a single-threaded TCG).
 Each is calibrated from the cells earlier campaigns measured
 (results/*/manifest.json: every done cell's wall_s and boot_to_workload_s,
 its campaign's points), per clock and arch where there are such cells,
-else from DEFAULTS (measured on a 2-core AMD EPYC host: results of the
-default campaign, quiet and busy, rounded up).  The cells are then laid
-out as campaign_run.run_batch starts them: in plan order, up to JOBS side
-by side and never more vCPUs than the host has cores, repetition batch by
-repetition batch up to each look.  With looks, the campaign may stop at
-the first: the estimate is then a range.
+else from lockbench/defaults.py's CELL_TIMES (measured on a 2-core AMD
+EPYC host: results of the default campaign, quiet and busy, rounded
+up).  The cells are then laid out as campaign_run.run_batch starts them:
+in plan order, up to JOBS side by side and never more vCPUs than the
+host has cores, repetition batch by repetition batch up to each look.
+With looks, the campaign may stop at the first: the estimate is then a
+range.
 """
 import math
 import os
@@ -28,13 +29,8 @@ import statistics
 
 from guest import build_target
 from lockbench import safeio
-from lockbench.defaults import ICOUNT, WALL
+from lockbench.defaults import CELL_TIMES, WALL
 
-# clock: (boot_s, point_s, stretch).  Measured on the default campaign (4
-# points of 1 s; 2-core host): wall clock 2 vCPUs boot 3.0-4.0 s, a point
-# 1.2-1.6 s beyond its second; icount 1 vCPU boot 3.2-4.8 s, 3.1-4.5 host
-# seconds per guest second.
-DEFAULTS = {WALL: (4.0, 1.5, 1.0), ICOUNT: (4.0, 1.5, 4.5)}
 # The newest results directories read, and the most bytes of a manifest.
 MAX_DIRS = 20
 MANIFEST_MAX_BYTES = 16 << 20
@@ -100,7 +96,7 @@ def samples(results, default_arch="arm"):
 
 def model(clock, arch, found):
     """(boot_s, point_s, stretch, measured) for cells of CLOCK on ARCH."""
-    d_boot, d_point, d_stretch = DEFAULTS.get(clock, DEFAULTS[WALL])
+    d_boot, d_point, d_stretch = CELL_TIMES.get(clock, CELL_TIMES[WALL])
 
     def pick(c):
         return found.get((c, arch)) or [s for (k, _a), v in found.items() if k == c for s in v]
@@ -176,7 +172,7 @@ def estimate(c, cells, jobs, results, cores=None):
                  + ", ".join(f"results/{u}" for u in used[:3])
                  + (f" +{len(used) - 3} more" if len(used) > 3 else ""))
     else:
-        b, p, s = DEFAULTS[WALL]
+        b, p, s = CELL_TIMES[WALL]
         where = (f"no earlier cells in results/: the defaults, boot {b:g} s + "
                  f"{p:g} s a point (scripts/campaign/estimate.py)")
     return (f"about {span} ({len(cells)} cells, {jobs} side by side; from {where})")

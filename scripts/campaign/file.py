@@ -27,7 +27,6 @@ from lockbench import defaults
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from lockbench import safeio
-from scripts.campaign import estimate as campaign_estimate
 from scripts import lock_target as targetmod
 from scripts import variant as variantmod
 from lockbench.defaults import CLOCKS, ICOUNT, WALL
@@ -445,15 +444,15 @@ def parse_duration(text):
     return secs if 0 < secs <= MAX_BUDGET_S else None
 
 
-def load(path, root=None):
-    """Return the campaign resolved (defaults filled in), or raise; ROOT:
-    read_capped's (a results directory's campaign.toml)."""
-    def bad(key, allowed):
-        raise CampaignError(f"{path}: {key}: must be {allowed}")
+def _bad(path, key, allowed):
+    raise CampaignError(f"{path}: {key}: must be {allowed}")
 
+
+def _read(path, root):
+    """(the file's bytes, its TOML), or one line why not."""
     try:
         raw = read_capped(path, root=root)
-        data = tomllib.loads(raw.decode("utf-8"))
+        return raw, tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError) as e:
         raise CampaignError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
     except tomllib.TOMLDecodeError as e:
@@ -462,6 +461,10 @@ def load(path, root=None):
         raise CampaignError(f"{path}: not valid TOML: {str(e).split(':')[0]}") from None
     except RecursionError:
         raise CampaignError(f"{path}: not valid TOML: nested too deeply") from None
+
+
+def _top_keys(path, data):
+    """Every key of TOP, of its type and range, or its default."""
     out = {}
     for key in data:
         if key not in TOP:
@@ -474,13 +477,17 @@ def load(path, root=None):
             continue
         val = data[key]
         if not _type_ok(val, typ) or (check and not check(val)):
-            bad(key, allowed)
+            _bad(path, key, allowed)
         out[key] = float(val) if typ is float else val
+    return out
 
+
+def _variants(path, out):
+    """The variants known and distinct; the baseline one of them."""
     variants = out["variants"]
     known = variantmod.variant_names()
     if not variants:
-        bad("variants", TOP["variants"][2])
+        _bad(path, "variants", TOP["variants"][2])
     for v in variants:
         if not isinstance(v, str) or v not in known:
             raise CampaignError(f"{path}: variants: unknown variant {v!r} (known: "
@@ -490,82 +497,87 @@ def load(path, root=None):
     if out["baseline"] is None:
         out["baseline"] = variants[0]
     elif out["baseline"] not in variants:
-        bad("baseline", f"one of the campaign's variants ({', '.join(variants)})")
-    _repetitions(path, out)
-    out["compare"] = _compare(path, out["compare"], variants, out["baseline"])
-    pairs = out["compare"]
-    converts = _platforms(path, out)
-    cpus = out["cpus"]
-    if (not cpus or len(set(map(str, cpus))) != len(cpus)
-            or not all(_type_ok(c, int) and 1 <= c <= 16 for c in cpus)):
-        bad("cpus", TOP["cpus"][2])
+        _bad(path, "baseline", f"one of the campaign's variants ({', '.join(variants)})")
 
+
+def _perf(path, given):
+    """perf = { ... } with every key of PERF."""
     perf = {}
-    for key in out["perf"]:
+    for key in given:
         if key not in PERF:
             raise CampaignError(f"{path}: perf.{key}: unknown key {allowed_keys(PERF)}")
     for key, (typ, allowed, default, _meaning) in PERF.items():
-        val = out["perf"].get(key, default)
+        val = given.get(key, default)
         if not isinstance(val, typ):
-            bad(f"perf.{key}", allowed)
+            _bad(path, f"perf.{key}", allowed)
         perf[key] = val
-    out["perf"] = perf
+    return perf
 
-    if not out["points"]:
-        bad("points", TOP["points"][2])
+
+def _point_params(path, where, pt, workload):
+    """A point's keys but id, each one its workload takes and in range,
+    and the defaults of those it leaves out."""
+    takes = point_keys(workload)
+    params = {}
+    for key, val in pt.items():
+        if key == "id":
+            continue
+        if key not in POINT:
+            raise CampaignError(f"{path}: {where}: unknown key {key!r} "
+                                f"{allowed_keys(POINT)}")
+        if key not in takes:
+            why = ("a module parameter; a workload point" if workload != "module" else
+                   "a lockload parameter (workload = ...); a module point")
+            raise CampaignError(f"{path}: {where}: {key!r} is {why} takes only "
+                                f"{', '.join(takes)}: see {DOC}")
+        if key == "primary_metric":
+            if not isinstance(val, str) or val not in PRIMARY_CHOICES:
+                _bad(path, f"{where}.primary_metric", POINT[key].allowed)
+            params[key] = val
+            continue
+        if key == "workload":
+            if workload != "module":
+                params[key] = workload
+            continue
+        lo, hi = jobmod.POINT_KEYS[key]
+        if not _type_ok(val, int) or not lo <= val <= hi:
+            _bad(path, f"{where}.{key}", POINT[key].allowed)
+        params[key] = val
+    for key in takes:
+        default = POINT[key].default
+        if key in params or key == "id" or default is None:
+            continue
+        if default is REQUIRED:
+            raise CampaignError(f"{path}: {where}.{key}: missing; must be "
+                                f"{POINT[key].allowed}")
+        if key in jobmod.POINT_KEYS:
+            params[key] = default
+    return params
+
+
+def _points(path, given):
+    """The [[points]], each {"id": ..., its parameters}, and their ids."""
+    if not given:
+        _bad(path, "points", TOP["points"][2])
     points, ids = [], set()
-    for i, pt in enumerate(out["points"], 1):
+    for i, pt in enumerate(given, 1):
         where = f"points[{i}]"
         if not isinstance(pt, dict):
-            bad(where, "a table")
+            _bad(path, where, "a table")
         pid = pt.get("id")
         if not isinstance(pid, str) or not jobmod.ID_RE.match(pid):
-            bad(f"{where}.id", POINT["id"].allowed)
+            _bad(path, f"{where}.id", POINT["id"].allowed)
         if pid in ids:
             raise CampaignError(f"{path}: {where}.id: duplicate point id {pid!r}")
         ids.add(pid)
-        params = {}
         # workload = "NAME": a guest/inside/lockload point (guest/JOB.md); it
         # takes the keys of POINT marked ALL or LOCKLOAD.
         workload = pt.get("workload", "module")
         try:
             workload = jobmod.workload_token(workload)
         except jobmod.JobError:
-            bad(f"{where}.workload", POINT["workload"].allowed)
-        takes = point_keys(workload)
-        for key, val in pt.items():
-            if key == "id":
-                continue
-            if key not in POINT:
-                raise CampaignError(f"{path}: {where}: unknown key {key!r} "
-                                    f"{allowed_keys(POINT)}")
-            if key not in takes:
-                why = ("a module parameter; a workload point" if workload != "module" else
-                       "a lockload parameter (workload = ...); a module point")
-                raise CampaignError(f"{path}: {where}: {key!r} is {why} takes only "
-                                    f"{', '.join(takes)}: see {DOC}")
-            if key == "primary_metric":
-                if not isinstance(val, str) or val not in PRIMARY_CHOICES:
-                    bad(f"{where}.primary_metric", POINT[key].allowed)
-                params[key] = val
-                continue
-            if key == "workload":
-                if workload != "module":
-                    params[key] = workload
-                continue
-            lo, hi = jobmod.POINT_KEYS[key]
-            if not _type_ok(val, int) or not lo <= val <= hi:
-                bad(f"{where}.{key}", POINT[key].allowed)
-            params[key] = val
-        for key in takes:
-            default = POINT[key].default
-            if key in params or key == "id" or default is None:
-                continue
-            if default is REQUIRED:
-                raise CampaignError(f"{path}: {where}.{key}: missing; must be "
-                                    f"{POINT[key].allowed}")
-            if key in jobmod.POINT_KEYS:
-                params[key] = default
+            _bad(path, f"{where}.workload", POINT["workload"].allowed)
+        params = _point_params(path, where, pt, workload)
         try:
             jobmod.check_point(pid, {k: v for k, v in params.items() if k not in POINT_OWN})
         except jobmod.JobError as e:
@@ -574,8 +586,15 @@ def load(path, root=None):
     if len({"workload" in p for p in points}) > 1:
         raise CampaignError(f"{path}: points: all module points or all workload points "
                             "(guest/JOB.md), not both")
+    return points, ids
+
+
+def _target(path, name, points):
+    """The target NAME (kernel-patches/targets/), which every point's
+    workload must drive; a generic workload's point gets its
+    locks_per_op."""
     try:
-        target = targetmod.load(out["target"])
+        target = targetmod.load(name)
     except targetmod.TargetError as e:
         raise CampaignError(f"{path}: target: {e}") from None
     for i, p in enumerate(points, 1):
@@ -593,6 +612,27 @@ def load(path, root=None):
                                     f"but target {target['name']} says {k} for "
                                     f"{jobmod.workload_spelled(w)!r}")
             p["locks_per_op"] = k
+    return target
+
+
+def load(path, root=None):
+    """Return the campaign resolved (defaults filled in), or raise; ROOT:
+    read_capped's (a results directory's campaign.toml)."""
+    raw, data = _read(path, root)
+    out = _top_keys(path, data)
+    _variants(path, out)
+    variants = out["variants"]
+    _repetitions(path, out)
+    out["compare"] = _compare(path, out["compare"], variants, out["baseline"])
+    pairs = out["compare"]
+    converts = _platforms(path, out)
+    cpus = out["cpus"]
+    if (not cpus or len(set(map(str, cpus))) != len(cpus)
+            or not all(_type_ok(c, int) and 1 <= c <= 16 for c in cpus)):
+        _bad(path, "cpus", TOP["cpus"][2])
+    out["perf"] = _perf(path, out["perf"])
+    points, ids = _points(path, out["points"])
+    target = _target(path, out["target"], points)
     # Without compare, every variant is compared with the baseline.
     _converted_locks(path, "compare" if "compare" in data else "variants", pairs, converts,
                      points)
@@ -605,7 +645,7 @@ def load(path, root=None):
     prim = out["primary_points"]
     if prim is not None and (not prim or len(set(map(str, prim))) != len(prim)
                              or not all(isinstance(p, str) and p in ids for p in prim)):
-        bad("primary_points", f"{TOP['primary_points'][2]} ({', '.join(sorted(ids))})")
+        _bad(path, "primary_points", f"{TOP['primary_points'][2]} ({', '.join(sorted(ids))})")
     _clock(path, out)
     _variant_cpus(path, out, variants)
     _primary(path, out)
@@ -769,7 +809,7 @@ def reference():
         typ = "string" if key in ("id", "workload", "primary_metric") else "integer"
         out.append(f"| `{key}` | {takes[p.takes]} | {typ} | {_cell(_default(p.default, p.shown))} "
                    f"| {_cell(p.allowed)} | {_cell(p.meaning)} |")
-    boot, point, stretch = campaign_estimate.DEFAULTS[WALL]
+    boot, point, _stretch = defaults.CELL_TIMES[WALL]
     out += ["", "## How long: `--dry-run`", "",
             "`./run.sh campaign FILE --dry-run` ends with about how long the cells take:",
             "a cell is a boot plus, for each point, its `duration_ms` and what the point",
@@ -777,7 +817,7 @@ def reference():
             "cost are the median of the cells of earlier campaigns in `results/` (their",
             "`manifest.json`), per clock and arch; without any, the defaults of",
             f"scripts/campaign/estimate.py: a boot {boot:g} s, a point {point:g} s beyond its",
-            f"run, and under icount {campaign_estimate.DEFAULTS['icount'][2]:g} host seconds "
+            f"run, and under icount {defaults.CELL_TIMES[ICOUNT][2]:g} host seconds "
             "a guest second.",
             "", "## Example", "", "```toml",
             'name = "example"',

@@ -30,9 +30,10 @@ A host is not trusted: what comes back is regular files and directories
 only (rsync without links, devices or specials, then a walk that removes
 anything else and fails the cell), and nothing from the manifest reaches
 a remote shell unquoted.  Each run uses its own remote folder
-(lockbench-DIR-TOKEN, recorded in the manifest), removed at the end, and
-cell numbers are never reused, so that a run's leftovers cannot collide
-with a later --resume; parallel dies with the harness.
+(lockbench-DIR-TOKEN, named and recorded by scripts/campaign/manifest.py),
+removed at the end, and cell numbers are never reused, so that a run's
+leftovers cannot collide with a later --resume; parallel dies with the
+harness.
 """
 import contextlib
 import os
@@ -52,6 +53,7 @@ from lockbench import dirlock, safeio
 from lockbench.paths import BUILD, ROOT
 from scripts.campaign import cell as campaign_cell
 from scripts.campaign import file as campaign_file
+from scripts.campaign import manifest as campaign_manifest
 from lockbench.defaults import WALL
 
 PARALLEL = "parallel"
@@ -210,31 +212,6 @@ def probe_live(hosts_file, arches, cwd=None):
     return found, gone
 
 
-def remote_base(d):
-    """The part of a run's remote folder name that names its results
-    directory D: its name, in characters safe in a shell word."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(os.path.abspath(d)))[:64]
-
-
-def remote_name(d):
-    """A new remote folder for a run of results directory D: a --resume,
-    or another campaign whose directory has the same name, never shares
-    it (the token)."""
-    return f"lockbench-{remote_base(d)}-{secrets.token_hex(6)}"
-
-
-def remote_pattern(d):
-    return f"lockbench-{remote_base(d)}-<12 hex digits>"
-
-
-def is_remote(d, name):
-    """NAME is a remote folder remote_name makes for D, matched whole (the
-    exact prefix, D's own name, a token of 12 hex digits): these alone are
-    removed with rm -rf on every host."""
-    return isinstance(name, str) and re.fullmatch(
-        re.escape(f"lockbench-{remote_base(d)}-") + "[0-9a-f]{12}", name) is not None
-
-
 # The runner and what it imports or reads, as paths in the repository:
 # all a host needs of the harness (the runner names targets and reads the
 # arch and kernel tables with guest/build_target.py, a job's lockload cases
@@ -377,7 +354,7 @@ def run(d, man, hosts_file, finish_cell, prog, stop, probed=None):
     man.data["hosts"].update(probed)
     # This run's own folder on the hosts: a --resume, or another campaign
     # whose directory has the same name, never shares it (the token).
-    remote = remote_name(d)
+    remote = campaign_manifest.remote_name(d)
     man.data.setdefault("hosts_remote", []).append(remote)
     man.save()
     try:
@@ -385,7 +362,7 @@ def run(d, man, hosts_file, finish_cell, prog, stop, probed=None):
     finally:
         # This run's folder, and those of earlier runs killed outright
         # (their parallel, and so their cells, died with them).
-        gone = [r for r in man.data["hosts_remote"] if is_remote(d, r)]
+        gone = [r for r in man.data["hosts_remote"] if campaign_manifest.is_remote(d, r)]
         rc, out = run_parallel(parallel_cmd(hosts, "--nonall", "--tag",
                                             "rm -rf " + " ".join(map(shlex.quote, gone))), d, 300)
         if rc:
@@ -481,6 +458,17 @@ def hosts_file(d, lines, use):
     return os.path.join(d, name)
 
 
+class Pass:
+    """One hand-out of cells to parallel: the cells (of CPUS vCPUs), the
+    names they run under on the hosts, parallel's files, and what came
+    of them so far."""
+
+    def __init__(self, cpus, cells, names, log, errpath):
+        self.cpus, self.cells, self.names, self.log, self.errpath = (cpus, cells, names, log,
+                                                                     errpath)
+        self.finished, self.said, self.faulted = set(), set(), []
+
+
 class Run:
     """The passes of one --hosts run: each hands cells to parallel once
     and finishes every cell that ends."""
@@ -494,7 +482,15 @@ class Run:
         """Run CELLS (of CPUS vCPUs) on HOSTS once; [(cell, host login,
         whether the host went away)] of those whose try a known host
         ended (HOST_FAULTS)."""
-        d, man, prog, stop = self.d, self.man, self.prog, self.stop
+        p, proc = self.start(hosts, cpus, cells)
+        self.follow(p, proc)
+        self.end(p)
+        return p.faulted
+
+    def start(self, hosts, cpus, cells):
+        """Name CELLS for the hosts, start parallel on them and mark them
+        running: (the Pass, parallel's process)."""
+        d, man = self.d, self.man
         c = man.data["campaign"]
         tag = secrets.token_hex(3)
         inp = os.path.join(d, f".hosts-c{cpus}-{tag}.in")
@@ -515,12 +511,31 @@ class Run:
         for p in [log] + [os.path.join(d, "cells", f".tmp-{n}{s}") for n in names
                           for s in ("", ".log")]:
             dirlock.clear(p)
+        cmd = self.command(hosts, cpus, cells, inp, log)
+        # Its messages to a file: a pipe read only at the end would fill
+        # and stall parallel (a host can make rsync say a lot).
+        errpath = os.path.join(d, f".hosts-c{cpus}-{tag}.err")
+        with safeio.open_new(errpath, 0o644, binary=True) as errf:
+            proc = popen_parallel(cmd, cwd=d, stdout=subprocess.DEVNULL, stderr=errf)
+        for x in cells:
+            x["state"] = "running"
+            x["attempts"] = x.get("attempts", 0) + 1
+        man.save()
+        return Pass(cpus, cells, names, log, errpath), proc
+
+    def command(self, hosts, cpus, cells, inp, log):
+        """parallel's command line: each line of INP (a cell's name and
+        its image) run on HOSTS, its cell folder and log sent back."""
+        c = self.man.data["campaign"]
         # Variant names are checked ([a-z0-9_-], and '@' before an arch)
         # before they get here; parallel quotes {1} and {2} itself, the
         # rest is quoted here.  --tagstring: what ssh and rsync say of a
         # job comes out under the cell's name.
         q = shlex.quote
-        cmd = parallel_cmd(
+        # The runner is the package payload/guest/ (PYTHONPATH: the payload
+        # is the root, from the run's folder, so the job and the cell keep
+        # their paths); it finds its build/ beside its guest/: payload/build.
+        return parallel_cmd(
             hosts, "--wd", self.remote, "--colsep", " ", "--tagstring", "{1}",
             "-j", f"{max(1, 100 // cpus)}%", "--joblog", log, "-a", inp,
             "--return", "cells/.tmp-{1}", "--return", "cells/.tmp-{1}.log",
@@ -531,69 +546,13 @@ class Run:
             + (f"--silence {q(str(c['silence_s']))} " if c.get("silence_s") else "")
             + ("--no-meter " if c.get("meter") is False else "")
             + "--job payload/job.conf --out cells/.tmp-{1} >cells/.tmp-{1}.log 2>&1")
-        # The runner is the package payload/guest/ (PYTHONPATH: the payload
-        # is the root, from the run's folder, so the job and the cell keep
-        # their paths); it finds its build/ beside its guest/: payload/build.
-        # Its messages to a file: a pipe read only at the end would fill
-        # and stall parallel (a host can make rsync say a lot).
-        errpath = os.path.join(d, f".hosts-c{cpus}-{tag}.err")
-        with safeio.open_new(errpath, 0o644, binary=True) as errf:
-            proc = popen_parallel(cmd, cwd=d, stdout=subprocess.DEVNULL, stderr=errf)
-        for x in cells:
-            x["state"] = "running"
-            x["attempts"] = x.get("attempts", 0) + 1
-        man.save()
-        finished, said, faulted = set(), set(), []
 
-        def back(i, problems, host=None, rc=None):
-            """Cell i came back, or its host went away: scrub what came,
-            move it into place, finish it."""
-            finished.add(i + 1)
-            x = cells[i]
-            came = os.path.join(d, "cells", f".tmp-{names[i]}")
-            tmp = os.path.join(d, "cells", f".tmp-{x['id']}")
-            # Before anything reads it: regular files and directories only.
-            removed = scrub(came) + scrub(came + ".log")
-            if removed:
-                problems.append(
-                    f"refused: the host sent {len(removed)} file(s) that are not regular "
-                    f"files or directories: {', '.join(removed[:3])}"
-                    + (", ..." if len(removed) > 3 else ""))
-            name = host_name(host, self.logins) if host else None
-            lost = None
-            if rc == SSH_LOST and not os.path.lexists(os.path.join(came, "meta.json")):
-                said_ = tagged(tail(errpath, 64 << 10)).get(names[i], [])
-                ssh = [s for s in said_ if s.startswith("ssh")] or said_
-                lost = (f"host {name} went away or refused the connection (ssh exit 255"
-                        + (f": {one_line(ssh[0], 120)}" if ssh else "") + "): nothing came back")
-            make_way(tmp)
-            for suffix in ("", ".log"):
-                if os.path.lexists(came + suffix):
-                    # through cells/' descriptor (make_way cleared tmp)
-                    campaign_cell.rename(came + suffix, tmp + suffix, replace=True)
-            meta = self.finish_cell(x, tmp, "; ".join(problems) or None, lost, host)
-            if host is not None:
-                x["host"] = host
-                kind = host_kind((meta or {}).get("host")) or \
-                    host_kind((man.data.get("hosts") or {}).get(host))
-                if kind:
-                    # what the runner read there (else what the host said
-                    # when probed): the kind of machine the boot ran on
-                    x["host_cpu"] = kind
-                man.save()
-            if x["state"] == "done":
-                self.done_count += 1
-                prog.walls.append(x.get("wall_s") or 0)
-            else:
-                if host is not None and x["state"] in HOST_FAULTS and not stop:
-                    faulted.append((x, host, lost is not None))
-                prog.say(f"campaign: cell {x['id']} on {name or '?'}: "
-                         f"{campaign_cell.ended_words(x)}")
-            prog.show(self.done_count, [y["id"] for y in cells if y["state"] == "running"])
-
+    def follow(self, p, proc):
+        """Finish each cell of pass P as its row appears in parallel's
+        joblog, until parallel ends (stopped on a stop)."""
         termed = 0
         while True:
-            if stop and termed < 2 and proc.poll() is None:
+            if self.stop and termed < 2 and proc.poll() is None:
                 # parallel: a TERM kills its jobs (older ones: the first
                 # TERM stops new jobs, the second kills them).
                 proc.send_signal(signal.SIGTERM)
@@ -601,32 +560,83 @@ class Run:
             # Known before the joblog is read: every row of a parallel that
             # has ended is in it, so that this pass is the last.
             ended = proc.poll() is not None
-            rows, bad = parse_joblog(log)
+            rows, bad = parse_joblog(p.log)
             for b in bad:
-                if b not in said:
-                    said.add(b)
-                    prog.say(f"campaign: {log}: {b}")
+                if b not in p.said:
+                    p.said.add(b)
+                    self.prog.say(f"campaign: {p.log}: {b}")
             for seq, (host, rc) in rows.items():
-                if seq in finished or seq > len(cells):
+                if seq in p.finished or seq > len(p.cells):
                     continue
-                back(seq - 1, [] if host is not None else
-                     ["refused: its row in parallel's joblog is garbled"], host, rc)
+                self.back(p, seq - 1, [] if host is not None else
+                          ["refused: its row in parallel's joblog is garbled"], host, rc)
             if ended:
                 break
             time.sleep(0.5)
+
+    def back(self, p, i, problems, host=None, rc=None):
+        """Cell i of pass P came back, or its host went away: scrub what
+        came, move it into place, finish it."""
+        d, man, prog = self.d, self.man, self.prog
+        p.finished.add(i + 1)
+        x = p.cells[i]
+        came = os.path.join(d, "cells", f".tmp-{p.names[i]}")
+        tmp = os.path.join(d, "cells", f".tmp-{x['id']}")
+        # Before anything reads it: regular files and directories only.
+        removed = scrub(came) + scrub(came + ".log")
+        if removed:
+            problems.append(
+                f"refused: the host sent {len(removed)} file(s) that are not regular "
+                f"files or directories: {', '.join(removed[:3])}"
+                + (", ..." if len(removed) > 3 else ""))
+        name = host_name(host, self.logins) if host else None
+        lost = None
+        if rc == SSH_LOST and not os.path.lexists(os.path.join(came, "meta.json")):
+            said_ = tagged(tail(p.errpath, 64 << 10)).get(p.names[i], [])
+            ssh = [s for s in said_ if s.startswith("ssh")] or said_
+            lost = (f"host {name} went away or refused the connection (ssh exit 255"
+                    + (f": {one_line(ssh[0], 120)}" if ssh else "") + "): nothing came back")
+        make_way(tmp)
+        for suffix in ("", ".log"):
+            if os.path.lexists(came + suffix):
+                # through cells/' descriptor (make_way cleared tmp)
+                campaign_cell.rename(came + suffix, tmp + suffix, replace=True)
+        meta = self.finish_cell(x, tmp, "; ".join(problems) or None, lost, host)
+        if host is not None:
+            x["host"] = host
+            kind = host_kind((meta or {}).get("host")) or \
+                host_kind((man.data.get("hosts") or {}).get(host))
+            if kind:
+                # what the runner read there (else what the host said
+                # when probed): the kind of machine the boot ran on
+                x["host_cpu"] = kind
+            man.save()
+        if x["state"] == "done":
+            self.done_count += 1
+            prog.walls.append(x.get("wall_s") or 0)
+        else:
+            if host is not None and x["state"] in HOST_FAULTS and not self.stop:
+                p.faulted.append((x, host, lost is not None))
+            prog.say(f"campaign: cell {x['id']} on {name or '?'}: "
+                     f"{campaign_cell.ended_words(x)}")
+        prog.show(self.done_count, [y["id"] for y in p.cells if y["state"] == "running"])
+
+    def end(self, p):
+        """After parallel: what came back without a row, and every cell of
+        pass P still running, ended and saved."""
+        d, stop = self.d, self.stop
         # A job whose files came back and whose row did not (garbled past
         # naming its job): kept aside, failed, not left in cells/.
-        for i, x in enumerate(cells):
+        for i, x in enumerate(p.cells):
             if x["state"] == "running" and not stop and \
-                    os.path.lexists(os.path.join(d, "cells", f".tmp-{names[i]}")):
-                back(i, ["refused: no readable row for it in parallel's joblog"])
-        err = tail(errpath, 4096)
-        for x in cells:
+                    os.path.lexists(os.path.join(d, "cells", f".tmp-{p.names[i]}")):
+                self.back(p, i, ["refused: no readable row for it in parallel's joblog"])
+        err = tail(p.errpath, 4096)
+        for x in p.cells:
             if x["state"] == "running":
                 x["state"] = "interrupted" if stop else "error"
                 x["problems"] = [re.sub(r"\s+", " ", err)[-300:]] if err else []
-        man.save()
-        return faulted
+        self.man.save()
 
 
 def host_kind(info):

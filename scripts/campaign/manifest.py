@@ -12,6 +12,8 @@ import datetime
 import hashlib
 import os
 import random
+import re
+import secrets
 import stat
 
 from guest import build_target, judge, qemu
@@ -19,7 +21,6 @@ from guest import build_target, judge, qemu
 from lockbench import dirlock, safeio
 from lockbench.cli import CliError
 from scripts.campaign import file as campaign_file
-from scripts.campaign import hosts as campaign_hosts
 from scripts import variant as variantmod
 from lockbench import defaults
 from lockbench.defaults import ICOUNT, WALL
@@ -220,37 +221,81 @@ class Manifest:
         return next(c for c in self.data["cells"] if c["id"] == cid)
 
 
+# The remote folders of a --hosts run (scripts/campaign/hosts.py), kept
+# here beside hosts_remote, the manifest key that records them, so that
+# checked_manifest knows which names it may trust to rm -rf.
+def remote_base(d):
+    """The part of a run's remote folder name that names its results
+    directory D: its name, in characters safe in a shell word."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(os.path.abspath(d)))[:64]
+
+
+def remote_name(d):
+    """A new remote folder for a run of results directory D: a --resume,
+    or another campaign whose directory has the same name, never shares
+    it (the token)."""
+    return f"lockbench-{remote_base(d)}-{secrets.token_hex(6)}"
+
+
+def remote_pattern(d):
+    return f"lockbench-{remote_base(d)}-<12 hex digits>"
+
+
+def is_remote(d, name):
+    """NAME is a remote folder remote_name makes for D, matched whole (the
+    exact prefix, D's own name, a token of 12 hex digits): these alone are
+    removed with rm -rf on every host."""
+    return isinstance(name, str) and re.fullmatch(
+        re.escape(f"lockbench-{remote_base(d)}-") + "[0-9a-f]{12}", name) is not None
+
+
+def _refuse(d, why):
+    raise campaign_file.CampaignError(f"{d}: refusing to resume: {why}")
+
+
 def checked_manifest(d, man):
     """Refuse a manifest that is not what this campaign's saved
     campaign.toml plans, so that nothing in it is trusted: the campaign is
     loaded (and checked) again from that file, the cells re-planned, and
     every cell, build and root fs hash must match."""
     data = man.data
-
-    def refuse(why):
-        raise campaign_file.CampaignError(f"{d}: refusing to resume: {why}")
-
     old = data.get("campaign")
     if not isinstance(old, dict):
-        refuse("manifest.json has no campaign")
+        _refuse(d, "manifest.json has no campaign")
+    _check_folders(d)
+    c = _saved_campaign(d, old)
+    _check_cells(d, data.get("cells"), c)
+    builds, rootfs = _builds_rootfs(d, data, c)
+    _check_hosts_looks(d, data)
+    data["campaign"] = c
+    return c, builds, rootfs
+
+
+def _check_folders(d):
+    """D and its cells/: plain folders no other user can write in."""
     for sub in (d, os.path.join(d, "cells")):
         try:
             safeio.check_dir(sub)  # cells/ a link would take every cell elsewhere
         except safeio.Unsafe as e:
-            refuse(str(e))
+            _refuse(d, str(e))
         # Another local user could plant links where the cells go (one
         # made before the campaign set its umask: issue #27).
         if os.lstat(sub).st_mode & stat.S_IWOTH:
-            refuse(f"{sub} is writable by others (chmod o-w {sub})")
+            _refuse(d, f"{sub} is writable by others (chmod o-w {sub})")
+
+
+def _saved_campaign(d, old):
+    """The campaign loaded again from D's campaign.toml, which must be
+    the manifest's campaign OLD (and the file it came from unchanged)."""
     c = campaign_file.load(os.path.join(d, "campaign.toml"), root=d)
     # What every runner reads as its job: a regular file, not a link
     # (the runner opens it by path).
     try:
         campaign_file.read_capped(os.path.join(d, "job.conf"), root=d)
     except OSError as e:
-        refuse(f"{d}/job.conf: {e.strerror or e}")
+        _refuse(d, f"{d}/job.conf: {e.strerror or e}")
     if c["file_sha256"] != old.get("file_sha256"):
-        refuse(f"{d}/campaign.toml changed since the campaign started")
+        _refuse(d, f"{d}/campaign.toml changed since the campaign started")
     orig = old.get("file")
     if isinstance(orig, str) and os.path.isfile(orig):
         try:
@@ -258,7 +303,7 @@ def checked_manifest(d, man):
         except OSError:
             sha = None
         if sha != c["file_sha256"]:
-            refuse(f"campaign file {orig} changed since the campaign started")
+            _refuse(d, f"campaign file {orig} changed since the campaign started")
         c["file"] = orig
     # A key the manifest lacks that the file leaves unset (None, {}, []:
     # what the harness did before the key existed) came with a newer
@@ -267,58 +312,74 @@ def checked_manifest(d, man):
            if k != "file" and (k in old or v not in (None, {}, []))}
     if {k: v for k, v in old.items() if k != "file"} != new:
         diff = sorted(k for k in set(old) | set(new) if k != "file" and old.get(k) != new.get(k))
-        refuse(f"manifest.json's campaign is not campaign.toml's (differs in {', '.join(diff)})")
-    cells = data.get("cells")
+        _refuse(d, "manifest.json's campaign is not campaign.toml's (differs in "
+                f"{', '.join(diff)})")
+    return c
+
+
+def _check_cells(d, cells, c):
+    """The manifest's CELLS are the cells campaign C plans, each with a
+    state, points and tries of the right kind."""
     planned = plan(c)
     if not isinstance(cells, list) or len(cells) != len(planned):
-        refuse(f"manifest.json's cells are not the {len(planned)} cells campaign.toml plans")
+        _refuse(d, f"manifest.json's cells are not the {len(planned)} cells campaign.toml plans")
     for cell, want in zip(cells, planned):
         if not isinstance(cell, dict) or any(cell.get(k) != want[k] or type(cell.get(k)) is not type(want[k])
                                              for k in ("id", "variant", "cpus", "rep")):
-            refuse(f"manifest.json's cell {str(cell.get('id') if isinstance(cell, dict) else cell)[:40]!r} "
-                   f"is not the planned cell {want['id']!r}")
+            _refuse(d, "manifest.json's cell "
+                    f"{str(cell.get('id') if isinstance(cell, dict) else cell)[:40]!r} "
+                    f"is not the planned cell {want['id']!r}")
         # (pos: not in manifests from before cells kept their place)
         if cell.get("clock", WALL) != want.get("clock", WALL) or \
                 ("pos" in cell and cell["pos"] != want["pos"]):
-            refuse(f"manifest.json's cell {want['id']!r} is not planned with that clock or place")
+            _refuse(d, f"manifest.json's cell {want['id']!r} is not planned with that clock or "
+                    "place")
         if not isinstance(cell.get("state"), str) or not STATE_RE.fullmatch(cell["state"]):
-            refuse(f"cell {want['id']}: state {str(cell.get('state'))[:40]!r} is not a state")
+            _refuse(d, f"cell {want['id']}: state {str(cell.get('state'))[:40]!r} is not a state")
         pts = cell.get("points")
         if pts is not None and not (isinstance(pts, list) and pts and all(
                 isinstance(p, str) for p in pts) and set(pts) <= {p["id"] for p in c["points"]}):
-            refuse(f"cell {want['id']}: points is not a list of the campaign's point ids")
+            _refuse(d, f"cell {want['id']}: points is not a list of the campaign's point ids")
         if not isinstance(cell.get("attempts", 0), int) or cell.get("attempts", 0) < 0:
-            refuse(f"cell {want['id']}: attempts is not a count")
+            _refuse(d, f"cell {want['id']}: attempts is not a count")
         tries = cell.get("tries", [])
         if not isinstance(tries, list) or not all(
                 isinstance(t, dict) and isinstance(t.get("state"), str)
                 and STATE_RE.fullmatch(t["state"]) for t in tries):
-            refuse(f"cell {want['id']}: tries is not a list of ended tries")
+            _refuse(d, f"cell {want['id']}: tries is not a list of ended tries")
+
+
+def _builds_rootfs(d, data, c):
+    """(the manifest's builds, its root fs hash by arch): one build a
+    variant, one hash an arch of campaign C."""
     builds = data.get("builds")
     if not isinstance(builds, dict) or set(builds) != set(c["variants"]) \
             or not all(isinstance(b, dict) for b in builds.values()):
-        refuse("manifest.json's builds do not name every variant's kernel ("
-               + ", ".join(c["variants"]) + ")")
+        _refuse(d, "manifest.json's builds do not name every variant's kernel ("
+                + ", ".join(c["variants"]) + ")")
     want = data.get("rootfs_sha256_by_arch")
     if want is None and c["arches"] == ["arm"]:
         want = {"arm": data.get("rootfs_sha256")}
     if not isinstance(want, dict) or set(want) != set(c["arches"]) \
             or not all(isinstance(v, str) for v in want.values()):
-        refuse("manifest.json has no root fs hash for each of " + ", ".join(c["arches"]))
+        _refuse(d, "manifest.json has no root fs hash for each of " + ", ".join(c["arches"]))
+    return builds, want
+
+
+def _check_hosts_looks(d, data):
+    """What --hosts and the looks recorded: of their own shape."""
     remotes = data.get("hosts_remote", [])
     # Each is removed with rm -rf on every host: only the names --hosts
     # makes for this directory, whole.
     if not (type(data.get("hosts_seq", 0)) is int and data.get("hosts_seq", 0) >= 0
             and isinstance(remotes, list)
-            and all(campaign_hosts.is_remote(d, r) for r in remotes)):
-        refuse("manifest.json's hosts_seq or hosts_remote is not what --hosts writes for this "
-               f"directory ({campaign_hosts.remote_pattern(d)})")
+            and all(is_remote(d, r) for r in remotes)):
+        _refuse(d, "manifest.json's hosts_seq or hosts_remote is not what --hosts writes for "
+                f"this directory ({remote_pattern(d)})")
     seq = data.get("sequential")
     if seq is not None and not (
             isinstance(seq, dict) and isinstance(seq.get("looks"), list)
             and all(isinstance(x, dict) and type(x.get("reps")) is int for x in seq["looks"])
             and (seq.get("stopped_at") is None or type(seq.get("stopped_at")) is int)
             and seq.get("stopped_by") in (None, "budget")):
-        refuse("manifest.json's sequential looks are not a list of looks")
-    data["campaign"] = c
-    return c, builds, want
+        _refuse(d, "manifest.json's sequential looks are not a list of looks")

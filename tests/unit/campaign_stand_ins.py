@@ -53,7 +53,8 @@ def bin_dir(top, name, target):
 
 
 def qemu_path(top, env):
-    """ENV's PATH with tests/hosts/standin-qemu.sh as qemu-system-arm."""
+    """ENV's PATH with tests/hosts/standin-qemu.sh, the one stand-in QEMU
+    (its modes by LB_QEMU), as qemu-system-arm."""
     qemu = os.path.join(ROOT, "tests", "hosts", "standin-qemu.sh")
     return bin_dir(top, "qemu-system-arm", qemu) + os.pathsep + env.get("PATH", os.defpath)
 

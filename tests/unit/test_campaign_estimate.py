@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import unittest
 
+from lockbench import defaults
 from scripts.campaign import estimate as est
 from tests.unit import campaign_stand_ins as standin
 
@@ -53,7 +54,7 @@ class Estimate(unittest.TestCase):
     def test_defaults_without_results(self):
         c = campaign(points=2, dur=1000, reps=30)
         line = est.estimate(c, cells(30), 1, self.results, cores=2)
-        boot, point, _s = est.DEFAULTS["wall"]
+        boot, point, _s = defaults.CELL_TIMES["wall"]
         cell = boot + 2 * (1 + point)  # seconds a cell, one at a time
         self.assertEqual(line, f"about {round(60 * cell / 60)} min (60 cells, 1 side by side; "
                          f"from no earlier cells in results/: the defaults, boot {boot:g} s + "

@@ -3,12 +3,12 @@
 # this module at the normal priority, not niced beside a kernel build.
 """A hostile guest against the host's collector (issues #17 and #27):
 crafted tar streams through the real collect.collect() and, end to end,
-through the real runner (python3 -m guest.run_guest) with a stand-in
-QEMU (collect_qemu.py) that sends them; a crafted console through the
-real qemu.watch() (a real process writing to a pipe).  Each test checks
-what the host kept, what it refused (one line each), that the next point
-is still collected, that nothing was written outside the run directory,
-and that each step is bounded in time."""
+through the real runner (python3 -m guest.run_guest) with the stand-in
+QEMU (tests/hosts/standin-qemu.sh) that sends them; a crafted console
+through the real qemu.watch() (a real process writing to a pipe).  Each
+test checks what the host kept, what it refused (one line each), that
+the next point is still collected, that nothing was written outside the
+run directory, and that each step is bounded in time."""
 
 import hashlib
 import io
@@ -31,6 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 PY = "/usr/bin/python3"
 sys.path.insert(0, ROOT)
 from guest import collect, judge, qemu  # noqa: E402
+from tests.unit import campaign_stand_ins as standin  # noqa: E402
 
 RESULTS = "mbox_bench-results v1\nparam read_pct=50\nrun id={} threads=2\nend status=SUCCESS\n"
 
@@ -525,10 +526,10 @@ JOB = ("lockbench-job v1\noption perf_stat 0\n"
 class RunGuest(unittest.TestCase):
     """Items 1 and 3 end to end: the real runner (python3 -m
     guest.run_guest) boots a stand-in build tree (LOCKBENCH_BUILD) with a
-    stand-in qemu-system-arm first on PATH (collect_qemu.py), which writes
-    the crafted stream to the results chardev the runner gave it.  Each
-    run: meta.json written, the refusal one line of it, the good points
-    kept, and done in under 10 s."""
+    stand-in qemu-system-arm first on PATH (tests/hosts/standin-qemu.sh,
+    LB_QEMU=stream), which writes the crafted stream to the results
+    chardev the runner gave it.  Each run: meta.json written, the refusal
+    one line of it, the good points kept, and done in under 10 s."""
 
     @classmethod
     def setUpClass(cls):
@@ -543,19 +544,12 @@ class RunGuest(unittest.TestCase):
                            ("rootfs/rootfs.cpio", "rootfs")):
             with open(os.path.join(build, name), "w") as f:
                 f.write(text)
-        bindir = os.path.join(cls.tmp, "bin")
-        os.mkdir(bindir)
-        standin = os.path.join(bindir, "qemu-system-arm")
-        with open(standin, "w") as f:
-            f.write(f"#!{PY}\nimport sys\nsys.path.insert(0, {HERE!r})\n"
-                    "import collect_qemu\nsys.exit(collect_qemu.main(sys.argv))\n")
-        os.chmod(standin, 0o755)
         cls.job = os.path.join(cls.tmp, "job.conf")
         with open(cls.job, "w") as f:
             f.write(JOB)
         cls.env = dict(os.environ, LOCKBENCH_BUILD=build, PYTHONPATH=ROOT,
-                       PATH=bindir + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin"),
-                       LB_COLLECT_POINTS="p1 p2 p3")
+                       PATH=standin.qemu_path(cls.tmp, os.environ),
+                       LB_QEMU="stream", LB_QEMU_POINTS="p1 p2 p3")
 
     @classmethod
     def tearDownClass(cls):
@@ -572,7 +566,7 @@ class RunGuest(unittest.TestCase):
         (exit code, stderr, meta.json) and checks the bounds."""
         with tarfile.open(self.stream, "w", format=tarfile.GNU_FORMAT) as tar:
             fill(tar)
-        env = dict(self.env, LB_COLLECT_STREAM=self.stream, LB_COLLECT_STAY="1" if stay else "0")
+        env = dict(self.env, LB_QEMU_STREAM=self.stream, LB_QEMU_STAY="1" if stay else "0")
         t0 = time.monotonic()
         proc = subprocess.Popen([PY, "-m", "guest.run_guest", "before", "--job", self.job,
                                  "--out", self.out, "--timeout", "60"], cwd=ROOT, env=env,
