@@ -28,7 +28,8 @@ WIDTH = 72  # commit message columns
 MAX_LINES = 34  # what a commit message can carry of a benchmark
 LOCK_MAX_LINES = 3  # the lock_stat lines' share of it
 #: the samples.csv metrics a boot's lock_stat rates are computed from: the
-#: class's rows (-R, -W, plain) summed per point (point_metrics.lock_metrics)
+#: class's rows (-R, -W, plain) summed per point (their LOCK_STAT rules in
+#: analysis/metrics.py)
 LOCK_TOTALS = ("lock_contentions", "lock_waittime_total_us",
                "lock_acquisitions")
 
