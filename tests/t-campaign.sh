@@ -181,7 +181,7 @@ early = sys.argv[2].split()
 assert all(c["state"] == "done" for c in m["cells"]), [(c["id"], c["state"]) for c in m["cells"]]
 for c in m["cells"]:
     if c["id"] in early:
-        assert c["attempts"] == 1, f"{c['id']} ran again after the kill"
+        assert len(c["tries"]) == 1, f"{c['id']} ran again after the kill"
 assert [x["reps"] for x in m["sequential"]["looks"]] == [2], m["sequential"]
 print(f"ok: killed: {len(early)} cells done before SIGKILL kept, none run twice, "
       f"all {len(m['cells'])} done after --resume, across the look at 2 repetitions")

@@ -104,7 +104,6 @@ def start_cell(d, man, cell, job_path, pin=()):
                                 stdin=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=ROOT),
                                 preexec_fn=qemu.die_with_parent(signal.SIGTERM))
     cell["state"] = "running"
-    cell["attempts"] = cell.get("attempts", 0) + 1
     man.save()
     return proc, tmp
 

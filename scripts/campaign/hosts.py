@@ -519,7 +519,6 @@ class Run:
             proc = popen_parallel(cmd, cwd=d, stdout=subprocess.DEVNULL, stderr=errf)
         for x in cells:
             x["state"] = "running"
-            x["attempts"] = x.get("attempts", 0) + 1
         man.save()
         return Pass(cpus, cells, names, log, errpath), proc
 

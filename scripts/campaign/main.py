@@ -266,7 +266,13 @@ def resume(args):
         # or a file there is unlinked, never followed).
         campaign_cell.set_aside_unfinished(os.path.join(d, "cells", f".tmp-{cell['id']}"))
         if cell["state"] == "running":
+            # Its try ended with the harness: on record as every ended
+            # try is, so that len(tries) is how often the boot started
+            # (its files, if any, were set aside as .tmp-ID.partial-N).
             cell["state"] = "interrupted"
+            cell.setdefault("tries", []).append(
+                {"state": "interrupted",
+                 "problems": ["interrupted: the campaign was killed during this try"]})
     man.save()
     return d, man
 

@@ -340,6 +340,8 @@ def _check_cells(d, cells, c):
         if pts is not None and not (isinstance(pts, list) and pts and all(
                 isinstance(p, str) for p in pts) and set(pts) <= {p["id"] for p in c["points"]}):
             _refuse(d, f"cell {want['id']}: points is not a list of the campaign's point ids")
+        # attempts: written by harnesses before docs/glossary.md (it was
+        # len(tries)); still read in their manifests, never written.
         if not isinstance(cell.get("attempts", 0), int) or cell.get("attempts", 0) < 0:
             _refuse(d, f"cell {want['id']}: attempts is not a count")
         tries = cell.get("tries", [])

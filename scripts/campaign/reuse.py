@@ -119,7 +119,7 @@ def checked_cell(o):
     as finish_cell checks a runner's meta.json; None when O is not a
     finished cell a campaign wrote."""
     tries = checked_tries(o["id"], o.get("tries", []))
-    attempts = o.get("attempts", 0)
+    attempts = o.get("attempts", 0)  # an older harness's count, checked only
     probs = o.get("problems", [])
     if tries is None or type(attempts) is not int or not 0 <= attempts <= 1000 \
             or not isinstance(probs, list):
@@ -128,7 +128,7 @@ def checked_cell(o):
     # narrow) is not the cell the new campaign plans, which runs them all.
     if o.get("points") is not None:
         return None
-    out = {"state": "done", "attempts": attempts, "tries": tries,
+    out = {"state": "done", "tries": tries,
            "problems": [line(p) for p in probs[:PROBLEMS_MAX]]}
     for k in ("wall_s", "boot_to_workload_s"):
         if k in o:

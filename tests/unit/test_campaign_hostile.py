@@ -316,6 +316,14 @@ class Hostile(unittest.TestCase):
         self.assertEqual(rc, 0, out + err)
         m = self.manifest()
         self.assertEqual({c["state"] for c in m["cells"]}, {"done"})
+        # The tries the kill ended (the pass had handed all its cells to
+        # parallel, two running) are on record, interrupted, before the
+        # tries that finished them (len(tries): how often each started).
+        killed = [c for c in m["cells"] if len(c["tries"]) > 1]
+        self.assertGreaterEqual(len(killed), 2, [c["tries"] for c in m["cells"]])
+        for c in killed:
+            self.assertEqual([t["state"] for t in c["tries"]], ["interrupted", "done"])
+        self.assertTrue(all("attempts" not in c for c in m["cells"]))
         self.assertEqual(len(m["hosts_remote"]), 2)
         self.assertEqual(m["hosts_remote"][0], first[0])
         self.assertNotEqual(m["hosts_remote"][1], first[0])
