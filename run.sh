@@ -20,11 +20,11 @@ default campaign and print its verdict and where the plots are.
 
 commands:
   setup                       install the Debian packages the harness needs
-  build [--variants DIR] [TARGET...]
+  build [--variants DIR] [VARIANT...]
                               build kernels + module (default: every variant,
                               arm, 6.1), the guest root fs and lockload of
                               each arch built;
-                              TARGET: VARIANT[@ARCH][@VERSION]: before (arm,
+                              VARIANT: NAME[@ARCH][@VERSION]: before (arm,
                               Linux 6.1), before@arm64, before@6.12,
                               before@arm64@6.12 (kernel-patches/kernels.toml);
                               DIR: variant files (./run.sh convert --out)
@@ -39,7 +39,7 @@ commands:
   bisect --judge --tree PATH GOOD [REF] --campaign FILE
                               one step for git bisect run (0 good, 1 bad,
                               125 skip)
-  boot TARGET [--cpus N] [--mem MB] [--job FILE] [--out DIR]
+  boot VARIANT [--cpus N] [--mem MB] [--job FILE] [--out DIR]
                               boot a variant in QEMU: a shell, or one job
   campaign FILE [--jobs N] [--hosts FILE] [--variants DIR]
   campaign --resume DIR       run a campaign (campaigns/*.toml), or finish one
@@ -92,7 +92,7 @@ setup)
 	;;
 build)
 	case ${1:-} in -h | --help)
-		echo "usage: ./run.sh build [--variants DIR] [TARGET...]  (TARGET: VARIANT[@ARCH][@VERSION]: VARIANT for an arm guest of Linux 6.1, @arm64 for an arm64 one, @6.12 for Linux 6.12 (kernel-patches/kernels.toml); variants: $(lb_py -m scripts.variant list | tr '\n' ' '); --variants DIR: a folder of variant files, such as ./run.sh convert --out DIR writes, searched first, as LOCKBENCH_VARIANT_PATH=DIR); or: ./run.sh build --tree PATH [--like VARIANT] REF...  (commits of your own git tree, Linux 6.1 or later, tested on 6.1 and 6.12, any other version built with one warning line, each a variant in build/trees with the configs of VARIANT, before by default; two or more refs also get a campaign; docs/trees.md)"
+		echo "usage: ./run.sh build [--variants DIR] [VARIANT...]  (VARIANT: NAME[@ARCH][@VERSION]: NAME for an arm guest of Linux 6.1, @arm64 for an arm64 one, @6.12 for Linux 6.12 (kernel-patches/kernels.toml); variants: $(lb_py -m scripts.variant list | tr '\n' ' '); --variants DIR: a folder of variant files, such as ./run.sh convert --out DIR writes, searched first, as LOCKBENCH_VARIANT_PATH=DIR); or: ./run.sh build --tree PATH [--like VARIANT] REF...  (commits of your own git tree, Linux 6.1 or later, tested on 6.1 and 6.12, any other version built with one warning line, each a variant in build/trees with the configs of VARIANT, before by default; two or more refs also get a campaign; docs/trees.md)"
 		exit 0
 		;;
 	esac

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Compare two results directories of the same campaign (before and
+"""Compare two run directories of the same campaign (before and
 after a rebase, two hosts, two days), as benchstat and mmtests'
 compare-kernels do across runs: per primary cell, both runs' ratio with
 its interval and verdict, and their ratio (run 2's over run 1's) with a
@@ -180,7 +180,7 @@ def make_parser():
     ap = OneLineParser(
         prog=PROG, description="Compare two reported runs of one campaign: "
         "per primary cell both ratios and their ratio with a CI.")
-    ap.add_argument("dir1", metavar="DIR1", help="a results directory (reported)")
+    ap.add_argument("dir1", metavar="DIR1", help="a run directory (reported)")
     ap.add_argument("dir2", metavar="DIR2", help="another run of the same campaign")
     ap.add_argument("--confidence", type=float, default=0.95,
                     help="the level of the ratio of ratios' CI (default 0.95)")

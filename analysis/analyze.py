@@ -30,7 +30,7 @@ PROG = "analyze"
 def make_parser():
     p = OneLineParser(
         prog=PROG,
-        description="Read a results directory written by 'run.sh campaign' "
+        description="Read a run directory written by 'run.sh campaign' "
         "(manifest.json, cells/*/points/*/ raw files) and write its tidy "
         "tables to DIR/tidy/: cells, samples, lockstat, hist, threads, "
         "crosscheck, outcomes, medians, comparisons, problems, notes (and perf_lock when "

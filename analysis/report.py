@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Verdict table for a results directory: prints summary.md and writes
+"""Verdict table for a run directory: prints summary.md and writes
 DIR/tidy/comparisons.csv (with this report's --baseline/--margin),
 DIR/summary.md, DIR/commit-msg.txt, DIR/answer.txt, DIR/legend.txt (and
 DIR/observer.csv when a comparison was measured both with and without
@@ -52,7 +52,7 @@ def make_parser():
     d = stats.Thresholds()
     p = OneLineParser(
         prog=PROG,
-        description="Compare the variants of a results directory, each "
+        description="Compare the variants of a run directory, each "
         "pair of the campaign's `compare` (default: each variant with the "
         "baseline): per metric, vCPU count and workload point, the medians "
         "with CIs (order statistics), the ratio as the Hodges-Lehmann "
@@ -164,7 +164,7 @@ def _run_dir(path):
     """The run directory at path (rundir.load), once DIR/tidy, when there,
     is known to be a folder and no link: analyze writes its tables there
     and this reads them, never in a folder elsewhere that a link planted
-    in a results directory names."""
+    in a run directory names."""
     tdir = os.path.join(path, TIDY_DIR)
     why = dir_refusal(tdir) if os.path.lexists(tdir) else None
     if why:

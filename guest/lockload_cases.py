@@ -44,7 +44,7 @@ def target_files(folder=TARGET_DIR):
 def load(folder=TARGET_DIR):
     """{case: (target file, writer mode or None)}, in the files' order;
     one line and exit for a file that names a case badly, twice, or a
-    bad writer (as guest/build_target.py does for its tables)."""
+    bad writer (as guest/variant_name.py does for its tables)."""
     cases = {}
     for rel in target_files(folder):
         path = os.path.join(ROOT, rel)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The QEMU side of a boot (guest/run_guest.py runs it): what a target's
 boot needs and where it is (the kernel, module and root fs of
-build/TARGET, guest/arches.toml's QEMU machine), the initrd, the one
+build/VARIANT, guest/arches.toml's QEMU machine), the initrd, the one
 QEMU command line, a QEMU that dies with its runner, and the watch over
 a running guest's console and results stream (limits, a full disk).
 What the console says is judged in guest/judge.py; what comes back is
@@ -18,7 +18,7 @@ from guest import judge
 from guest.collect import NOSPACE, write_all
 from guest.judge import RunError, split_lines
 from guest.vcpu import note_run_mark
-from guest import build_target
+from guest import variant_name
 from lockbench.defaults import ICOUNT, WALL
 from lockbench.paths import BUILD, ROOT
 
@@ -33,38 +33,38 @@ def target(name):
     """(variant, arch, kernel, label) of VARIANT[@ARCH][@VERSION]; RunError
     2 if bad."""
     try:
-        variant, arch, kernel = build_target.parse_target(name)
-    except build_target.VariantError as e:
+        variant, arch, kernel = variant_name.split_name(name)
+    except variant_name.VariantError as e:
         raise RunError(2, str(e)) from None
-    return variant, arch, kernel, build_target.label(variant, arch, kernel)
+    return variant, arch, kernel, variant_name.join_name(variant, arch, kernel)
 
 
 def arch_info(arch):
     """What builds and boots arch (guest/arches.toml): {"kernel", "qemu",
     "machine", "cpu", "console", "gicv2_max_cpus", ...}."""
-    return build_target.ARCHES[arch]
+    return variant_name.ARCHES[arch]
 
 
 def rootfs_path(arch):
     """The guest root file system of arch's guests."""
-    return os.path.join(BUILD, build_target.rootfs_dir(arch), "rootfs.cpio")
+    return os.path.join(BUILD, variant_name.rootfs_dir(arch), "rootfs.cpio")
 
 
 def artifacts(name):
-    """The files that boot target NAME: a boot variant's are its image's
-    (guest/build_target.py boot_spec), with "cmdline" its kernel parameters."""
+    """The files that boot target NAME: a boot variant's are its booted variant's
+    (guest/variant_name.py boot_spec), with "cmdline" its kernel parameters."""
     variant, arch, kernel, label = target(name)
     try:
-        image, cmdline = build_target.boot_spec(variant)
-    except build_target.VariantError as e:
+        booted, cmdline = variant_name.boot_spec(variant)
+    except variant_name.VariantError as e:
         raise RunError(2, str(e)) from None
-    if image != variant:
-        label = build_target.label(image, arch, kernel)
+    if booted != variant:
+        label = variant_name.join_name(booted, arch, kernel)
     vdir = os.path.join(BUILD, label)
-    if not os.path.isdir(vdir) and build_target.find_file(variant) is None:
-        known = ", ".join(build_target.variant_names())
+    if not os.path.isdir(vdir) and variant_name.find_file(variant) is None:
+        known = ", ".join(variant_name.variant_names())
         raise RunError(2, f"unknown variant {variant!r} (known: {known}; "
-                          f"{build_target.ADD_FOLDER})")
+                          f"{variant_name.ADD_FOLDER})")
     need = {"kernel": os.path.join(vdir, arch_info(arch)["kernel"]),
             "mbox_bench.ko": os.path.join(vdir, "mbox_bench.ko"),
             "build-meta.json": os.path.join(vdir, "build-meta.json")}
@@ -74,7 +74,7 @@ def artifacts(name):
     rootfs = rootfs_path(arch)
     if not os.path.isfile(rootfs):
         raise RunError(3, f"no guest root file system ({rootfs}): run ./run.sh build"
-                       + ("" if arch == build_target.DEFAULT_ARCH else f" {label}"))
+                       + ("" if arch == variant_name.DEFAULT_ARCH else f" {label}"))
     need["rootfs"] = rootfs
     need["arch"] = arch
     need["cmdline"] = cmdline

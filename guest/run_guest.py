@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Boot one kernel variant in QEMU (TCG) and run a job in it, or give a shell.
 
-Usage: ./run.sh boot TARGET [--cpus N] [--mem MB] [--job FILE --out DIR]
+Usage: ./run.sh boot VARIANT [--cpus N] [--mem MB] [--job FILE --out DIR]
                           [--pin CORES] [--clock wall|icount] [--no-meter]
                           [--timeout S] [--dry-run]
   (./run.sh boot is PYTHONPATH=ROOT /usr/bin/python3 -m guest.run_guest)
 
-TARGET is VARIANT (a 32-bit ARM guest: qemu-system-arm -M virt -cpu
-cortex-a15, build/VARIANT/uImage, build/rootfs) or VARIANT@ARCH (arm64:
-qemu-system-aarch64 -M virt -cpu cortex-a57, build/VARIANT@arm64/Image,
+VARIANT is NAME (a 32-bit ARM guest: qemu-system-arm -M virt -cpu
+cortex-a15, build/NAME/uImage, build/rootfs) or NAME@ARCH (arm64:
+qemu-system-aarch64 -M virt -cpu cortex-a57, build/NAME@arm64/Image,
 build/rootfs-arm64); guest/arches.toml says which is which.
 
 With --job, the run directory OUT gets: console.log, qemu-cmd (the exact
@@ -89,7 +89,7 @@ def make_parser():
         description="Boot a kernel variant under QEMU TCG: a shell, or one job.",
         epilog=shell_howto(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("variant",
-                   help="a built VARIANT or VARIANT@ARCH (./run.sh build TARGET)")
+                   help="a built variant, NAME or NAME@ARCH (./run.sh build VARIANT)")
     p.add_argument("--cpus", type=int, default=2, help="vCPUs, 1..16 (default 2)")
     p.add_argument("--mem", type=int, default=512, help="guest memory in MiB, 128..2048 (default 512)")
     p.add_argument("--job", help="job file to run (guest/JOB.md); without it, a shell")
@@ -136,7 +136,7 @@ def load_job(path):
 
 def write_rerun(out, args):
     """OUT/rerun NEWDIR: the same job on the same target, with a fresh
-    initrd (qemu-cmd's was scratch).  It boots what build/TARGET holds
+    initrd (qemu-cmd's was scratch).  It boots what build/VARIANT holds
     now: meta.json's build says which kernel this run had."""
     boot = shlex.join(["./run.sh", "boot", args.variant, "--cpus", str(args.cpus),
                        "--mem", str(args.mem)]

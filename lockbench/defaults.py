@@ -24,7 +24,7 @@ CLOCKS = (WALL, ICOUNT)
 CELL_TIMES = {WALL: (4.0, 1.5, 1.0), ICOUNT: (4.0, 1.5, 4.5)}
 #: the confidence of a campaign judged at one look (stats.Thresholds)
 CONFIDENCE = 0.95
-#: the format of a results directory's manifest.json that
+#: the format of a run directory's manifest.json that
 #: scripts/campaign/manifest.py writes and analysis/parse/rundir.py reads
 MANIFEST_FORMAT = 1
 #: the lock under test when a campaign names none (campaign key `target`,
@@ -50,7 +50,7 @@ def look_confidence(looks, confidence=CONFIDENCE):
 #: filled it in
 CAMPAIGN = {"description": "", "control": False, "pin": True, "meter": True,
             "arches": ["arm"],
-            # kernel-patches/kernels.toml's first (guest/build_target.py
+            # kernel-patches/kernels.toml's first (guest/variant_name.py
             # DEFAULT_KERNEL; tests/unit/test_variant.py holds them equal)
             "kernels": ["6.1"],
             "order": "alternate", "seed": 1, "mem_mb": 512, "margin": MARGIN,

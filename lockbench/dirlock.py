@@ -32,7 +32,7 @@ RUNNER_END_S = 30
 
 def _open_dir(path, nofollow):
     """A descriptor of directory path; with nofollow, of no link there (a
-    results directory's cells/.tmp-ID: ELOOP, an OSError, for a link)."""
+    run directory's cells/.tmp-ID: ELOOP, an OSError, for a link)."""
     return os.open(path, os.O_RDONLY | os.O_DIRECTORY | (os.O_NOFOLLOW if nofollow else 0))
 
 

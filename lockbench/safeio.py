@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Reading and writing files the harness did not write itself in this run.
 
-A run or results directory may come from a guest, a --hosts host, a
+A boot's folder or a run directory may come from a guest, a --hosts host, a
 copy, or another local user: any name in it may be a link, a FIFO, a
 device or a file of any size.  Every stage (the collector, the campaign,
 --resume, the report, the plots, recheck) reads and writes there through

@@ -24,7 +24,7 @@ def make_parser():
         prog=PROG, description="Draw DIR/plots/*.png and *.svg from "
         "DIR/tidy/*.csv, then write DIR/report.html and DIR/report.md (what "
         "./run.sh report runs after the analysis).")
-    ap.add_argument("dir", metavar="DIR", help="a results directory "
+    ap.add_argument("dir", metavar="DIR", help="a run directory "
                     "(with tidy/, after python3 -m analysis.report DIR)")
     return ap
 

@@ -110,7 +110,7 @@ def point_dict(point):
 
 
 class Run:
-    """One results directory as the plots and report.html see it: `rd`,
+    """One run directory as the plots and report.html see it: `rd`,
     its analysis.parse.rundir.RunDir (the one reader of manifest.json: the
     campaign, its defaults and checks, the point labels, the setup line),
     and only what drawing adds to it: the tidy files (read with one-line

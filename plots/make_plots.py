@@ -117,7 +117,7 @@ def make_plots(run_dir, only=None, warn=None):
 
 def _folders(outdir, datadir):
     """DIR/plots and DIR/plots/data made, each a directory and no link: a
-    link planted there in a results directory must not have the plots
+    link planted there in a run directory must not have the plots
     written into a folder elsewhere."""
     for d in (outdir, datadir):
         try:
@@ -145,7 +145,7 @@ def _clear(outbase):
 def make_parser():
     ap = OneLineParser(
         prog=PROG, description="Draw DIR/plots/*.png and *.svg from DIR/tidy/*.csv.")
-    ap.add_argument("dir", metavar="DIR", help="a results directory (with tidy/)")
+    ap.add_argument("dir", metavar="DIR", help="a run directory (with tidy/)")
     ap.add_argument("--only", metavar="NAME[,NAME...]",
                     help=f"only these plots (of: {', '.join(NAMES)})")
     return ap

@@ -248,7 +248,7 @@ def write_reports(run_dir):
 
 def make_parser():
     ap = OneLineParser(prog=PROG, description="Write DIR/report.html and DIR/report.md.")
-    ap.add_argument("dir", metavar="DIR", help="a results directory (with tidy/)")
+    ap.add_argument("dir", metavar="DIR", help="a run directory (with tidy/)")
     return ap
 
 

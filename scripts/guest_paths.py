@@ -83,7 +83,7 @@ def missing(workload, dotconfig):
 
 
 def build_config(target):
-    """The .config of the build target TARGET (build/LABEL/config), or
+    """The .config of variant TARGET (build/TARGET/config), or
     None when it is not built."""
     d = os.path.join(BUILD, target)
     if os.path.isfile(os.path.join(d, "build-meta.json")):

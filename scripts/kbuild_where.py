@@ -326,19 +326,19 @@ def variants_with(base, fragments):
     FRAGMENTS (names), BASE's own fragments too: a --base that builds
     the file."""
     from scripts import variant as variantmod
-    from guest import build_target
+    from guest import variant_name
     try:
         b = variantmod.load(base)
-    except build_target.VariantError:
+    except variant_name.VariantError:
         return []
     bp = [os.path.basename(p) for p in b["patches"]]
     bc = {os.path.basename(c) for c in b["configs"]}
-    suffix = base[len(build_target.parse_target(base).name):]
+    suffix = base[len(variant_name.split_name(base).name):]
     out = []
-    for name in build_target.variant_names():
+    for name in variant_name.variant_names():
         try:
             v = variantmod.load(name + suffix)
-        except build_target.VariantError:
+        except variant_name.VariantError:
             continue
         cs = {os.path.basename(c) for c in v["configs"]}
         if ([os.path.basename(p) for p in v["patches"]] == bp and bc <= cs

@@ -30,7 +30,7 @@ export CCACHE_INODECACHE=true
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 # Nothing the harness writes (build/, results, reports) is writable by
 # another local user, whatever the caller's umask: a world-writable
-# results directory lets anyone plant the links that --resume and the
+# run directory lets anyone plant the links that --resume and the
 # report refuse (issue #27).  Stricter umasks (077) are kept.
 umask "$(printf '%04o' $(($(umask) | 8#022)))"
 # A new kernel tree and its objects (build/TARGET): 1.5 GB measured for
@@ -129,7 +129,7 @@ lb_kernel_info() {
 	done <<<"$spec"
 }
 
-# lb_variant TARGET : read a build target (scripts/variant.py show) into
+# lb_variant TARGET : read a variant (scripts/variant.py show) into
 # lb_arch, lb_kernel (its kernel version; empty for a tree's commit),
 # lb_label, lb_tree and lb_ref (a variant of a git tree; empty for
 # Debian's tarball) and the arrays lb_patches and lb_configs; exit 2 (its

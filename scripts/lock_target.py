@@ -36,7 +36,7 @@ import sys
 
 from lockbench import defaults, safeio, tomlw
 from lockbench.cli import CliError, OneLineParser, run_cli
-from guest import build_target, job as jobmod
+from guest import variant_name, job as jobmod
 from lockbench.paths import ROOT
 
 TARGET_DIR = os.path.join(ROOT, "kernel-patches", "targets")
@@ -205,17 +205,17 @@ def campaign(name, target, variants, workload):
     an op in instructions), 2 vCPUs on the host's time (6 boots a side,
     the fewest that can reach a verdict there), the A/A control (icount
     needs it; on the wall clock it calibrates the verdict).  VARIANTS are
-    build targets (the base may be before@6.12 or before@arm64): the
+    variants (the base may be before@6.12 or before@arm64): the
     campaign names the variant files, with the base's arch and kernel
     version as its arches and kernels where they are not the default."""
     spelled = jobmod.workload_spelled(jobmod.workload_token(workload))
-    base = build_target.parse_target(variants[0])
+    base = variant_name.split_name(variants[0])
     where = {}
-    if base.arch != build_target.DEFAULT_ARCH:
+    if base.arch != variant_name.DEFAULT_ARCH:
         where["arches"] = [base.arch]
-    if base.kernel != build_target.DEFAULT_KERNEL:
+    if base.kernel != variant_name.DEFAULT_KERNEL:
         where["kernels"] = [base.kernel]
-    variants = [base.name, build_target.parse_target(variants[1]).name]
+    variants = [base.name, variant_name.split_name(variants[1]).name]
     return toml_text(
         [f"{variants[0]} against {variants[1]} under {spelled!r}: written by",
          "./run.sh convert --workload.  1 vCPU: the guest's clock is QEMU's",

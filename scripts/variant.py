@@ -5,11 +5,11 @@ A variant is data: the patches of the series it applies, in order, and the
 config fragments merged onto tinyconfig.  Adding a variant is adding a file.
 Variants are architecture- and version-neutral: the per-architecture base
 fragment, configs/virt-ARCH.config, is merged first for every build, and a
-build target is VARIANT[@ARCH][@VERSION] (ARCH one of ARCHES, VERSION one
+variant is VARIANT[@ARCH][@VERSION] (ARCH one of ARCHES, VERSION one
 of KERNELS, kernel-patches/kernels.toml; "before" is "before@arm@6.1",
 built in build/before; "before@arm64" in build/before@arm64,
 "before@6.12" in build/before@6.12, Debian's linux-source-6.12).
-A boot variant boots another variant's image with kernel parameters of
+A boot variant boots another variant's kernel with kernel parameters of
 its own, building nothing: `boots = "OTHER"`, `cmdline = "k=v ..."` and a
 description (tests/variants: one test kernel, several planted faults).
 Optional keys: arches = [...] (the architectures the variant fits; default
@@ -49,9 +49,9 @@ import sys
 
 from lockbench import safeio
 from lockbench.cli import OneLineParser, run_cli
-# A target's name and its arch, which the runner needs too: guest/build_target.py.
-from guest.build_target import (ADD_FOLDER, ARCHES, DEFAULT_KERNEL, KERNELS, VARIANT_DIRS,
-                                VariantError, boot_spec, find_file, label, parse_target,
+# A target's name and its arch, which the runner needs too: guest/variant_name.py.
+from guest.variant_name import (ADD_FOLDER, ARCHES, DEFAULT_KERNEL, KERNELS, VARIANT_DIRS,
+                                VariantError, boot_spec, find_file, join_name, split_name,
                                 variant_names, REF_RE, ROOT)
 
 PATCH_DIR = os.path.join(ROOT, "kernel-patches")
@@ -67,7 +67,7 @@ CONVERTS_ALLOWED = "a list of distinct C identifiers (the locks the series conve
 
 def add_dirs(dirs):
     """Put the variant folders DIRS in front of LOCKBENCH_VARIANT_PATH, for
-    this process (guest/build_target.py read it at import: its list after
+    this process (guest/variant_name.py read it at import: its list after
     kernel-patches/variants) and for every process it starts."""
     dirs = [os.path.abspath(d) for d in dirs]
     for d in dirs:
@@ -83,18 +83,18 @@ def load(target):
     """Return the variant built for a target (VARIANT or VARIANT@ARCH) as a
     dict with absolute patch and config paths, the arch's base fragment
     first.  A boot variant (boots = "OTHER", cmdline = "..."; guest/
-    build_target.py boot_spec) is OTHER's build, with "boots" (OTHER's label)
+    variant_name.py boot_spec) is OTHER's kernel, with "boots" (OTHER's label)
     and "cmdline" added: it builds nothing of its own."""
-    name, arch, kernel = parse_target(target)
+    name, arch, kernel = split_name(target)
     path = find_file(name)
     if path is None:
         raise VariantError(f"unknown variant {name!r} (known: {', '.join(variant_names())}; "
                            f"{ADD_FOLDER})")
-    image, cmdline = boot_spec(name)
-    if image != name:
-        out = load(label(image, arch, kernel))
+    booted, cmdline = boot_spec(name)
+    if booted != name:
+        out = load(join_name(booted, arch, kernel))
         out.update(boots=out["label"], cmdline=cmdline, name=name,
-                   label=label(name, arch, kernel), file=path)
+                   label=join_name(name, arch, kernel), file=path)
         return out
     try:
         # capped and depth-checked: a variant file of --variants DIR may
@@ -108,7 +108,7 @@ def load(target):
     base_config = os.path.join(CONFIG_DIR, f"virt-{arch}.config")
     if not os.path.isfile(base_config):
         raise VariantError(f"no base config fragment for {arch}: {base_config}")
-    out = {"name": name, "arch": arch, "label": label(name, arch, kernel or DEFAULT_KERNEL),
+    out = {"name": name, "arch": arch, "label": join_name(name, arch, kernel or DEFAULT_KERNEL),
            "arches": arches, "kernel": kernel, "kernels": kernels,
            "file": path, "description": data["description"], "patches": [],
            "configs": [base_config]}
@@ -181,7 +181,7 @@ def _fit(name, arch, kernel, data):
     tree's commit."""
     arches = data.get("arches", list(ARCHES))
     kernels = data.get("kernels", list(KERNELS))
-    fits = label(name, arch if arch in arches else arches[0],
+    fits = join_name(name, arch if arch in arches else arches[0],
                  kernel if kernel in kernels or "tree" in data else kernels[0])
     if arch not in arches:
         raise VariantError(f"variant {name!r} is not for {arch} "
@@ -321,7 +321,7 @@ def _body(args):
         return 0
     v = load(args.name)
     if v.get("boots"):
-        raise VariantError(f"{args.name} boots {v['boots']}'s image: build "
+        raise VariantError(f"{args.name} boots {v['boots']}'s kernel: build "
                            f"{v['boots']} (./run.sh build {args.name} does)")
     if args.cmd == "show":
         _print_show(v)
@@ -334,9 +334,9 @@ def _body(args):
 def _print_order(names, groups):
     """The targets NAMES in build order; with GROUPS, each after the
     number of its group (its donors)."""
-    # A boot variant builds the image it boots.
-    image = {n: load(n).get("boots", n) for n in dict.fromkeys(names)}
-    built = {t: load(t) for t in dict.fromkeys(image.values())}
+    # A boot variant builds the kernel it boots.
+    booted = {n: load(n).get("boots", n) for n in dict.fromkeys(names)}
+    built = {t: load(t) for t in dict.fromkeys(booted.values())}
     # The tarball's first (a tree's commit may take one as its
     # donor), each by its number of patches.
     ordered = sorted(built, key=lambda t: (bool(built[t]["tree"]), len(built[t]["patches"])))
@@ -348,7 +348,7 @@ def _print_order(names, groups):
              for t in ordered}
     for t in ordered:
         keys.setdefault(group[t], len(keys))
-    for name, t in image.items():
+    for name, t in booted.items():
         print(keys[group[t]], name)
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Check the plots and report.html of a real results directory.
+"""Check the plots and report.html of a real run directory.
 
 Usage: check_report.py DIR [PLOT...]
 

@@ -87,8 +87,8 @@ bad 'unrecognized arguments: --bogus' campaign --bogus
 bad 'required: DIR' analyze
 bad "^analyze: $out/nosuch: no such directory" analyze "$out/nosuch"
 bad "^analyze: $out/file: not a directory" analyze "$out/file"
-bad "^analyze: $out/emptydir is not a results directory \(no manifest\.json; \./run\.sh campaign makes one\)\$" analyze "$out/emptydir"
-bad "^report: $out/emptydir is not a results directory \(no manifest\.json; \./run\.sh campaign makes one\)\$" report "$out/emptydir"
+bad "^analyze: $out/emptydir is not a run directory \(no manifest\.json; \./run\.sh campaign makes one\)\$" analyze "$out/emptydir"
+bad "^report: $out/emptydir is not a run directory \(no manifest\.json; \./run\.sh campaign makes one\)\$" report "$out/emptydir"
 bad 'unrecognized arguments: --bogus' analyze "$out/emptydir" --bogus
 bad 'required: DIR' report
 bad "^report: $out/nosuch: no such directory" report "$out/nosuch"

@@ -4,7 +4,7 @@
 # Every bad campaign file in tests/campaigns/bad/ is refused by the
 # campaign runner with exit 2 and one line naming the file and the
 # problem (each file's first line, "# expect: ...", says which), and no
-# results directory is made.  No kernel is needed: a campaign file is
+# run directory is made.  No kernel is needed: a campaign file is
 # checked before anything is built or booted (./run.sh test --fast).
 # An unknown key's line lists every allowed key and docs/campaigns.md; an
 # unknown variant's says how to add a folder (--variants DIR).
@@ -31,7 +31,7 @@ for f in tests/campaigns/bad/*.toml; do
 		echo "FAIL: $f: exit $rc, $msg"
 		exit 1
 	fi
-	[ ! -e "$out/never" ] || { echo "FAIL: $f: created a results directory"; exit 1; }
+	[ ! -e "$out/never" ] || { echo "FAIL: $f: created a run directory"; exit 1; }
 done
 echo "ok: $(find tests/campaigns/bad -name '*.toml' | wc -l) bad campaign files refused, one line each, exit 2"
 

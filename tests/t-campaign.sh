@@ -91,7 +91,7 @@ for key in ("host", "builds", "campaign", "rootfs_sha256"):
     assert m[key], key
 assert set(m["builds"]) == {"before", "after", "before~aa"}
 assert m["builds"]["before~aa"] == m["builds"]["before"]
-# The control boots the baseline's image.
+# The control boots the baseline's kernel.
 for x in cells:
     if x["variant"] == "before~aa":
         meta = json.load(open(f"{d}/cells/{x['id']}/meta.json"))

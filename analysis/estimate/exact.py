@@ -8,7 +8,7 @@ spread).
 The rule (analysis/README.md, "Exact data"):
 
 - the estimate is the ratio of the two sides' means (every boot counts;
-  the baseline's boots pooled with its A/A control's, the same image
+  the baseline's boots pooled with its A/A control's, the same kernel
   booted again);
 - its interval is the estimate times exp(+-w): w is the larger of the
   range of the baseline's log values (pooled with its A/A control's)
@@ -20,7 +20,7 @@ The rule (analysis/README.md, "Exact data"):
   (simulated coverage: tests/unit/test_exact_sim.py);
 - the A/A control against its baseline is judged on each side's own
   range (w = the larger of the two, not their pooled range), so that an
-  offset between two boots of one image beyond both their spreads reads
+  offset between two boots of one kernel beyond both their spreads reads
   as a difference: a check that can fail (a pooled range holds the
   offset itself, and its interval always held 1);
 - the verdict is stats.verdict on that interval, against the margin.

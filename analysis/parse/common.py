@@ -29,7 +29,7 @@ class ParseError(CliError, ValueError):
 
 
 #: The largest file a parser reads, in bytes.  A lock_stat dump of a
-#: debug kernel with every lock class is a few MB; a results directory's
+#: debug kernel with every lock class is a few MB; a run directory's
 #: other files are a few KB.  More is not a dump, and reading it whole
 #: would take the host's memory (/dev/zero never ends).
 MAX_FILE_BYTES = 32 << 20

@@ -193,7 +193,7 @@ class RunDir:
     @property
     def controls(self):
         """[(baseline, control), ...]: the A/A pairs of a campaign with
-        `control = true` (the control boots its baseline's image)."""
+        `control = true` (the control boots its baseline's kernel)."""
         ctl = self.campaign.get("controls")
         if not isinstance(ctl, dict):
             return []
@@ -249,7 +249,7 @@ class RunDir:
         """The kernel version of a variant's boots, "6.12": build-meta.json's
         kernel, else the first two numbers of its kernel_version (a build
         from before kernels were a dimension); the A/A control's is its
-        baseline's image's; "" when not recorded."""
+        baseline's kernel's; "" when not recorded."""
         meta = (self.builds.get(variant) or self.builds.get(variant.split("~")[0])
                 or {})
         k = meta.get("kernel") or ".".join(str(meta.get("kernel_version") or "")
@@ -436,7 +436,7 @@ def not_results_dir(path, command="report"):
     directory (no manifest.json): said as that, not as the missing file's
     "No such file or directory"; None otherwise (a missing PATH, or a
     manifest.json that is there, is load()'s to judge).  COMMAND: the
-    ./run.sh command the hint of a folder of results directories names
+    ./run.sh command the hint of a folder of run directories names
     (report, analyze)."""
     if not os.path.isdir(path) or os.path.lexists(os.path.join(path, "manifest.json")):
         return None
@@ -447,11 +447,11 @@ def not_results_dir(path, command="report"):
         runs = results_dirs_in(path)
         if runs:
             hint += f"; the newest in it: ./run.sh {command} {os.path.join(path, runs[0])}"
-    return f"{path} is not a results directory (no manifest.json; {hint})"
+    return f"{path} is not a run directory (no manifest.json; {hint})"
 
 
 def results_dirs_in(path):
-    """The names of PATH's folders that are results directories (a
+    """The names of PATH's folders that are run directories (a
     manifest.json in them: say results/ itself was named), newest first."""
     found = []
     try:

@@ -313,7 +313,7 @@ def metrics_s(rows, f):
     return text
 
 
-#: a build target's kernel suffix (guest/build_target.py label: before@6.12)
+#: a variant's kernel suffix (guest/variant_name.py label: before@6.12)
 KERNEL_SUFFIX = re.compile(r"@[0-9]+\.[0-9]+$")
 
 

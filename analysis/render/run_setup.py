@@ -22,7 +22,7 @@ def setup_facts(rd, done):
     "none", ...; '' when not recorded}),
     commits ({variant: (commit id, tree)} of the variants built from a
     git tree, scripts/tree/kernel_tree.py; not the A/A control's, the
-    baseline's image again),
+    baseline's kernel again),
     host_kinds ({cpus: {kind of machine: {variant: boots}}}: RunDir.host_kinds;
     with --hosts, cores and cpu_model are those of the machines the boots
     ran on, as each read its own: '2-16' cores, '2 kinds of CPU')."""

@@ -83,7 +83,7 @@ def loss_rate_hi(lost, boots, confidence):
 
 def pooled(tally_, variant, cpus, also=()):
     """The tally of variant at cpus vCPUs, with those of `also` (the A/A
-    control: the same image) added: {"boots", "lost", "states"}."""
+    control: the same kernel) added: {"boots", "lost", "states"}."""
     out = {"boots": 0, "lost": 0, "states": {}}
     for v in (variant,) + tuple(also):
         t = tally_.get((v, cpus))

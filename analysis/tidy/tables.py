@@ -96,7 +96,7 @@ def _folder(root, rel):
     """None when root/rel is a folder to read a point's files from, else
     why not ("missing", or what is there instead).  Every folder on the
     way from root is a directory and no link (common.dir_refusal): a
-    results directory may come from anywhere, and a link in it must not
+    run directory may come from anywhere, and a link in it must not
     make the report read, and quote, files outside it.  The files
     themselves are opened without following a link (common.read_text)."""
     parts = rel.split(os.sep)

@@ -64,7 +64,7 @@ def note(r, text):
 
 def failures(rows, tally, confidence, controls=()):
     """Lost boots (analysis/tidy/boots.py tally: (variant, cpus) -> counts,
-    the baseline's pooled with its A/A control's: the same image) and
+    the baseline's pooled with its A/A control's: the same kernel) and
     failed points, per row: `harm (failures)` where the variant lost
     significantly more boots than the baseline at that vCPU count (Fisher,
     one-sided at half of 1 - confidence); else, where the variant lost a
@@ -129,7 +129,7 @@ def widen(r, e, direction, margin, min_n):
 
 
 def calibrate(rows, controls, th):
-    """Each row whose baseline has an A/A control (the same image booted
+    """Each row whose baseline has an A/A control (the same kernel booted
     again) gets the control's verdict at the same vCPU count, point and
     metric (`calibration`), and its CI widened by the A/A CI's distance
     from 1 (`aa_widen`, log): an A/A pair whose CI holds 1 changes

@@ -35,9 +35,9 @@ def lockdep_reports(rundir):
     why the log was not read, or ""}} for every variant with a lockdep
     report in any boot; the first such boot (manifest order) gives the
     cell and splat.
-    An A/A control boots its baseline's image (rundir.controls): its
+    An A/A control boots its baseline's kernel (rundir.controls): its
     reports count for the baseline."""
-    image = {c: b for b, c in rundir.controls}
+    booted = {c: b for b, c in rundir.controls}
     out = {}
     # Every try of a cell (rundir.Cell.tries): a report seen once is never
     # erased by a later, clean try of it (--resume).
@@ -47,7 +47,7 @@ def lockdep_reports(rundir):
                      if p.startswith(PREFIX)]
             if not lines:
                 continue
-            variant = image.get(c.variant, c.variant)
+            variant = booted.get(c.variant, c.variant)
             if variant in out:
                 out[variant]["boots"] += 1
                 continue
@@ -93,10 +93,10 @@ def splat(path, log, line):
 
 def mark(rows, unsafe, controls=()):
     """Every comparison row (a dict) whose baseline or variant is unsafe
-    (a control: its baseline's image, from controls' (baseline, control)
+    (a control: its baseline's kernel, from controls' (baseline, control)
     pairs) gets the verdict `unsafe`, whatever its numbers say."""
-    image = {c: b for b, c in controls}
+    booted = {c: b for b, c in controls}
     for r in rows:
-        if image.get(r["baseline"], r["baseline"]) in unsafe or \
-                image.get(r["variant"], r["variant"]) in unsafe:
+        if booted.get(r["baseline"], r["baseline"]) in unsafe or \
+                booted.get(r["variant"], r["variant"]) in unsafe:
             r["verdict"] = UNSAFE

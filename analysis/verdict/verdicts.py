@@ -175,7 +175,7 @@ class _Cells:
         gb, gv = g[g["variant"] == b], g[g["variant"] == v]
         base, var = gb["value"].to_numpy(), gv["value"].to_numpy()
         # The verdict pools the A/A control's boots with the baseline's:
-        # boots of the same image.  The A/A pair itself is judged on the
+        # boots of the same kernel.  The A/A pair itself is judged on the
         # two apart, the diagnostic that widens (guards.calibrate).
         ga = (g[g["variant"] == self.ctl_of[b]]
               if b in self.ctl_of and (b, v) not in self.controls else None)

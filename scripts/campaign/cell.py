@@ -83,7 +83,7 @@ def start_cell(d, man, cell, job_path, pin=()):
     safeio.check_dir(os.path.join(d, "cells"))
     clear_tmp(tmp)
     c = man.data["campaign"]
-    cmd = [PY, "-m", "guest.run_guest", campaign_file.image(c, cell["variant"]),
+    cmd = [PY, "-m", "guest.run_guest", campaign_file.booted_variant(c, cell["variant"]),
            "--cpus", str(cell["cpus"]), "--mem", str(c["mem_mb"]),
            "--job", job_path, "--out", tmp] + (["--pin", ",".join(map(str, pin))] if pin else [])
     if cell.get("clock", WALL) != WALL:

@@ -27,11 +27,11 @@ import math
 import os
 import statistics
 
-from guest import build_target
+from guest import variant_name
 from lockbench import safeio
 from lockbench.defaults import CELL_TIMES, WALL
 
-# The newest results directories read, and the most bytes of a manifest.
+# The newest run directories read, and the most bytes of a manifest.
 MAX_DIRS = 20
 MANIFEST_MAX_BYTES = 16 << 20
 MAX_S = 100000.0
@@ -44,13 +44,13 @@ def _secs(v):
 
 def _arch(variant, default):
     try:
-        return build_target.parse_target(str(variant).split("~")[0]).arch
-    except build_target.VariantError:
+        return variant_name.split_name(str(variant).split("~")[0]).arch
+    except variant_name.VariantError:
         return default
 
 
 def _manifests(results):
-    """The newest MAX_DIRS results directories' manifests, as (name, data);
+    """The newest MAX_DIRS run directories' manifests, as (name, data);
     a directory or manifest that is not a plain one is skipped."""
     try:
         dirs = [e for e in os.scandir(results) if e.is_dir(follow_symlinks=False)]

@@ -8,7 +8,7 @@ duplicate variants, unsafe names, unknown architectures.
 The architecture and the kernel version are dimensions: arches = ["arm",
 "arm64"] (default ["arm"]) and kernels = ["6.1", "6.12"] (default
 ["6.1"]) run every variant on each arch and kernel.  The campaign as
-resolved names build targets (scripts/variant.py): "before" for arm on
+resolved names variants (scripts/variant.py): "before" for arm on
 6.1, "before@arm64" for arm64, "before@6.12" for 6.12; the baseline is
 the first arch's and kernel's, and each compared pair is compared within
 each arch and kernel, never across.
@@ -64,7 +64,7 @@ class Key(NamedTuple):
 TOP = {
     "name": Key(str, NAME_RE.fullmatch, "a name of [A-Za-z0-9_-], at most 64, not starting "
                 "with - or _", REQUIRED,
-                "the campaign's name: the results directory is results/NAME-UTCSTAMP"),
+                "the campaign's name: the run directory is results/NAME-UTCSTAMP"),
     "description": Key(str, lambda v: len(v) <= 200 and not CONTROL_RE.search(v),
                        "text of at most 200 characters, without control characters", DEFAULT,
                        "one line for the report"),
@@ -251,9 +251,9 @@ ORDERS = ("balanced", "alternate", "random")
 POINT_OWN = ("primary_metric",)
 
 
-def image(campaign, variant):
-    """The build target a cell of `variant` boots: a control boots its
-    baseline's image."""
+def booted_variant(campaign, variant):
+    """The variant a cell of `variant` boots: a control boots its
+    baseline's kernel."""
     return (campaign.get("controls") or {}).get(variant, variant)
 
 
@@ -264,7 +264,7 @@ class CampaignError(CliError):
 def read_capped(path, limit=MAX_FILE_BYTES, root=None):
     """The bytes of PATH, a regular file of at most LIMIT bytes; an OSError
     (safeio.Unsafe, its strerror the reason) otherwise: a FIFO would block,
-    /dev/zero would never end.  With ROOT (a results directory) PATH is
+    /dev/zero would never end.  With ROOT (a run directory) PATH is
     read under it through no link at all (lockbench/safeio.py); without, it is
     a file the user named, read through the links they named."""
     if root is not None:
@@ -354,7 +354,7 @@ def _repetitions(path, out):
 
 def _platforms(path, out):
     """Check arches and kernels and expand variants, baseline and compare
-    to the build targets of every arch and kernel (in place), kernel by
+    to the variants of every arch and kernel (in place), kernel by
     kernel, arch by arch within each.  Return {variant: the locks its
     series converts} (the variant file's converts, the same on every arch
     and kernel)."""
@@ -369,14 +369,14 @@ def _platforms(path, out):
     for a, k in where:
         for v in out["variants"]:
             try:
-                loaded = variantmod.load(variantmod.label(v, a, k))
+                loaded = variantmod.load(variantmod.join_name(v, a, k))
             except variantmod.VariantError as e:
                 raise CampaignError(f"{path}: variants: {e}") from None
             converts.setdefault(v, loaded["converts"])
-    lab = variantmod.label
+    lab = variantmod.join_name
     # control = true: each compared pair's baseline, on each arch and
     # kernel, boots a second time as the pseudo-variant BASELINE~aa (the
-    # same image; no build), the A/A pair that calibrates every vCPU
+    # same kernel; no build), the A/A pair that calibrates every vCPU
     # count and point (analysis/README.md): a campaign of two pairs
     # (before/after, before-rt/after-rt) calibrates each on its own.
     # A campaign of the baseline alone (a calibration run) has no pair:
@@ -617,7 +617,7 @@ def _target(path, name, points):
 
 def load(path, root=None):
     """Return the campaign resolved (defaults filled in), or raise; ROOT:
-    read_capped's (a results directory's campaign.toml)."""
+    read_capped's (a run directory's campaign.toml)."""
     raw, data = _read(path, root)
     out = _top_keys(path, data)
     _variants(path, out)
@@ -656,7 +656,7 @@ def load(path, root=None):
 
 def _variant_cpus(path, out, names):
     """variant_cpus = { VARIANT = [1], ... } (variant names of the file):
-    resolved to {target: [vCPU counts]} of every build target of those
+    resolved to {target: [vCPU counts]} of every variant of those
     variants and of their A/A controls, or {} when absent."""
     val = out["variant_cpus"] or {}
     for name, cpus in val.items():
@@ -670,7 +670,7 @@ def _variant_cpus(path, out, names):
                                 f"({', '.join(map(str, out['cpus']))}), not {str(cpus)[:40]}")
     out["variant_cpus"] = {
         t: sorted(val[n]) for t in out["variants"]
-        for n in [variantmod.parse_target(t.split(CONTROL_SUFFIX)[0]).name] if n in val}
+        for n in [variantmod.split_name(t.split(CONTROL_SUFFIX)[0]).name] if n in val}
 
 
 def _clock(path, out):

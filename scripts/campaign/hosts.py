@@ -48,7 +48,7 @@ import tarfile
 import time
 
 from lockbench.cli import CliError
-from guest import build_target, lockload_cases, qemu
+from guest import variant_name, lockload_cases, qemu
 from lockbench import dirlock, safeio
 from lockbench.paths import BUILD, ROOT
 from scripts.campaign import cell as campaign_cell
@@ -214,7 +214,7 @@ def probe_live(hosts_file, arches, cwd=None):
 
 # The runner and what it imports or reads, as paths in the repository:
 # all a host needs of the harness (the runner names targets and reads the
-# arch and kernel tables with guest/build_target.py, a job's lockload cases
+# arch and kernel tables with guest/variant_name.py, a job's lockload cases
 # and their writers in the target files with guest/lockload_cases.py, and
 # builds the host speed meter from its source with guest/hostspeed.py; its
 # errors, clocks, files and lock are lockbench's, as every command's).  The
@@ -223,7 +223,7 @@ def probe_live(hosts_file, arches, cwd=None):
 RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "guest/collect.py",
                 "guest/vcpu.py", "guest/hostspeed.py", "guest/meter/host_meter.c",
                 "guest/job.py", "guest/lockload_cases.py", "guest/qemu.py",
-                "guest/build_target.py", "guest/inside/init.sh", "guest/arches.toml",
+                "guest/variant_name.py", "guest/inside/init.sh", "guest/arches.toml",
                 "kernel-patches/kernels.toml",
                 "lockbench/__init__.py", "lockbench/cli.py", "lockbench/defaults.py",
                 "lockbench/dirlock.py", "lockbench/paths.py", "lockbench/safeio.py",
@@ -240,15 +240,15 @@ def make_payload(path, build, variants, job):
             tar.add(os.path.join(ROOT, f), f"payload/{f}")
         arches = []
         for v in variants:
-            arch = build_target.parse_target(v).arch
+            arch = variant_name.split_name(v).arch
             arches += [] if arch in arches else [arch]
-            for f in (build_target.ARCHES[arch]["kernel"], "mbox_bench.ko", "build-meta.json"):
+            for f in (variant_name.ARCHES[arch]["kernel"], "mbox_bench.ko", "build-meta.json"):
                 tar.add(os.path.join(build, v, f), f"payload/build/{v}/{f}")
             # The file system writer of lockload's points, where built.
             if os.path.isfile(os.path.join(build, v, "fs_writer.ko")):
                 tar.add(os.path.join(build, v, "fs_writer.ko"), f"payload/build/{v}/fs_writer.ko")
         for a in arches:
-            rootfs = f"{build_target.rootfs_dir(a)}/rootfs.cpio"
+            rootfs = f"{variant_name.rootfs_dir(a)}/rootfs.cpio"
             tar.add(os.path.join(build, rootfs), f"payload/build/{rootfs}")
             lockload = f"lockload/{a}/lockload"
             if os.path.isfile(os.path.join(build, lockload)):
@@ -388,14 +388,14 @@ def copy_payload(d, man, hosts, remote, prog):
     """The kernels, modules, root fs, runner and job to every host, once."""
     c = man.data["campaign"]
     payload = ".hosts-payload.tar"
-    images = list(dict.fromkeys(campaign_file.image(c, v) for v in c["variants"]))
-    # A boot variant is another variant's image with kernel parameters
+    booted = list(dict.fromkeys(campaign_file.booted_variant(c, v) for v in c["variants"]))
+    # A boot variant is another variant's kernel with kernel parameters
     # that live in its file here, not on the hosts.
-    boots_other = [v for v in images if build_target.boot_spec(build_target.parse_target(v).name)[1]]
+    boots_other = [v for v in booted if variant_name.boot_spec(variant_name.split_name(v).name)[1]]
     if boots_other:
-        raise HostsError(f"variant {boots_other[0]} boots another variant's image with its "
+        raise HostsError(f"variant {boots_other[0]} boots another variant's kernel with its "
                          f"own kernel parameters: run it on this host, not with --hosts")
-    make_payload(os.path.join(d, payload), BUILD, images, os.path.join(d, "job.conf"))
+    make_payload(os.path.join(d, payload), BUILD, booted, os.path.join(d, "job.conf"))
     prog.say(f"campaign: copying kernels, modules and root fs to the hosts of {hosts}")
     rc, out = run_parallel(parallel_cmd(hosts, "--nonall", "--wd", remote, "--basefile", payload,
                                         f"rm -rf payload && tar xf {payload}"), d, 1800)
@@ -505,7 +505,7 @@ class Run:
         man.data["hosts_seq"] = first + len(cells) - 1
         with safeio.open_new(inp, 0o644) as f:
             for x, name in zip(cells, names):
-                f.write(f"{name} {campaign_file.image(c, x['variant'])}\n")
+                f.write(f"{name} {campaign_file.booted_variant(c, x['variant'])}\n")
         # Nothing where parallel writes its joblog and rsync the cells: a
         # link there would be written through.
         for p in [log] + [os.path.join(d, "cells", f".tmp-{n}{s}") for n in names
@@ -524,7 +524,7 @@ class Run:
 
     def command(self, hosts, cpus, cells, inp, log):
         """parallel's command line: each line of INP (a cell's name and
-        its image) run on HOSTS, its cell folder and log sent back."""
+        the variant it boots) run on HOSTS, its cell folder and log sent back."""
         c = self.man.data["campaign"]
         # Variant names are checked ([a-z0-9_-], and '@' before an arch)
         # before they get here; parallel quotes {1} and {2} itself, the

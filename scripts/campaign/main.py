@@ -2,7 +2,7 @@
 """Run a benchmark campaign: one QEMU boot per (variant, vCPUs, repetition).
 
 With arches = [...] in the campaign file a variant is one per arch: its
-build target "before" (arm) or "before@arm64" names it in the cells, the
+variant "before" (arm) or "before@arm64" names it in the cells, the
 manifest and the analysis (scripts/campaign/file.py).
 
 Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--variants DIR] [--reuse DIR]
@@ -43,7 +43,7 @@ campaign file), manifest.py (the plan, manifest.json and what --resume
 checks in it), cell.py (one cell's start and end), run.py (cells side
 by side up to each look, Ctrl-C) and hosts.py (cells on --hosts).
 
-One campaign at a time in a results directory: a campaign and a --resume
+One campaign at a time in a run directory: a campaign and a --resume
 hold a lock on it (flock, lockbench/dirlock.py) for their whole run, and a
 second one there is refused.  Nothing in the directory is written through
 a link or read through one (lockbench/safeio.py), and nothing made there is
@@ -61,7 +61,7 @@ import sys
 from analysis.estimate import exact, stats
 from analysis import primary as primarymod
 from lockbench.cli import OneLineParser, run_cli
-from guest import build_target, judge, qemu
+from guest import variant_name, judge, qemu
 from lockbench import dirlock, safeio
 from lockbench.paths import ROOT
 from lockbench.defaults import ICOUNT
@@ -89,7 +89,7 @@ def make_parser():
     p.add_argument("--hosts", metavar="FILE",
                    help="run the cells on these ssh hosts (GNU parallel --sshloginfile "
                    "format; see scripts/campaign/hosts.py)")
-    p.add_argument("--out", help="results directory (default results/NAME-UTCSTAMP)")
+    p.add_argument("--out", help="run directory (default results/NAME-UTCSTAMP)")
     p.add_argument("--variants", metavar="DIR", action="append", default=[],
                    help="a folder of variant files (./run.sh convert --out DIR), in front of "
                    "LOCKBENCH_VARIANT_PATH for this run; again for more")
@@ -110,7 +110,7 @@ def make_parser():
 
 
 def lock(d):
-    """Hold the campaign lock of results directory D until this process
+    """Hold the campaign lock of run directory D until this process
     exits (dirlock.hold: an flock on D itself, never inherited by a
     runner; a runner locks its own cells/.tmp-ID, another directory);
     refuse when another campaign or --resume holds it."""
@@ -161,15 +161,15 @@ def build_identities(c, variant_dirs):
     builds = {}
     for v in c["variants"]:
         try:
-            builds[v] = campaign_manifest.build_identity(campaign_file.image(c, v))
+            builds[v] = campaign_manifest.build_identity(campaign_file.booted_variant(c, v))
         except judge.RunError as e:
             if e.exit_code != 3 or not variant_dirs:
                 raise
             extra = " ".join(f"--variants {d}" for d in variant_dirs)
             raise judge.RunError(3, f"variant {v!r} is not built: run ./run.sh build {extra} "
-                                 f"{campaign_file.image(c, v)}") from None
+                                 f"{campaign_file.booted_variant(c, v)}") from None
         # A point whose path the kernel cannot have: refused before a boot.
-        cfg = guest_paths.build_config(campaign_file.image(c, v))
+        cfg = guest_paths.build_config(campaign_file.booted_variant(c, v))
         for p in c["points"] if cfg else ():
             lack = guest_paths.missing(p.get("workload", ""), cfg)
             if lack:
@@ -221,7 +221,7 @@ def create(args):
         f.write(campaign_file.job_text(c))
     host = qemu.host_info(qemu.arch_info(c["arches"][0])["qemu"])
     # What boots each arch, for the report's setup lines.
-    host["qemu_guests"] = {a: build_target.guest_desc(a) for a in c["arches"]}
+    host["qemu_guests"] = {a: variant_name.guest_desc(a) for a in c["arches"]}
     man = campaign_manifest.Manifest.new(d, c, host, builds, rootfs, cells,
                                          getattr(args, "variants", None))
     man.save()
@@ -253,7 +253,7 @@ def resume(args):
     c, builds, want = campaign_manifest.checked_manifest(d, man)
     for v, old in builds.items():
         if not campaign_manifest.same_kernel(
-                old, campaign_manifest.build_identity(campaign_file.image(c, v))):
+                old, campaign_manifest.build_identity(campaign_file.booted_variant(c, v))):
             raise campaign_file.CampaignError(
                 f"{d}: refusing to resume: kernel variant {v!r} was rebuilt differently since")
     for a, sha in want.items():

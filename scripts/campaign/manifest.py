@@ -16,7 +16,7 @@ import re
 import secrets
 import stat
 
-from guest import build_target, judge, qemu
+from guest import variant_name, judge, qemu
 
 from lockbench import dirlock, safeio
 from lockbench.cli import CliError
@@ -88,15 +88,16 @@ def plan(c):
 
 
 def build_dir(target):
-    """build/LABEL, the folder TARGET's image is built in (a boot
-    variant's: its image's), or None for a target that is no variant."""
+    """build/LABEL, the folder the kernel TARGET boots is built in (a
+    boot variant's: its booted variant's), or None for a target that is
+    no variant."""
     try:
         variant, arch, kernel, label = qemu.target(target)
-        image, _cmdline = build_target.boot_spec(variant)
+        booted, _cmdline = variant_name.boot_spec(variant)
     except CliError:
         return None
-    if image != variant:
-        label = build_target.label(image, arch, kernel)
+    if booted != variant:
+        label = variant_name.join_name(booted, arch, kernel)
     return os.path.join(qemu.BUILD, label)
 
 
@@ -112,7 +113,7 @@ def refuse_if_being_built(target):
 
 
 def build_identity(variant):
-    """The build a target boots (a boot variant: its image's, with its
+    """The build a target boots (a boot variant: its booted variant's, with its
     kernel parameters as "cmdline")."""
     try:
         art = qemu.artifacts(variant)
@@ -142,10 +143,10 @@ def build_command(target):
     when its variant file is in a folder of its own (--variants DIR,
     LOCKBENCH_VARIANT_PATH), which the build must be given too."""
     try:
-        name = build_target.parse_target(target).name
-    except build_target.VariantError:
+        name = variant_name.split_name(target).name
+    except variant_name.VariantError:
         return f"./run.sh build [--variants DIR] {target}"
-    path = build_target.find_file(name)
+    path = variant_name.find_file(name)
     shipped = os.path.join(variantmod.ROOT, "kernel-patches", "variants")
     if path is None or os.path.dirname(os.path.abspath(path)) == shipped:
         return f"./run.sh build {target}"
@@ -169,7 +170,7 @@ def rootfs_hashes(arches):
 
 
 def utc_stamp():
-    """Now, as a results directory's name and a manifest's "created" say
+    """Now, as a run directory's name and a manifest's "created" say
     it: 20261206T114600Z."""
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
@@ -231,7 +232,7 @@ def remote_base(d):
 
 
 def remote_name(d):
-    """A new remote folder for a run of results directory D: a --resume,
+    """A new remote folder for a run of run directory D: a --resume,
     or another campaign whose directory has the same name, never shares
     it (the token)."""
     return f"lockbench-{remote_base(d)}-{secrets.token_hex(6)}"

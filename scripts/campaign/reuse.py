@@ -30,7 +30,7 @@ import shutil
 import stat
 import sys
 
-from guest import build_target, collect, judge
+from guest import variant_name, collect, judge
 from lockbench import safeio
 from lockbench.defaults import ICOUNT
 from scripts.campaign import cell as campaign_cell
@@ -277,7 +277,7 @@ def take(d, man, sources):
             for cell in data["cells"]:
                 o = by_id.get(cell["id"])
                 v = cell["variant"]
-                arch = build_target.parse_target(campaign_file.image(data["campaign"], v))[1]
+                arch = variant_name.split_name(campaign_file.booted_variant(data["campaign"], v))[1]
                 if not (o and cell["state"] not in campaign_manifest.SETTLED
                         and o.get("state") == "done"
                         and cell.get("clock") == ICOUNT and o.get("clock") == ICOUNT

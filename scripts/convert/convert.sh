@@ -40,7 +40,7 @@
 # the variant with lockdep (docs/convert.md).
 #
 # Options:
-#   --base VARIANT  the variant (a build target: VARIANT[@ARCH][@VERSION])
+#   --base VARIANT  the variant (VARIANT[@ARCH][@VERSION])
 #            whose tree and series the patch goes on (default: before)
 #   --variants DIR  a folder of variant files (and their fragments) to
 #            find VARIANT in, as for every command (LOCKBENCH_VARIANT_PATH);

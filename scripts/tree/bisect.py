@@ -30,7 +30,7 @@ did meanwhile) a cell an earlier step ran is taken, not booted again
 (./run.sh campaign --reuse): GOOD and its control boot once a bisection,
 and the confirmation boots only the parent's control.
 
-Everything is in the results directory: bisect.json (the state: the
+Everything is in the run directory: bisect.json (the state: the
 commit list, each step with its class), log.txt (a line a step), steps/
 (one campaign per step), variants/ (a variant file per commit).  Ctrl-C
 stops the step's campaign (which keeps what it measured);
@@ -72,7 +72,7 @@ import subprocess
 import sys
 import time
 
-from guest import build_target
+from guest import variant_name
 from lockbench import safeio, tomlw
 from lockbench.cli import CliError, OneLineParser, run_cli
 from lockbench.paths import ROOT
@@ -458,7 +458,7 @@ def start(args):
         raise BisectError(f"{len(ids)} commits between {args.good} and {args.bad}: "
                           f"at most {MAX_COMMITS} (about 10 steps, each a build and a campaign)")
     text = read_user_campaign(args.campaign)
-    if args.like not in build_target.variant_names():
+    if args.like not in variant_name.variant_names():
         raise BisectError(f"--like {args.like}: no such variant")
     d = args.out or os.path.join(ROOT, "results", time.strftime(
         f"bisect-{bad['commit'][:12]}-%Y%m%dT%H%M%SZ", time.gmtime()))
@@ -508,7 +508,7 @@ def judge_one(args):
                 or b.s["good"]["id"] != good["commit"] or b.s["tree"] != tree:
             raise BisectError(f"{d} judges against another GOOD, tree or campaign: --out DIR")
     else:
-        if args.like not in build_target.variant_names():
+        if args.like not in variant_name.variant_names():
             raise BisectError(f"--like {args.like}: no such variant")
         dirh.write_atomic(CAMPAIGN, text)
         b = Bisect(d, {"tree": tree, "like": args.like, "campaign": CAMPAIGN,
@@ -550,10 +550,10 @@ def check_state(state):
         return "tree is not an absolute path"
     if state["campaign"] != CAMPAIGN:
         return f"campaign is not {CAMPAIGN!r}"
-    if not _str(state["like"], 32) or not build_target.NAME_RE.fullmatch(state["like"]):
+    if not _str(state["like"], 32) or not variant_name.NAME_RE.fullmatch(state["like"]):
         return "like is not a variant name"
     for k in ("bad_ref", "good_ref"):
-        if walk and not (_str(state[k], 200) and build_target.REF_RE.fullmatch(state[k])):
+        if walk and not (_str(state[k], 200) and variant_name.REF_RE.fullmatch(state[k])):
             return f"{k} is not a git revision"
 
     def commit_ok(c):

@@ -52,19 +52,19 @@ import sys
 
 from lockbench import safeio, tomlw
 from lockbench.cli import CliError, OneLineParser, run_cli
-from guest import build_target
+from guest import variant_name
 from lockbench.paths import BUILD, ROOT
 
 # The kernel versions the module, lockload, the fragments and the lock_stat
 # parser are tested against (kernel-patches/kernels.toml, docs/trees.md);
 # the first is the oldest a tree may be.
-TESTED = {build_target.version_key(v): v for v in build_target.KERNELS}
+TESTED = {variant_name.version_key(v): v for v in variant_name.KERNELS}
 OLDEST = min(TESTED)
 # What the mailbox registry's patch 0001 adds: a tree without it gets 0001
 # first when its variant merges mbox-registry.config.
 REGISTRY_FILE = "drivers/mailbox/omap-mbox-registry.c"
 REGISTRY_PATCH = "0001-mailbox-add-the-2.6.34-OMAP-mailbox-name-registry-fo.patch"
-REF_RE = build_target.REF_RE  # a ref as the user writes it
+REF_RE = variant_name.REF_RE  # a ref as the user writes it
 ID_RE = re.compile(r"[0-9a-f]{40}")
 
 
@@ -278,7 +278,7 @@ def donor(build, repo, target_dir, commit, arch, shas):
 
 def variant_name(tree, commit):
     """"linux-1a2b3c4d5e6f": the tree's folder name, cut and cleaned, and
-    the commit's first 12 hex digits (build_target.NAME_RE: at most 32)."""
+    the commit's first 12 hex digits (variant_name.NAME_RE: at most 32)."""
     base = re.sub(r"[^a-z0-9]+", "-", os.path.basename(tree.rstrip("/")).lower()).strip("-")
     base = (base or "tree")[:19].rstrip("-") or "tree"
     if not base[0].isalnum():
@@ -397,7 +397,7 @@ def body(args):
         if best:
             print(*best)
     else:
-        if args.like not in build_target.variant_names():
+        if args.like not in variant_name.variant_names():
             raise TreeError(f"--like {args.like}: no such variant")
         names, camp = write_variants(args.tree, args.refs, args.out, args.like)
         for n in names:

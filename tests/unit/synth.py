@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Builds a small synthetic results directory, in the layout `run.sh
+"""Builds a small synthetic run directory, in the layout `run.sh
 campaign` writes, with known effects (tests only).
 
 make_run(path, effects={"p1": 0.90, "p2": 1.00}) writes 2 variants
@@ -148,7 +148,7 @@ def fail_point(run, cell, point, check):
 def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
              wrong_count_cell=None, extra_cells=(), base_ops=100000.0,
              noise=0.005, variants=None, compare=None):
-    """Write a results directory at path; returns the manifest dict.
+    """Write a run directory at path; returns the manifest dict.
 
     effects: point id -> throughput factor after/before (default 1.0).
     wrong_count_cell: a cell id whose lock_stat acquisitions are 5% off.
@@ -275,7 +275,7 @@ INSN = {"before": 2209.0, "after": 2209.0 * 1.0037,
 def make_default_run(path, effects=None, writers=None, reps=8, icount_reps=3,
                      seed=11, noise=0.02, icount_noise=3e-6, steal_pct=3.0,
                      name="default", plain=False):
-    """A results directory shaped like campaigns/default.toml's: before
+    """A run directory shaped like campaigns/default.toml's: before
     (rwlock), after (spinlock) and the A/A control before~aa, at 1 vCPU
     under icount (icount_reps boots each: insn_per_op exact to
     icount_noise) and at 2 pinned vCPUs on the wall clock (reps boots

@@ -11,11 +11,11 @@ hashes them, and the hosts' runner is tests/hosts/lying_runner.py.  A cell
 run on this host boots tests/hosts/standin-qemu.sh (first on PATH as
 qemu-system-arm), which ends at once or sleeps: no boot anywhere.
 
-Issue #27's tests (the results directory itself hostile: links planted in
+Issue #27's tests (the run directory itself hostile: links planted in
 it, a second campaign, umask 000, a lying meta.json, a tab in a hosts
 file, a garbled joblog, another directory's remote folder) check that
 each run ends in under 10 s with its documented exit and one line, and
-that nothing outside the results directory changed (a snapshot of the
+that nothing outside the run directory changed (a snapshot of the
 sentinel folder beside it, with its secret file)."""
 
 import json
@@ -75,7 +75,7 @@ class Hostile(unittest.TestCase):
         with open(cls.toml, "w") as fh:
             fh.write(CAMPAIGN)
         cls.env = dict(os.environ, LOCKBENCH_BUILD=build)
-        # A results directory as `./run.sh campaign` creates it, no cell run.
+        # A run directory as `./run.sh campaign` creates it, no cell run.
         cls.pristine = os.path.join(cls.tmp, "pristine")
         subprocess.run([PY, "-c", "import argparse, sys; from scripts.campaign import main as campaign; "
                         "campaign.create(argparse.Namespace("
@@ -88,7 +88,7 @@ class Hostile(unittest.TestCase):
 
     def setUp(self):
         self.case = tempfile.mkdtemp(dir=self.tmp)
-        # The results directory one level down, so that ../ leads to a
+        # The run directory one level down, so that ../ leads to a
         # folder of this test (the sentinel), never anywhere else.
         self.d = os.path.join(self.case, "res", "hostile-1")
         shutil.copytree(self.pristine, self.d)
@@ -140,7 +140,7 @@ class Hostile(unittest.TestCase):
 
     def refused(self, want, *extra, env=None):
         """--resume refuses the directory: exit 2, one line, WANT in it,
-        and nothing outside the results directory touched."""
+        and nothing outside the run directory touched."""
         rc, out, err = self.bounded("--resume", self.d, *extra, env=env)
         self.assertEqual((rc, out), (2, ""), err)
         self.assertEqual(len(err.splitlines()), 1, err)
@@ -182,7 +182,7 @@ class Hostile(unittest.TestCase):
         self.refused("campaign.toml: cannot read")
 
     def checks(self):
-        """checked_manifest on the results directory: '' or its refusal."""
+        """checked_manifest on the run directory: '' or its refusal."""
         r = subprocess.run(
             [PY, "-c", "import sys\nfrom scripts.campaign import manifest as m\n"
              "try:\n    m.checked_manifest(sys.argv[1], m.Manifest.load(sys.argv[1]))\n"
@@ -388,7 +388,7 @@ class Hostile(unittest.TestCase):
         self.assertEqual(os.listdir(os.path.join(self.d, "cells")), [cell["kept"]])
 
 
-    # --- issue #27: the results directory itself is hostile ---
+    # --- issue #27: the run directory itself is hostile ---
 
     def settle(self, *todo):
         """Every cell but TODO done, each with its files in cells/ID; the

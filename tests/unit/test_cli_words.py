@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """What the commands say to the user: the state of an interrupted cell said
-once, a folder that is not a results directory named as such, several
+once, a folder that is not a run directory named as such, several
 lock_stat captures at once, fairness.png's starvation mark in words, and
 how to run the benchmark module in the guest's shell (./run.sh boot
 --help and the shell's banner).
@@ -95,7 +95,7 @@ class NotAResultsDir(unittest.TestCase):
             rc, out, err = run("plots.pipeline", d)
             self.assertEqual(rc, 2, err)
             self.assertEqual(out, "")
-            self.assertEqual(err, f"report: {d} is not a results directory "
+            self.assertEqual(err, f"report: {d} is not a run directory "
                              "(no manifest.json; ./run.sh campaign makes one)\n")
             self.assertNotIn("No such file", err)
 
@@ -105,7 +105,7 @@ class NotAResultsDir(unittest.TestCase):
             rc, _, err = run("plots.pipeline", d, "--no-plots")
             self.assertEqual(rc, 2, err)
             self.assertEqual(len(err.splitlines()), 1, err)
-            self.assertIn("is not a results directory", err)
+            self.assertIn("is not a run directory", err)
             self.assertIn(f"./run.sh recheck {d}", err)
 
     def test_results_folder_names_a_run_in_it(self):
@@ -119,7 +119,7 @@ class NotAResultsDir(unittest.TestCase):
             rc, _, err = run("plots.pipeline", d)
             self.assertEqual(rc, 2, err)
             self.assertEqual(len(err.splitlines()), 1, err)
-            self.assertIn(f"is not a results directory (no manifest.json; ./run.sh campaign "
+            self.assertIn(f"is not a run directory (no manifest.json; ./run.sh campaign "
                           f"makes one; the newest in it: ./run.sh report "
                           f"{os.path.join(d, 'new-run')})", err)
 

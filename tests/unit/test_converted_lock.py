@@ -10,7 +10,7 @@ and the builds, where a dry run needs them, a stand-in tree
 (LOCKBENCH_BUILD), as in test_campaign_estimate.py.
 
 Also the small follow-ups of the same change: ./run.sh analyze on a
-folder that is not a results directory, the hosts' progress line, the
+folder that is not a run directory, the hosts' progress line, the
 runner's and the campaign's hints for a variant of a folder of its own.
 
 Run: /usr/bin/python3 -m unittest tests.unit.test_converted_lock
@@ -26,7 +26,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from guest import build_target, judge, qemu
+from guest import variant_name, judge, qemu
 from scripts.campaign import file as campaign_file
 from scripts.campaign import hosts as campaign_hosts
 from scripts.campaign import manifest as campaign_manifest
@@ -80,8 +80,8 @@ class Folder(unittest.TestCase):
         self.vdir = os.path.join(self.tmp, "vars")
         os.mkdir(self.vdir)
         self.write_variant("spin-resource-lock", RESOURCE)
-        saved = list(build_target.VARIANT_DIRS)
-        self.addCleanup(build_target.VARIANT_DIRS.__setitem__, slice(None), saved)
+        saved = list(variant_name.VARIANT_DIRS)
+        self.addCleanup(variant_name.VARIANT_DIRS.__setitem__, slice(None), saved)
         env = mock.patch.dict(os.environ)
         env.start()
         self.addCleanup(env.stop)
@@ -240,8 +240,8 @@ class ShippedCampaigns(unittest.TestCase):
         self.files = sorted(glob.glob(os.path.join(ROOT, "campaigns", "*.toml"))
                             + glob.glob(os.path.join(ROOT, "tests", "campaigns", "*.toml")))
         self.assertGreater(len(self.files), 15)
-        saved = list(build_target.VARIANT_DIRS)
-        self.addCleanup(build_target.VARIANT_DIRS.__setitem__, slice(None), saved)
+        saved = list(variant_name.VARIANT_DIRS)
+        self.addCleanup(variant_name.VARIANT_DIRS.__setitem__, slice(None), saved)
         env = mock.patch.dict(os.environ)
         env.start()
         self.addCleanup(env.stop)
@@ -322,9 +322,9 @@ class FollowUps(unittest.TestCase):
                                 env=dict(os.environ, PYTHONPATH=ROOT),
                                 capture_output=True, text=True)
             self.assertEqual(cp.returncode, 2, cp.stderr)
-            self.assertEqual(cp.stderr, f"analyze: {d} is not a results directory "
+            self.assertEqual(cp.stderr, f"analyze: {d} is not a run directory "
                              "(no manifest.json; ./run.sh campaign makes one)\n")
-            # A folder of results directories names the newest for analyze.
+            # A folder of run directories names the newest for analyze.
             os.mkdir(os.path.join(d, "run-1"))
             open(os.path.join(d, "run-1", "manifest.json"), "w").close()
             cp = subprocess.run([PY, "-m", "analysis.analyze", d], cwd=ROOT,
@@ -351,8 +351,8 @@ class FollowUps(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "zz-mine.toml"), "w") as f:
                 f.write(RESOURCE)
-            saved = list(build_target.VARIANT_DIRS)
-            self.addCleanup(build_target.VARIANT_DIRS.__setitem__, slice(None), saved)
+            saved = list(variant_name.VARIANT_DIRS)
+            self.addCleanup(variant_name.VARIANT_DIRS.__setitem__, slice(None), saved)
             with mock.patch.dict(os.environ):
                 variantmod.add_dirs([d])
                 self.assertEqual(campaign_manifest.build_command("zz-mine@arm64"),

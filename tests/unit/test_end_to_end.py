@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""analyze + report on a small synthetic results directory built here:
+"""analyze + report on a small synthetic run directory built here:
 2 variants x 1 vCPU count x 2 points x 6 repetitions; "after" is 10%
 slower at p1 and equal at p2."""
 

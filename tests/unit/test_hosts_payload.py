@@ -60,7 +60,7 @@ def local_imports(path):
 
 def data_files(path):
     """The repository files path names as os.path.join(ROOT, "dir",
-    "file") with literal parts (guest/build_target.py's arch and kernel
+    "file") with literal parts (guest/variant_name.py's arch and kernel
     tables, guest/qemu.py's guest init): what the module reads of the
     repository beside its imports.  Folders (a variant folder) are not
     read by the runner's cells and are left out."""

@@ -16,7 +16,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
-from guest import build_target  # noqa: E402
+from guest import variant_name  # noqa: E402
 from scripts import variant  # noqa: E402
 from scripts.tree import kernel_tree  # noqa: E402
 from scripts.campaign import file as campaign_file  # noqa: E402
@@ -160,9 +160,9 @@ class Tree(unittest.TestCase):
         base_id = commit(self.tree, {"a.c": "1\n"}, 'a "quoted" subject')
         names, camp = kernel_tree.write_variants(self.tree, [self.reg, "HEAD"], out, "before")
         self.assertEqual(names, [f"linux-{self.reg[:12]}", f"linux-{base_id[:12]}"])
-        saved = list(build_target.VARIANT_DIRS)
-        self.addCleanup(build_target.VARIANT_DIRS.__setitem__, slice(None), saved)
-        build_target.VARIANT_DIRS.insert(0, out)
+        saved = list(variant_name.VARIANT_DIRS)
+        self.addCleanup(variant_name.VARIANT_DIRS.__setitem__, slice(None), saved)
+        variant_name.VARIANT_DIRS.insert(0, out)
         v = variant.load(names[1])
         self.assertEqual((v["tree"], v["ref"], v["patches"]), (self.tree, base_id, []))
         self.assertEqual([os.path.basename(c) for c in v["configs"]],
@@ -175,9 +175,9 @@ class Tree(unittest.TestCase):
     def test_variant_file_checks_tree_and_ref(self):
         d = os.path.join(self.tmp.name, "v")
         os.makedirs(d)
-        saved = list(build_target.VARIANT_DIRS)
-        self.addCleanup(build_target.VARIANT_DIRS.__setitem__, slice(None), saved)
-        build_target.VARIANT_DIRS.insert(0, d)
+        saved = list(variant_name.VARIANT_DIRS)
+        self.addCleanup(variant_name.VARIANT_DIRS.__setitem__, slice(None), saved)
+        variant_name.VARIANT_DIRS.insert(0, d)
         for body, words in (('tree = "rel/path"\nref = "HEAD"', "absolute path"),
                             (f'tree = "{self.tree}"\nref = "-rf"', "ref must be"),
                             (f'tree = "{self.tree}"', "ref must be")):
@@ -191,8 +191,8 @@ class Tree(unittest.TestCase):
         self.assertEqual(kernel_tree.variant_name("/src/Linux.Next/", "ab" * 20),
                          "linux-next-abababababab")
         name = kernel_tree.variant_name("/x/" + "a" * 60, "cd" * 20)
-        self.assertTrue(build_target.NAME_RE.fullmatch(name), name)
-        self.assertTrue(build_target.NAME_RE.fullmatch(kernel_tree.variant_name("/x/_", "e" * 40)))
+        self.assertTrue(variant_name.NAME_RE.fullmatch(name), name)
+        self.assertTrue(variant_name.NAME_RE.fullmatch(kernel_tree.variant_name("/x/_", "e" * 40)))
 
 
 if __name__ == "__main__":

@@ -83,7 +83,7 @@ ALLOW = {
     ("guest/hostspeed.py", "meter_binary", "os.replace by path"):
         (2, "renames the meter and its key, each compiled or written by this runner under "
             "its own pid-named file (open_new), into build/host-meter/, the harness's own "
-            "build folder, not a results directory: two runners may build it at once"),
+            "build folder, not a run directory: two runners may build it at once"),
     ("guest/run_guest.py", "shell_howto", "open"):
         (1, "reads guest/inside/init.sh, the repository's own file, for --help"),
 }

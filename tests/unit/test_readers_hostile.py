@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Timed: bounds the wall time of runs (hang guards): tests/run-all.sh runs
 # this module at the normal priority, not niced beside a kernel build.
-"""The readers of a results directory on hostile files (issue #27, items 7
+"""The readers of a run directory on hostile files (issue #27, items 7
 and 8): the report, the plots and recheck, each through its real entry
 point (./run.sh report, python3 -m plots.*, ./run.sh recheck), on a small
 valid run directory (tests/unit/synth.py) with one file planted in it.
 
-A results directory may come from anywhere (a copy, a --hosts host,
+A run directory may come from anywhere (a copy, a --hosts host,
 another local user): a link in it is refused, never followed, a FIFO
 never waited on, a device or a huge file never read whole, a JSON file
 nested 100,000 deep never recursed into.  Each case checks: the exit

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """lockbench/safeio.py: links, FIFOs, devices, sizes, depth and numbers that a
-results directory may hold are refused in one line, in bounded time."""
+run directory may hold are refused in one line, in bounded time."""
 import os
 import tempfile
 import time

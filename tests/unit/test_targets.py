@@ -178,7 +178,7 @@ if __name__ == "__main__":
 
 class ConvertCampaign(unittest.TestCase):
     """The campaign ./run.sh convert --workload writes names variant
-    files, whatever build target the base was: on a base of another arch
+    files, whatever variant the base was: on a base of another arch
     or kernel version it carries that arch and version as its arches and
     kernels (a campaign's variants are files, not targets)."""
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Variants are arch-neutral data (scripts/variant.py): a build target is
+"""Variants are arch-neutral data (scripts/variant.py): a variant is
 VARIANT or VARIANT@ARCH, the arch's base fragment is merged first, the
 optional arches key limits a variant, build-meta's lock implementations
 come from the .config; a campaign's arches key (scripts/campaign/file.py)
@@ -12,7 +12,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
-from guest import build_target  # noqa: E402
+from guest import variant_name  # noqa: E402
 from scripts import variant  # noqa: E402
 from scripts.campaign import file as campaign_file  # noqa: E402
 
@@ -21,18 +21,18 @@ POINT = '\n[[points]]\nid = "p1"\nread_pct = 90\nmailboxes = 16\n'
 
 class Targets(unittest.TestCase):
     def test_parse(self):
-        self.assertEqual(variant.parse_target("before"), ("before", "arm", "6.1"))
-        self.assertEqual(variant.parse_target("before@arm"), ("before", "arm", "6.1"))
-        self.assertEqual(variant.parse_target("before@arm64"), ("before", "arm64", "6.1"))
-        self.assertEqual(variant.parse_target("before@6.12"), ("before", "arm", "6.12"))
-        self.assertEqual(variant.parse_target("before@arm64@6.12"),
+        self.assertEqual(variant.split_name("before"), ("before", "arm", "6.1"))
+        self.assertEqual(variant.split_name("before@arm"), ("before", "arm", "6.1"))
+        self.assertEqual(variant.split_name("before@arm64"), ("before", "arm64", "6.1"))
+        self.assertEqual(variant.split_name("before@6.12"), ("before", "arm", "6.12"))
+        self.assertEqual(variant.split_name("before@arm64@6.12"),
                          ("before", "arm64", "6.12"))
-        self.assertEqual(variant.parse_target("before@6.12@arm64"),
+        self.assertEqual(variant.split_name("before@6.12@arm64"),
                          ("before", "arm64", "6.12"))
         for bad in ("before@x86", "before@", "Before", "../x", "@arm64", "a@arm64@arm",
                     "a@6.12@6.1", "a@6.6", "a@6.12@", "a@6.12.1"):
             with self.subTest(bad), self.assertRaises(variant.VariantError):
-                variant.parse_target(bad)
+                variant.split_name(bad)
 
     def test_names_are_variant_files_only(self):
         """build/trees holds the campaigns ./run.sh build --tree writes
@@ -42,11 +42,11 @@ class Targets(unittest.TestCase):
             for f in ("linux-1a2b3c4d5e6f.toml", "campaign-linux-1a2b3c4d5e6f-0123456789ab.toml",
                       "campaign-x.toml", "notes.txt"):
                 open(os.path.join(d, f), "w").close()
-            build_target.VARIANT_DIRS.insert(0, d)
+            variant_name.VARIANT_DIRS.insert(0, d)
             try:
                 names = variant.variant_names()
             finally:
-                build_target.VARIANT_DIRS.remove(d)
+                variant_name.VARIANT_DIRS.remove(d)
         self.assertIn("linux-1a2b3c4d5e6f", names)
         self.assertFalse([n for n in names if n.startswith("campaign-")], names)
 
@@ -56,12 +56,12 @@ class Targets(unittest.TestCase):
         package for each (setup.sh installs it, build-kernel.sh extracts
         /usr/src/PACKAGE.tar.xz)."""
         from lockbench import defaults
-        self.assertEqual(build_target.DEFAULT_KERNEL, "6.1")
-        self.assertEqual(defaults.CAMPAIGN["kernels"], [build_target.DEFAULT_KERNEL])
-        self.assertEqual({v: k["package"] for v, k in build_target.KERNELS.items()},
+        self.assertEqual(variant_name.DEFAULT_KERNEL, "6.1")
+        self.assertEqual(defaults.CAMPAIGN["kernels"], [variant_name.DEFAULT_KERNEL])
+        self.assertEqual({v: k["package"] for v, k in variant_name.KERNELS.items()},
                          {"6.1": "linux-source-6.1", "6.12": "linux-source-6.12"})
         # 32-bit ARM selects ARCH_SUPPORTS_RT only from 6.13 on.
-        self.assertEqual(build_target.KERNELS["6.12"]["rt_arches"], ["arm64"])
+        self.assertEqual(variant_name.KERNELS["6.12"]["rt_arches"], ["arm64"])
 
     def test_build_order_puts_donors_first(self):
         """./run.sh build's order (variant.py order): a variant whose series
@@ -107,15 +107,15 @@ class Targets(unittest.TestCase):
                               g["before@6.12"]}), 4)
 
     def test_label_and_dirs(self):
-        self.assertEqual(variant.label("before", "arm"), "before")
-        self.assertEqual(variant.label("before", "arm64"), "before@arm64")
-        self.assertEqual(variant.label("before", "arm", "6.12"), "before@6.12")
-        self.assertEqual(variant.label("before", "arm64", "6.12"), "before@arm64@6.12")
+        self.assertEqual(variant.join_name("before", "arm"), "before")
+        self.assertEqual(variant.join_name("before", "arm64"), "before@arm64")
+        self.assertEqual(variant.join_name("before", "arm", "6.12"), "before@6.12")
+        self.assertEqual(variant.join_name("before", "arm64", "6.12"), "before@arm64@6.12")
         for t in ("before", "before@arm64", "before@6.12", "before@arm64@6.12"):
-            self.assertEqual(variant.label(*variant.parse_target(t)), t)
-        self.assertEqual(build_target.rootfs_dir("arm"), "rootfs")
-        self.assertEqual(build_target.rootfs_dir("arm64"), "rootfs-arm64")
-        self.assertEqual(build_target.guest_desc("arm64"), "qemu-system-aarch64 -M virt, cortex-a57")
+            self.assertEqual(variant.join_name(*variant.split_name(t)), t)
+        self.assertEqual(variant_name.rootfs_dir("arm"), "rootfs")
+        self.assertEqual(variant_name.rootfs_dir("arm64"), "rootfs-arm64")
+        self.assertEqual(variant_name.guest_desc("arm64"), "qemu-system-aarch64 -M virt, cortex-a57")
 
     def test_one_arch_table(self):
         """guest/arches.toml is what builds and boots an arch, for the
@@ -124,10 +124,10 @@ class Targets(unittest.TestCase):
         import contextlib
         import io
         from guest import qemu
-        self.assertEqual(build_target.DEFAULT_ARCH, "arm")
+        self.assertEqual(variant_name.DEFAULT_ARCH, "arm")
         for arch, info in variant.ARCHES.items():
             with self.subTest(arch=arch):
-                self.assertEqual(set(info) - {"triplet"}, set(build_target.ARCH_KEYS))
+                self.assertEqual(set(info) - {"triplet"}, set(variant_name.ARCH_KEYS))
                 out = io.StringIO()
                 with contextlib.redirect_stdout(out):
                     self.assertEqual(variant.main(["arch", arch]), 0)
@@ -145,7 +145,7 @@ class Targets(unittest.TestCase):
 
     def test_base_fragment_first(self):
         for arch in variant.ARCHES:
-            v = variant.load(variant.label("before", arch))
+            v = variant.load(variant.join_name("before", arch))
             self.assertEqual(v["arch"], arch)
             names = [os.path.basename(c) for c in v["configs"]]
             self.assertEqual(names[0], f"virt-{arch}.config")
@@ -160,13 +160,13 @@ class Targets(unittest.TestCase):
         from 6.13): those load where they fit and are refused elsewhere
         with the target that fits."""
         rt = {"before-rt", "after-rt"}
-        shipped = os.path.join(build_target.ROOT, "kernel-patches", "variants")
+        shipped = os.path.join(variant_name.ROOT, "kernel-patches", "variants")
         # The shipped ones: build/trees holds a tree's commits, whose
         # kernel is the commit's (and the suite's t-tree writes some).
         for name in sorted(f[:-5] for f in os.listdir(shipped) if f.endswith(".toml")):
             for arch in variant.ARCHES:
                 for kernel in variant.KERNELS:
-                    target = variant.label(name, arch, kernel)
+                    target = variant.join_name(name, arch, kernel)
                     with self.subTest(target=target):
                         fits = name not in rt or (arch, kernel) == ("arm64", "6.12")
                         if fits:
@@ -181,9 +181,9 @@ class VariantFiles(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.addCleanup(self.tmp.cleanup)
-        # The one list guest/build_target.py searches (variant.py shares it).
-        build_target.VARIANT_DIRS.insert(0, self.tmp.name)
-        self.addCleanup(build_target.VARIANT_DIRS.remove, self.tmp.name)
+        # The one list guest/variant_name.py searches (variant.py shares it).
+        variant_name.VARIANT_DIRS.insert(0, self.tmp.name)
+        self.addCleanup(variant_name.VARIANT_DIRS.remove, self.tmp.name)
 
     def write(self, name, body):
         with open(os.path.join(self.tmp.name, name + ".toml"), "w") as f:

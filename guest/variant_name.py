@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What a build target is called, its architecture and its kernel version:
+"""What a variant is called, its architecture and its kernel version:
 the arch table (guest/arches.toml: the cross compiler, the image, the
 QEMU machine, CPU and console, the Debian arch and the root fs folder,
 everything about a guest architecture in one place), the kernel table
 (kernel-patches/kernels.toml: the versions and their Debian sources),
-VARIANT[@ARCH][@VERSION] names, and where variant files live.  The runner needs this to boot a target, the
-build (scripts/variant.py, which reads the variant files themselves) to
-build one; it sits here, below both, and travels to --hosts machines with
+VARIANT[@ARCH][@VERSION] names (docs/glossary.md), and where variant
+files live.  The runner needs this to boot a variant, the build
+(scripts/variant.py, which reads the variant files themselves) to build
+one; it sits here, below both, and travels to --hosts machines with
 the runner.
 """
 import collections
@@ -120,10 +121,11 @@ CMDLINE_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}=[A-Za-z0-9_.,-]{1,64}"
 
 
 def boot_spec(name):
-    """(image, cmdline) of variant NAME: a boot variant (`boots =
-    "OTHER"`, `cmdline = "k=v ..."` in its file) boots OTHER's built
-    image with those kernel parameters; any other variant boots its own
-    image with "".  VariantError for a bad file."""
+    """(booted, cmdline) of variant NAME: the variant whose kernel it
+    boots and the kernel parameters.  A boot variant (`boots = "OTHER"`,
+    `cmdline = "k=v ..."` in its file) boots OTHER's kernel with those
+    parameters; any other variant boots its own with "".  VariantError
+    for a bad file."""
     path = find_file(name)
     if path is None:
         return name, ""
@@ -135,23 +137,23 @@ def boot_spec(name):
         raise VariantError(str(e)) from None
     if "boots" not in data:
         if "cmdline" in data:
-            raise VariantError(f"{path}: cmdline needs boots = \"VARIANT\" (the image "
-                               f"it boots)")
+            raise VariantError(f"{path}: cmdline needs boots = \"VARIANT\" (the variant "
+                               f"whose kernel it boots)")
         return name, ""
     extra = set(data) - {"description", "boots", "cmdline"}
     if extra:
         raise VariantError(f"{path}: a boot variant has description, boots and cmdline "
                            f"only, not {', '.join(sorted(extra))}")
-    image, cmdline = data["boots"], data.get("cmdline", "")
-    if not isinstance(image, str) or not NAME_RE.fullmatch(image) or image == name \
-            or find_file(image) is None:
-        raise VariantError(f"{path}: boots must name another variant, not {str(image)[:40]!r}")
+    booted, cmdline = data["boots"], data.get("cmdline", "")
+    if not isinstance(booted, str) or not NAME_RE.fullmatch(booted) or booted == name \
+            or find_file(booted) is None:
+        raise VariantError(f"{path}: boots must name another variant, not {str(booted)[:40]!r}")
     if not isinstance(cmdline, str) or not CMDLINE_RE.fullmatch(cmdline):
         raise VariantError(f"{path}: cmdline must be up to 16 space-separated key=value "
                            f"parameters of [A-Za-z0-9_.,-]")
-    if "boots" in _keys(find_file(image)):
-        raise VariantError(f"{path}: boots {image!r}, which boots another variant itself")
-    return image, cmdline
+    if "boots" in _keys(find_file(booted)):
+        raise VariantError(f"{path}: boots {booted!r}, which boots another variant itself")
+    return booted, cmdline
 
 
 def _keys(path):
@@ -161,20 +163,21 @@ def _keys(path):
         return set()
 
 
-Target = collections.namedtuple("Target", "name arch kernel")
+VariantName = collections.namedtuple("VariantName", "name arch kernel")
 
 
-def label(name, arch, kernel=DEFAULT_KERNEL):
-    """The target's name: the variant, then @ARCH unless the arch is the
-    default, then @VERSION unless the kernel is the default ("before",
-    "before@arm64", "before@6.12", "before@arm64@6.12"); also its folder
-    in build/ and its name in campaigns."""
+def join_name(name, arch, kernel=DEFAULT_KERNEL):
+    """A variant's full name: the variant file's name, then @ARCH unless
+    the arch is the default, then @VERSION unless the kernel is the
+    default ("before", "before@arm64", "before@6.12",
+    "before@arm64@6.12"); also its folder in build/ and its name in
+    campaigns."""
     return (name + ("" if arch == DEFAULT_ARCH else f"@{arch}")
             + ("" if kernel == DEFAULT_KERNEL else f"@{kernel}"))
 
 
-def parse_target(target):
-    """"before" -> Target("before", "arm", "6.1"); "before@arm64" ->
+def split_name(target):
+    """"before" -> VariantName("before", "arm", "6.1"); "before@arm64" ->
     ("before", "arm64", "6.1"); "before@6.12" -> ("before", "arm",
     "6.12"); "before@arm64@6.12" (either order) -> ("before", "arm64",
     "6.12").  Checks the syntax only, not that the variant exists."""
@@ -188,10 +191,10 @@ def parse_target(target):
         elif part in KERNELS and kernel is None:
             kernel = part
         else:
-            raise VariantError(f"target {target!r}: {part!r} is not an arch "
+            raise VariantError(f"variant {target!r}: {part!r} is not an arch "
                                f"({', '.join(ARCHES)}) or a kernel ({', '.join(KERNELS)}), "
                                f"or names one twice (VARIANT[@ARCH][@VERSION])")
-    return Target(name, arch or DEFAULT_ARCH, kernel or DEFAULT_KERNEL)
+    return VariantName(name, arch or DEFAULT_ARCH, kernel or DEFAULT_KERNEL)
 
 
 def rootfs_dir(arch):
