@@ -6,7 +6,8 @@ decided with the boots done so far?
 
 Runs the analysis in memory (at the campaign's per-look confidence,
 analysis/README.md "Stopping early"; DIR/tidy is left as it is) and prints
-one JSON object:
+look(DIR) as one JSON object (scripts/campaign/run.py calls look() in its
+own process):
 {"primary": N, "undecided": ["2 vCPUs read95 after/before: inconclusive
 (n≈12)", ...], "open": [[2, "read95"], ...]} (the vCPU counts and points
 of the undecided cells, which later repetitions run alone). A cell is decided when its primary row's verdict is one
@@ -38,16 +39,21 @@ def undecided(comps):
     return len(prim), out, [list(c) for c in cells]
 
 
+def look(path):
+    """undecided() of run directory path, judged in memory: the campaign
+    saves the look in manifest.json next, and a cell it makes `unneeded`
+    changes cells.csv and problems.csv, so tables written now would be
+    stale by then.  Raises ParseError (a CliError) on bad input."""
+    _rd, _t, _m, c = analyze.analyze(path, write=False)
+    return undecided(c.comps)
+
+
 def main(argv=None):
     p = OneLineParser(prog="looks", description=__doc__.split("\n")[0])
     p.add_argument("dir")
 
     def body(args):
-        # In memory: the campaign saves the look in manifest.json next,
-        # and a cell it makes `unneeded` changes cells.csv and
-        # problems.csv, so tables written now would be stale by then.
-        _rd, _t, _m, c = analyze.analyze(args.dir, write=False)
-        n, todo, cells = undecided(c.comps)
+        n, todo, cells = look(args.dir)
         print(json.dumps({"primary": n, "undecided": todo, "open": cells}))
         return 0
     return run_cli("looks", p, argv, body)

@@ -176,64 +176,24 @@ def starvation(sel, warn):
     `writers`) above each compared variant's bar."""
     run = sel.run
     bar, mark = STARVATION
-    rows = sel.medians(STARVATION)
-    for r in rows:
-        to_int(r.get("read_pct"), "medians.csv read_pct")
-    if not rows:
-        raise Skip(f"medians.csv has no {bar}/{mark} rows")
-    # one vCPU runs one benchmark thread: no reader can keep a writer waiting
-    rows = [r for r in rows if int(r["cpus"]) > 1]
-    if not rows:
-        raise Skip(f"only 1-vCPU {bar}/{mark} rows "
-                   "(one benchmark thread: nothing to starve)")
-    # the points that mix reads and writes, in the campaign's order
-    rows = [r for r in rows if 0 < int(r["read_pct"]) < 100] or rows
-    rows.sort(key=sel.key("point", "variant", "metric", "cpus"))
+    rows = _writer_rows(sel)
     v, points, cpus = sel.common(rows)
     for i, pid in enumerate(points, 1):
         p = run.point(pid)
         # a tick label is a format: its % doubled
         v[f"plabel{i}"] = (f"{pid} ({p['read_pct']}%% reads)" if "read_pct" in p
                            else pid.replace("%", "%%"))
-    def panel_values(c, cols):
-        """The positive values of COLS drawn in the panel of C vCPUs."""
-        return [float(r[k]) for r in rows if r["cpus"] == str(c)
-                for k in cols if r[k] not in ("", None) and float(r[k]) > 0]
-
     # where the bars start: below every value drawn, per panel (a choice
     # of axis, as log_ticks)
     base = []
     for c in cpus:
-        vals = panel_values(c, ("median", "ci_lo"))
+        vals = _panel_values(rows, c, ("median", "ci_lo"))
         if vals:
             base += [str(c), plain(10 ** math.floor(math.log10(min(vals) / 1.5)))]
     v["ybase"] = " ".join(base)
     data = [sel.write("starvation", rows, MED_COLS)]
-    # the writers' verdicts on p99, above the variant's bar
-    top = {}
-    for r in rows:
-        if r["ci_hi"] not in ("", None):
-            k = (r["variant"], r["cpus"], r["point"])
-            top[k] = max(top.get(k, 0.0), float(r["ci_hi"]), float(r["median"]))
-    try:
-        comps = compared_rows(run, VERDICT_COLS + ["role"])
-    except PlotsError as e:
-        warn(f"no writers' labels: {e}")
-        comps = []
-    labels = [r for r in comps if r.get("role") == "writers"
-              and r["metric"] == bar and sel.known(r)
-              and r["point"] in points and r["cpus"] in {str(c) for c in cpus}
-              and (r["variant"], r["cpus"], r["point"]) in top]
-    nv = len(run.variants)
-    highest = {}  # per panel, the highest label
-    for i, r in enumerate(labels, 1):
-        k = sel.vorder[r["variant"]] + 1
-        x = points.index(r["point"]) + 1 + (k - (nv + 1) / 2.0) * 0.7 / nv
-        ratio = f" {float(r['ratio']):.3f}" if r["ratio"] not in ("", None) else ""
-        y = top[(r["variant"], r["cpus"], r["point"])] * 1.6
-        highest[r["cpus"]] = max(highest.get(r["cpus"], 0.0), y)
-        v[f"sl{i}"] = f"{r['cpus']} {x:.4f} {y:.6g} {k}"
-        v[f"st{i}"] = f"{r['verdict'].split(' (n')[0]}{ratio}"
+    labels, placed, highest = _writers_labels(sel, rows, points, cpus, warn)
+    v.update(placed)
     v["nsl"] = len(labels)
     v["bar"], v["mark"] = bar, mark
     # where the axis ends: a decade above every value and verdict label
@@ -241,7 +201,7 @@ def starvation(sel, warn):
     # the tallest marker landed in the key: t-campaign's layout check)
     ends = []
     for c in cpus:
-        vals = panel_values(c, ("median", "ci_hi")) + (
+        vals = _panel_values(rows, c, ("median", "ci_hi")) + (
             [highest[str(c)]] if str(c) in highest else [])
         if vals:
             ends += [str(c), plain(10 ** math.ceil(math.log10(max(vals) * 1.3)))]
@@ -261,6 +221,66 @@ def starvation(sel, warn):
                 "compared variant's bar, the writers' answer on p99 (its "
                 "verdict and ratio, comparisons.csv role writers).",
                 v, data, [answer_entry(r) for r in labels])
+
+
+def _writer_rows(sel):
+    """The medians the writers' figure draws (STARVATION), above 1 vCPU,
+    at the points that mix reads and writes where any does, in the
+    campaign's order; Skip where none is left."""
+    bar, mark = STARVATION
+    rows = sel.medians(STARVATION)
+    for r in rows:
+        to_int(r.get("read_pct"), "medians.csv read_pct")
+    if not rows:
+        raise Skip(f"medians.csv has no {bar}/{mark} rows")
+    # one vCPU runs one benchmark thread: no reader can keep a writer waiting
+    rows = [r for r in rows if int(r["cpus"]) > 1]
+    if not rows:
+        raise Skip(f"only 1-vCPU {bar}/{mark} rows "
+                   "(one benchmark thread: nothing to starve)")
+    # the points that mix reads and writes, in the campaign's order
+    rows = [r for r in rows if 0 < int(r["read_pct"]) < 100] or rows
+    rows.sort(key=sel.key("point", "variant", "metric", "cpus"))
+    return rows
+
+
+def _panel_values(rows, c, cols):
+    """The positive values of COLS drawn in the panel of C vCPUs."""
+    return [float(r[k]) for r in rows if r["cpus"] == str(c)
+            for k in cols if r[k] not in ("", None) and float(r[k]) > 0]
+
+
+def _writers_labels(sel, rows, points, cpus, warn):
+    """The writers' verdicts on p99 (comparisons.csv role writers) of the
+    bars drawn, each placed above its variant's bar: (the verdict rows,
+    the figure's slI/stI values, the highest label per panel)."""
+    run = sel.run
+    top = {}
+    for r in rows:
+        if r["ci_hi"] not in ("", None):
+            k = (r["variant"], r["cpus"], r["point"])
+            top[k] = max(top.get(k, 0.0), float(r["ci_hi"]), float(r["median"]))
+    try:
+        comps = compared_rows(run, VERDICT_COLS + ["role"])
+    except PlotsError as e:
+        warn(f"no writers' labels: {e}")
+        comps = []
+    labels = [r for r in comps if r.get("role") == "writers"
+              and r["metric"] == STARVATION[0] and sel.known(r)
+              and r["point"] in points and r["cpus"] in {str(c) for c in cpus}
+              and (r["variant"], r["cpus"], r["point"]) in top]
+    nv = len(run.variants)
+    placed = {}
+    highest = {}  # per panel, the highest label
+    for i, r in enumerate(labels, 1):
+        k = sel.vorder[r["variant"]] + 1
+        x = points.index(r["point"]) + 1 + (k - (nv + 1) / 2.0) * 0.7 / nv
+        ratio = f" {float(r['ratio']):.3f}" if r["ratio"] not in ("", None) else ""
+        y = top[(r["variant"], r["cpus"], r["point"])] * 1.6
+        highest[r["cpus"]] = max(highest.get(r["cpus"], 0.0), y)
+        placed[f"sl{i}"] = f"{r['cpus']} {x:.4f} {y:.6g} {k}"
+        placed[f"st{i}"] = f"{r['verdict'].split(' (n')[0]}{ratio}"
+    return labels, placed, highest
 
 
 def fairness(sel, warn):

@@ -222,10 +222,6 @@ def _files(path, key, items, base):
     return out
 
 
-def sha256(path):
-    return safeio.sha256(path)
-
-
 def config_flags(path, arch):
     """What a .config says of lock statistics, preemption and lock
     implementations: {"lock_stat": bool, "lockdep": bool, "preempt":
@@ -381,10 +377,10 @@ def _build_meta(v, args):
         "kernel": v["kernel"],
         "debian_package": KERNELS[v["kernel"]]["package"] if v["kernel"] else None,
         "debian_package_version": args.package_version,
-        "patches": [{"name": os.path.basename(p), "sha256": sha256(p)}
+        "patches": [{"name": os.path.basename(p), "sha256": safeio.sha256(p)}
                     for p in (v["patches"] if args.applied is None else args.applied)],
-        "config_fragments": [{"name": os.path.basename(c), "sha256": sha256(c)} for c in v["configs"]],
-        "config_sha256": sha256(args.config),
+        "config_fragments": [{"name": os.path.basename(c), "sha256": safeio.sha256(c)} for c in v["configs"]],
+        "config_sha256": safeio.sha256(args.config),
         **config_flags(args.config, v["arch"]),
         "lookup_lock": v["lookup_lock"],
         "converts": v["converts"],

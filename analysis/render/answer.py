@@ -400,21 +400,7 @@ def answer_text(table, f, th):
     the regime (the points) and the setup.  Blocks, ready to paste:
     answer.txt keeps them apart by a blank line."""
     prim = table.primary
-    paras = []
-    tally = f.get("tally") or {}
-    # Unsafe first, whether or not the unsafe side has any samples (a
-    # kernel that deadlocked in every boot has none).
-    rowpairs = pairs_of(prim)
-    for b, v in dict.fromkeys(list(f["pairs"]) + rowpairs):
-        bad = [x for x in (v, b) if x in f["unsafe"]]
-        if bad:
-            rep = f["unsafe"][bad[0]]
-            paras.append(
-                f"Answer for {v} against {b}: {safety.UNSAFE}. {bad[0]} "
-                f"had a lockdep report (\"{rep['line'][:120]}\") in "
-                f"{rep['boots']} boot{'s' if rep['boots'] > 1 else ''}, "
-                f"first in {rep['cell']}: that kernel can deadlock, so no "
-                f"performance verdict is given.")
+    paras = unsafe_paras(prim, f)
     control_only = False
     if prim.empty and not paras and len(table):
         # A campaign of the baseline and its A/A control alone (a
@@ -424,79 +410,113 @@ def answer_text(table, f, th):
     if prim.empty:
         return paras or [f"No answer: no comparison of the primary metric "
                          f"{table.primary_metric} has samples on both sides."]
-    over = set(f["over_cpus"])
+    tally = f.get("tally") or {}
     groups = [((b, v), rows, lost_lines(b, v, tally,
                                         sorted({int(c) for c in rows["cpus"]})))
               for (b, v), rows in by_pair(prim)]
-    clock = clock_sentence(f)
-    several = len(kernels_of(prim)) > 1
     # The pairs whose boots were lost first: the answer opens with them.
     for (b, v), rows, lost in sorted(groups, key=lambda g: not g[2]):
         if b in f["unsafe"] or v in f["unsafe"]:
             continue
-        ns = sorted(set(rows["n_var"]))
-        n = f"{ns[0]}" if len(ns) == 1 else f"{ns[0]}-{ns[-1]}"
-        nb = sorted(set(rows["n_base"]))
-        pool = ""
-        if nb != ns:  # the baseline's boots pooled with its A/A control's
-            pool = (f", {b}'s pooled with its A/A control's ("
-                    + (f"{nb[0]}" if len(nb) == 1 else f"{nb[0]}-{nb[-1]}")
-                    + ")")
-        pts = {r["point"]: row_point_label(r) for _, r in rows.iterrows()}
-        after = []
-        ncal, nh, bad = aa_status(rows)
-        if ncal:
-            after.append(f"The A/A control ({b} booted twice) is no harm "
-                         f"in {nh} of {ncal} cells and differs from {b} "
-                         f"(its interval excludes 1) in {bad}"
-                         + (" (the comparison's CI widened by it there)"
-                            if bad else "") + ".")
-        head = (f"A/A calibration only, {v} ({b} booted a second time) "
-                f"against {b}" if control_only else f"Answer for {v} against {b}")
-        if (b, v) in (f.get("twins") or {}).values():
-            head += " (production kernels: no lockdep, no lock_stat)"
-        if several:
-            head += on_kernel(v, f)
-        head += regime_s(v, f)
-        ov = overrides_s(f)
         lines = ([f"Lost boots: {'; '.join(lost)}."] if lost else []) + [
-            f"{head} ({metrics_s(rows, f)}; ratio "
-            f"{v}/{b} [{pct_s(th.confidence)}% CI"
-            + ("; under icount the boots' range, the variant's 1.5x"
-               if (rows["clock"] == ICOUNT).any() else "") + "], margin "
-            f"{100 * th.margin:g}%" + (f"; {ov}" if ov else "") + "):"]
+            pair_head(b, v, rows, f, th, control_only, len(kernels_of(prim)) > 1)]
+        over = set(f["over_cpus"])
         tw = twin_rows(prim, f, b, v)
         lines += [cell_line(r, over, tw.get((int(r["cpus"]), str(r["point"]))))
                   + decided_s(r, f) for _, r in rows.iterrows()]
         w = writers_sentence(table.writers(b, v), v)
         if w:
             lines.append(w)
-        wall = rows[rows["clock"] != ICOUNT] if "clock" in rows else rows
-        k = int(wall.groupby("cpus").size().max()) if len(wall) else 0
-        if k > 1:
-            after.append(
-                f"Each wall-clock cell is judged at {pct_s(th.confidence)}%: "
-                f"where nothing changed, some of a vCPU count's {k} cells "
-                f"claims a difference in at most "
-                f"{100 * k * (1 - th.confidence):.3g}% of campaigns "
-                f"(Bonferroni; analysis/README.md, \"The answer's rules\").")
-        after.append(
-            f"Regime: {regime(pts, f['think_ns'])}. Setup: QEMU "
-            f"{f['accel']}, {vcpus_s(f['cpus'])} on "
-            f"{f['cores']} host cores, n = {n} boots a side{pool}, interleaved"
-            + (f"; {looks_s(f, th.confidence)}" if looks_s(f, th.confidence)
-               else "") + "." + (f" {clock}" if clock else ""))
-        hsp = host_speed_sentence(rows)
-        if hsp:
-            after.append(hsp)
-        mixed = run_setup.mixed_hosts(f)
-        if mixed:  # --hosts boots of one vCPU count on different machines
-            after.append(mixed)
-        lines.append(" ".join(after))
+        lines.append(" ".join(pair_notes(b, rows, f, th)))
         paras.append("\n".join(lines))
     if not control_only:
         paras += across_kernels(prim)
     return paras
+
+
+def unsafe_paras(prim, f):
+    """The answer of each compared pair with an unsafe side: its lockdep
+    report instead of a performance verdict.  Every pair of the campaign
+    and of prim, whether or not the unsafe side has any samples (a kernel
+    that deadlocked in every boot has none)."""
+    paras = []
+    for b, v in dict.fromkeys(list(f["pairs"]) + pairs_of(prim)):
+        bad = [x for x in (v, b) if x in f["unsafe"]]
+        if bad:
+            rep = f["unsafe"][bad[0]]
+            paras.append(
+                f"Answer for {v} against {b}: {safety.UNSAFE}. {bad[0]} "
+                f"had a lockdep report (\"{rep['line'][:120]}\") in "
+                f"{rep['boots']} boot{'s' if rep['boots'] > 1 else ''}, "
+                f"first in {rep['cell']}: that kernel can deadlock, so no "
+                f"performance verdict is given.")
+    return paras
+
+
+def pair_head(b, v, rows, f, th, control_only, several):
+    """The head line of pair (b, v)'s answer: 'Answer for V against B'
+    (or the A/A calibration's), its kernel (where the run has several)
+    and regime, then the metrics, the ratio's CI and margin it is judged
+    by, and report's overrides."""
+    head = (f"A/A calibration only, {v} ({b} booted a second time) "
+            f"against {b}" if control_only else f"Answer for {v} against {b}")
+    if (b, v) in (f.get("twins") or {}).values():
+        head += " (production kernels: no lockdep, no lock_stat)"
+    if several:
+        head += on_kernel(v, f)
+    head += regime_s(v, f)
+    ov = overrides_s(f)
+    return (f"{head} ({metrics_s(rows, f)}; ratio "
+            f"{v}/{b} [{pct_s(th.confidence)}% CI"
+            + ("; under icount the boots' range, the variant's 1.5x"
+               if (rows["clock"] == ICOUNT).any() else "") + "], margin "
+            f"{100 * th.margin:g}%" + (f"; {ov}" if ov else "") + "):")
+
+
+def pair_notes(b, rows, f, th):
+    """The sentences after a pair's cell lines: its A/A control, the
+    chance of a false claim among a vCPU count's wall-clock cells, the
+    regime and setup, the host's speed and mixed --hosts machines."""
+    ns = sorted(set(rows["n_var"]))
+    n = f"{ns[0]}" if len(ns) == 1 else f"{ns[0]}-{ns[-1]}"
+    nb = sorted(set(rows["n_base"]))
+    pool = ""
+    if nb != ns:  # the baseline's boots pooled with its A/A control's
+        pool = (f", {b}'s pooled with its A/A control's ("
+                + (f"{nb[0]}" if len(nb) == 1 else f"{nb[0]}-{nb[-1]}")
+                + ")")
+    pts = {r["point"]: row_point_label(r) for _, r in rows.iterrows()}
+    out = []
+    ncal, nh, bad = aa_status(rows)
+    if ncal:
+        out.append(f"The A/A control ({b} booted twice) is no harm "
+                   f"in {nh} of {ncal} cells and differs from {b} "
+                   f"(its interval excludes 1) in {bad}"
+                   + (" (the comparison's CI widened by it there)"
+                      if bad else "") + ".")
+    wall = rows[rows["clock"] != ICOUNT] if "clock" in rows else rows
+    k = int(wall.groupby("cpus").size().max()) if len(wall) else 0
+    if k > 1:
+        out.append(
+            f"Each wall-clock cell is judged at {pct_s(th.confidence)}%: "
+            f"where nothing changed, some of a vCPU count's {k} cells "
+            f"claims a difference in at most "
+            f"{100 * k * (1 - th.confidence):.3g}% of campaigns "
+            f"(Bonferroni; analysis/README.md, \"The answer's rules\").")
+    clock = clock_sentence(f)
+    out.append(
+        f"Regime: {regime(pts, f['think_ns'])}. Setup: QEMU "
+        f"{f['accel']}, {vcpus_s(f['cpus'])} on "
+        f"{f['cores']} host cores, n = {n} boots a side{pool}, interleaved"
+        + (f"; {looks_s(f, th.confidence)}" if looks_s(f, th.confidence)
+           else "") + "." + (f" {clock}" if clock else ""))
+    hsp = host_speed_sentence(rows)
+    if hsp:
+        out.append(hsp)
+    mixed = run_setup.mixed_hosts(f)
+    if mixed:  # --hosts boots of one vCPU count on different machines
+        out.append(mixed)
+    return out
 
 
 def short_answer(table, f, th):

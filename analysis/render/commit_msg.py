@@ -419,7 +419,6 @@ def render_commit_msg(table, f, thresholds, campaign_file,
     is None; crosscheck (crosscheck.csv): its line.  campaign_file: a
     path, or the list of `./run.sh campaign`'s arguments."""
     w = textwrap.TextWrapper(width=WIDTH, break_on_hyphens=False)
-    pct = pct_s(thresholds.confidence)
     head = []
     for text in short_answer(table, f, thresholds):
         head += w.wrap(text)
@@ -431,8 +430,21 @@ def render_commit_msg(table, f, thresholds, campaign_file,
     shown = prim[[(b, v) not in twins for b, v in
                   zip(prim["baseline"], prim["variant"])]] if len(prim) else prim
     many = len(pairs_of(shown)) > 1
-    rows_text = _table(shown, pct, many) if len(shown) else []
-    left = len(prim) - len(shown)
+    rows_text = _table(shown, pct_s(thresholds.confidence), many) if len(shown) else []
+    tail = facts_lines(w, prim, shown, f, samples, lock_class, rw_variants, crosscheck)
+    repro = reproduce_lines(f, campaign_file, run_dir)
+    # The table gives way first: its rows are all in summary.md.
+    rows_text = fit_rows(rows_text, shown, len(prim) - len(shown),
+                         MAX_LINES - len(head) - len(tail) - len(repro) - 3)
+    out = head + [""] + rows_text + [""] + tail + [""] + repro
+    return "\n".join(out[:MAX_LINES]) + "\n"
+
+
+def facts_lines(w, prim, shown, f, samples, lock_class, rw_variants, crosscheck):
+    """The paragraph under the table, wrapped by w: the lock_stat lines,
+    the A/A control, report's overrides, the kernels, contexts,
+    crosscheck, steal, host speed and hosts, the setup, icount and the
+    commits the variants were built from."""
     tail = []
     if samples is not None and rw_variants is not None:
         tail += lock_lines(lock_rates(prim, samples), lock_class,
@@ -463,8 +475,15 @@ def render_commit_msg(table, f, thresholds, campaign_file,
         tail += w.wrap("Commits: " + ", ".join(
             f"{v} = {c[:12]}" for v, (c, _t) in commits.items())
             + f" (git tree {', '.join(trees)}).")
+    return tail
+
+
+def reproduce_lines(f, campaign_file, run_dir):
+    """'Reproduce:' and the command lines that make the run again: the
+    campaign, then the report with its --margin and --baseline where
+    report's options changed them."""
     repro = ["Reproduce:"] + shell_lines("./run.sh campaign", campaign_file)
-    if ov:
+    if overrides_s(f):
         opts = []
         o = f.get("overrides") or {}
         if "margin" in o:
@@ -472,18 +491,23 @@ def render_commit_msg(table, f, thresholds, campaign_file,
         if "baseline" in o:
             opts.append(f"--baseline {o['baseline'][1]}")
         repro += shell_lines("./run.sh report", [run_dir] + " ".join(opts).split())
-    # The table gives way first: its rows are all in summary.md.
-    room = MAX_LINES - len(head) - len(tail) - len(repro) - 3
+    return repro
+
+
+def fit_rows(rows_text, shown, left, room):
+    """The table's lines (rows_text: a header and the rows of shown) in
+    room lines, with a line saying where the rest are: the left rows not
+    shown (the production twins'), and those cut, the least telling
+    first (_cut)."""
     if room < 3:
         # no room for a header and a row: no header alone (a campaign of
         # several pairs, whose paragraphs took the room)
-        rows_text = [f"(the {len(rows_text) - 1 + left} rows of the primary cells: "
-                     "summary.md)"]
-    elif len(rows_text) + (1 if left else 0) > room:
+        return [f"(the {len(rows_text) - 1 + left} rows of the primary cells: "
+                "summary.md)"]
+    if len(rows_text) + (1 if left else 0) > room:
         rows_text = _cut(rows_text, list(shown["verdict"]), max(room - 1, 1))
         n = int(rows_text[-1].split()[0].lstrip("(+"))
         rows_text[-1] = f"(+{n + left} more rows in summary.md)"
     elif left:
         rows_text.append(f"(+{left} more rows in summary.md)")
-    out = head + [""] + rows_text + [""] + tail + [""] + repro
-    return "\n".join(out[:MAX_LINES]) + "\n"
+    return rows_text

@@ -618,6 +618,12 @@ def _target(path, name, points):
 def load(path, root=None):
     """Return the campaign resolved (defaults filled in), or raise; ROOT:
     read_capped's (a run directory's campaign.toml)."""
+    return read(path, root)[1]
+
+
+def read(path, root=None):
+    """(the file's bytes, the campaign load() returns), from one read:
+    what a new campaign keeps as its campaign.toml is what it runs."""
     raw, data = _read(path, root)
     out = _top_keys(path, data)
     _variants(path, out)
@@ -651,7 +657,7 @@ def load(path, root=None):
     _primary(path, out)
     out["file"] = os.path.abspath(path)
     out["file_sha256"] = hashlib.sha256(raw).hexdigest()
-    return out
+    return raw, out
 
 
 def _variant_cpus(path, out, names):

@@ -53,7 +53,6 @@ Exit status: 0 every cell done (or unneeded); 1 some cell failed; 2 bad input
 (another campaign running in the directory included); 3 not built; 130
 interrupted.
 """
-import hashlib
 import os
 import shutil
 import sys
@@ -177,8 +176,12 @@ def build_identities(c, variant_dirs):
     return builds
 
 
-def create(args):
-    c = campaign_file.load(args.file)
+def create(args, read=None):
+    """A new campaign of args.file, in args.out or a new folder of
+    results/: (its directory, its manifest); None after --dry-run's
+    plan.  READ: campaign_file.read(args.file) where the caller read it
+    already."""
+    raw, c = read or campaign_file.read(args.file)
     builds = build_identities(c, getattr(args, "variants", None))
     rootfs = campaign_manifest.rootfs_hashes(c["arches"])
     d = args.out or os.path.join(RESULTS, f"{c['name']}-{campaign_manifest.utc_stamp()}")
@@ -211,10 +214,7 @@ def create(args):
         raise campaign_file.CampaignError(f"{d}: exists and is not empty")
     os.mkdir(os.path.join(d, "cells"), 0o755)
     os.chmod(os.path.join(d, "cells"), 0o755)
-    # The campaign file as load() read it (its SHA-256 is in the manifest).
-    raw = campaign_file.read_capped(args.file)
-    if hashlib.sha256(raw).hexdigest() != c["file_sha256"]:
-        raise campaign_file.CampaignError(f"{args.file}: changed while the campaign started")
+    # The campaign file as it was read (its SHA-256 is in the manifest).
     with safeio.open_new(os.path.join(d, "campaign.toml"), 0o644, binary=True) as f:
         f.write(raw)
     with safeio.open_new(os.path.join(d, "job.conf"), 0o644) as f:
@@ -258,7 +258,7 @@ def resume(args):
                 f"{d}: refusing to resume: kernel variant {v!r} was rebuilt differently since")
     for a, sha in want.items():
         path = qemu.rootfs_path(a)
-        if not os.path.isfile(path) or variantmod.sha256(path) != sha:
+        if not os.path.isfile(path) or safeio.sha256(path) != sha:
             raise campaign_file.CampaignError(
                 f"{d}: refusing to resume: the guest root file system ({a}) changed")
     for cell in man.data["cells"]:
@@ -315,12 +315,13 @@ def _body(args):
     if args.jobs is not None and not 1 <= args.jobs <= 64:
         raise campaign_file.CampaignError(f"--jobs {args.jobs}: must be 1..64")
     variantmod.add_dirs(args.variants)
-    probed = None
+    probed, read = None, None
     if args.hosts and args.file and not args.dry_run:
         # Every host answers and has what a cell needs, or nothing is made
         # (a --resume asks them once its directory is checked).
-        probed = campaign_hosts.probe(args.hosts, campaign_file.load(args.file)["arches"])
-    res = create(args) if args.file else resume(args)
+        read = campaign_file.read(args.file)
+        probed = campaign_hosts.probe(args.hosts, read[1]["arches"])
+    res = create(args, read) if args.file else resume(args)
     if res is None:
         return 0
     d, man = res

@@ -165,7 +165,7 @@ def rootfs_hashes(arches):
         if not os.path.isfile(path):
             raise judge.RunError(3, f"no guest root file system for {a} ({path}): "
                                  "run ./run.sh build")
-        out[a] = variantmod.sha256(path)
+        out[a] = safeio.sha256(path)
     return out
 
 

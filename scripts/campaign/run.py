@@ -12,19 +12,17 @@ cells running at once, and when a sequential campaign stops, are read in
 one file.
 """
 import contextlib
-import json
+import io
 import math
 import os
 import signal
 import statistics
-import subprocess
 import sys
 import time
 
 from analysis import primary as primarymod
 from lockbench.cli import CliError
 from guest import vcpu
-from lockbench.paths import ROOT
 from scripts.campaign import cell as campaign_cell
 from scripts.campaign import estimate as campaign_estimate
 from scripts.campaign import hosts as campaign_hosts
@@ -104,19 +102,42 @@ def stop_signals():
             signal.signal(s, h)
 
 
-def take_look(d, man, reps, prog):
-    """Judge the boots of repetitions 1..reps (analysis.looks); record the
-    look in the manifest; True when every primary cell is decided."""
-    cp = subprocess.run([campaign_cell.PY, "-m", "analysis.looks", d], cwd=ROOT,
-                        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT),
-                        check=False)
+class LookFailed(Exception):
+    """The analysis of a look failed; its one-line reason."""
+
+
+def judge_look(d):
+    """(number of primary cells, [each undecided one], [(cpus, point) of
+    each]) of analysis.looks.look(d), in this process.  Imported here: the
+    analysis needs pandas and scipy, and a campaign runs its cells without
+    them.  Whatever goes wrong in the analysis (a missing package, bad
+    input, a bug of ours) is LookFailed with one line, never a traceback,
+    so that the campaign goes on; what the analysis writes on stderr is
+    kept off the progress line; Ctrl-C goes through."""
+    err = io.StringIO()
     try:
-        res = json.loads(cp.stdout)
-        n, todo = int(res["primary"]), list(res["undecided"])
-        cells = [(int(c), str(p)) for c, p in res["open"]]
-    except (ValueError, KeyError, TypeError):
-        err = (cp.stderr.strip().splitlines() or ["no output"])[-1]
-        prog.say(f"campaign: look at {reps} repetitions: the analysis failed ({err}); going on")
+        with contextlib.redirect_stderr(err):
+            from analysis import looks
+            n, todo, cells = looks.look(d)
+        return n, list(todo), [(int(c), str(p)) for c, p in cells]
+    except SystemExit as e:  # lockbench.cli.require: it said why on stderr
+        said = err.getvalue().strip().splitlines()
+        why = said[-1] if said else f"exit status {e.code}"
+    except CliError as e:
+        why = str(e)
+    except Exception as e:  # a bug of ours: still one line
+        why = f"internal error: {type(e).__name__}: {e}"
+    raise LookFailed((why.strip().splitlines() or ["no reason given"])[0])
+
+
+def take_look(d, man, reps, prog):
+    """Judge the boots of repetitions 1..reps (judge_look); record the
+    look in the manifest; True when every primary cell is decided.  A
+    look whose analysis fails is one line, and the campaign goes on."""
+    try:
+        n, todo, cells = judge_look(d)
+    except LookFailed as e:
+        prog.say(f"campaign: look at {reps} repetitions: the analysis failed ({e}); going on")
         n, todo, cells = 0, ["the analysis failed"], None
     decided = n > 0 and not todo
     seq = man.data.setdefault("sequential", {"looks": [], "stopped_at": None})

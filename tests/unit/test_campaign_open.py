@@ -5,19 +5,22 @@ narrow), each such cell with a job of those points alone; the analysis
 reads a cell that ran some points without counting the others missing,
 and the answer says at which look a cell was decided."""
 
+import contextlib
+import io
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import unittest
 from unittest import mock
 
 import pandas as pd
 
-from analysis import analyze
+from analysis import analyze, looks
+from analysis.parse.common import ParseError
 from analysis.render import answer, summary
 from guest import job as jobmod
+from lockbench.cli import require
 from scripts.campaign import cell as campaign_cell, run
 from tests.unit import synth
 
@@ -60,16 +63,66 @@ class Narrow(unittest.TestCase):
 
     def test_take_look_records_and_narrows(self):
         man = man_of()
-        out = json.dumps({"primary": 8, "undecided": ["2 vCPUs read50 after/before: x"],
-                          "open": [[2, "read50"]]})
-        done = subprocess.CompletedProcess([], 0, out, "")
-        with mock.patch.object(run.subprocess, "run", lambda *a, **k: done), \
+        res = (8, ["2 vCPUs read50 after/before: x"], [[2, "read50"]])
+        with mock.patch.object(looks, "look", lambda d: res), \
                 mock.patch("builtins.print"):
             self.assertFalse(run.take_look("d", man, 4, run.Progress(1)))
         look = man.data["sequential"]["looks"][0]
         self.assertEqual(look["open"], [[2, "read50"]])
         self.assertEqual({c["state"] for c in man.data["cells"] if c["cpus"] == 1
                           and c["rep"] > 4}, {"unneeded"})
+
+
+class LookFails(unittest.TestCase):
+    """A look whose analysis fails (a package missing, bad input, a bug)
+    says so in one line, records no verdict and narrows nothing, and the
+    campaign runs its next repetitions; Ctrl-C still stops it."""
+
+    def said(self, fail):
+        man, out, err = man_of(), io.StringIO(), io.StringIO()
+        with mock.patch.object(looks, "look", side_effect=fail), \
+                contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            self.assertFalse(run.take_look("d", man, 4, run.Progress(1)))
+        self.assertEqual(err.getvalue(), "")
+        self.assertEqual(man.data["sequential"]["looks"],
+                         [{"reps": 4, "primary": 0, "undecided": ["the analysis failed"]}])
+        self.assertNotIn("unneeded", {c["state"] for c in man.data["cells"]})
+        lines = out.getvalue().splitlines()
+        self.assertEqual(len(lines), 2, lines)  # the failure, then the look
+        self.assertEqual(lines[1], "campaign: look at 4 repetitions: 1 of 0 primary cells "
+                         "undecided: the analysis failed")
+        return lines[0]
+
+    def test_one_line_each(self):
+        def missing(_d):
+            require("analyze", "pandas", "no_such_package_of_lockbench")
+        self.assertEqual(self.said(missing), "campaign: look at 4 repetitions: the analysis "
+                         "failed (analyze: missing python3-no_such_package_of_lockbench: "
+                         "run ./run.sh setup); going on")
+        self.assertIn("the analysis failed (d: not a run directory); going on",
+                      self.said(ParseError("d", None, "not a run directory")))
+        self.assertIn("the analysis failed (internal error: KeyError: 'verdict'); going on",
+                      self.said(KeyError("verdict")))
+        self.assertIn("(internal error: ValueError: two); going on",
+                      self.said(ValueError("two\nlines")))
+
+    def test_the_campaign_goes_on(self):
+        man, batches = man_of(), []
+
+        def batch(_d, _m, _jobs, reps, _prog, _tried):
+            batches.append(reps)
+            return []
+        with mock.patch.object(run, "run_batch", batch), \
+                mock.patch.object(looks, "look", side_effect=RuntimeError("boom")), \
+                mock.patch("builtins.print"):
+            self.assertEqual(run.run_cells("d", man, 1), [])
+        self.assertEqual(batches, [4, 8, 12])
+        self.assertEqual([x["reps"] for x in man.data["sequential"]["looks"]], [4, 8])
+
+    def test_ctrl_c_goes_through(self):
+        with mock.patch.object(looks, "look", side_effect=KeyboardInterrupt), \
+                mock.patch("builtins.print"), self.assertRaises(KeyboardInterrupt):
+            run.take_look("d", man_of(), 4, run.Progress(1))
 
 
 class JobOfSomePoints(unittest.TestCase):
