@@ -268,6 +268,7 @@ def take(d, man, sources):
             if src.job != job:
                 continue
             old = src.data
+            # "cells": an old manifest's boots (the format's name)
             boots = old.get("cells") if isinstance(old.get("cells"), list) else []
             by_id = {c["id"]: c for c in boots
                      if isinstance(c, dict) and isinstance(c.get("id"), str)}
