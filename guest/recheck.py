@@ -82,7 +82,7 @@ def console_of(run):
 def recheck(run, root=None):
     """(state, recorded state, the first problem of the new state or None).
     root: the directory named on the command line, run itself or the
-    campaign run is a cell of."""
+    campaign run is a boot of."""
     meta = load_meta(root or run, run)
     console = console_of(run)
     build = meta.get("build") if isinstance(meta.get("build"), dict) else {}
@@ -104,19 +104,20 @@ def one_line(text):
 
 
 def runs(d):
-    """The run directories of DIR: itself, or a campaign's cells (a
-    cells/ that is a link, and cells that are, are not followed)."""
+    """The run directories of DIR: itself, or a campaign's boots, each a
+    folder of its cells/ (the format's name; a cells/ that is a link, and
+    boots that are, are not followed)."""
     if regular(os.path.join(d, "manifest.json")):
-        cells = os.path.join(d, "cells")
-        if os.path.islink(cells):
-            raise judge.RunError(2, f"{cells}: a symbolic link, not followed")
+        boots = os.path.join(d, "cells")
+        if os.path.islink(boots):
+            raise judge.RunError(2, f"{boots}: a symbolic link, not followed")
         try:
-            names = sorted(os.listdir(cells))
+            names = sorted(os.listdir(boots))
         except OSError:
             raise judge.RunError(2, f"{d}: a campaign without a cells/ folder") from None
-        return [os.path.join(cells, n) for n in names
-                if not os.path.islink(os.path.join(cells, n))
-                and regular(os.path.join(cells, n, "meta.json"))]
+        return [os.path.join(boots, n) for n in names
+                if not os.path.islink(os.path.join(boots, n))
+                and regular(os.path.join(boots, n, "meta.json"))]
     return [d]
 
 

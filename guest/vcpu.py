@@ -2,7 +2,7 @@
 """QEMU's vCPU threads seen from the host: pin them to cores (--pin), and
 measure how long each waited on a host run queue while a point ran (host
 steal, host-steal.txt).  Used by guest/run_guest.py while a guest runs;
-cell_cores() also by the campaign runner, which hands out the cores."""
+boot_cores() also by the campaign runner, which hands out the cores."""
 import contextlib
 import os
 import re
@@ -126,12 +126,12 @@ def apply_pin(proc, cpus, cores, wait_s=PIN_WAIT_S):
     return rec
 
 
-def cell_cores(cpus, rep, vidx, host_cores, busy=()):
-    """The host cores a campaign cell (cpus vCPUs, repetition rep, of the
+def boot_cores(cpus, rep, vidx, host_cores, busy=()):
+    """The host cores a campaign boot (cpus vCPUs, repetition rep, of the
     campaign's vidx-th variant) is pinned to, one per vCPU; None while they
-    are busy (in use by a running cell: it waits for them).  A cell with
+    are busy (in use by a running boot: it waits for them).  A boot with
     as many vCPUs as host_cores or more gets them all (it runs alone; with
-    more vCPUs than cores the runner says it cannot pin).  A smaller cell
+    more vCPUs than cores the runner says it cannot pin).  A smaller boot
     gets one of len(host_cores) // cpus disjoint blocks, block (vidx + rep)
     mod blocks: side by side the variants of a repetition get distinct
     blocks, and each variant moves to the next block at the next

@@ -11,17 +11,17 @@ import copy
 #: (campaign key `margin`; stats.Thresholds.margin)
 MARGIN = 0.05
 #: a guest's clock: the host's wall clock, or QEMU's instruction count
-#: (campaign key `clock`, the runner's --clock, a cell's and a row's
-#: `clock`); a campaign, cell or row that names none keeps wall time
+#: (campaign key `clock`, the runner's --clock, a boot's and a row's
+#: `clock`); a campaign, boot or row that names none keeps wall time
 WALL, ICOUNT = "wall", "icount"
 CLOCKS = (WALL, ICOUNT)
-#: clock: (boot_s, point_s, stretch), what a cell costs when no earlier
+#: clock: (boot_s, point_s, stretch), what a boot costs when no earlier
 #: campaign in results/ measured one (scripts/campaign/estimate.py;
 #: docs/campaigns.md prints them).  Measured on the default campaign (4
 #: points of 1 s; 2-core host): wall clock 2 vCPUs boot 3.0-4.0 s, a
 #: point 1.2-1.6 s beyond its second; icount 1 vCPU boot 3.2-4.8 s,
 #: 3.1-4.5 host seconds per guest second.
-CELL_TIMES = {WALL: (4.0, 1.5, 1.0), ICOUNT: (4.0, 1.5, 4.5)}
+BOOT_TIMES = {WALL: (4.0, 1.5, 1.0), ICOUNT: (4.0, 1.5, 4.5)}
 #: the confidence of a campaign judged at one look (stats.Thresholds)
 CONFIDENCE = 0.95
 #: the format of a run directory's manifest.json that

@@ -4,7 +4,7 @@
 A runner (guest/run_guest.py) holds an exclusive flock(2) on its --out
 directory from the moment it claims it until it exits; a campaign's
 --resume waits for that lock to be free before it moves a stopped
-campaign's unfinished cell aside and starts the cell again at the same
+campaign's unfinished boot aside and starts the boot again at the same
 path.
 
 Why: a runner outlives a campaign killed outright (SIGKILL) by seconds.
@@ -12,7 +12,7 @@ It gets SIGTERM from the kernel (PR_SET_PDEATHSIG), stops its QEMU (up to
 5 s), collects what came back and writes meta.json, all by path.  A
 resume that moved its directory and started a new runner there before it
 ended had the old runner unlink the new QEMU's results stream, and the
-new cell lost its points with no other sign (CI, t-campaign, stop 23).
+new boot lost its points with no other sign (CI, t-campaign, stop 23).
 
 A campaign (scripts/campaign/main.py) holds the same lock on its results
 directory for its whole run, so that a second campaign or --resume there

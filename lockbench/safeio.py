@@ -42,7 +42,7 @@ import tomllib
 from lockbench.cli import CliError
 
 #: how deep a JSON file this harness reads may nest; its own are 4 deep
-#: (manifest.json: campaign, cells, a cell, a try)
+#: (manifest.json: campaign, boots, a boot, a try)
 MAX_JSON_DEPTH = 32
 #: a JSON file this harness reads (meta.json, manifest.json) is at most
 #: tens of KB

@@ -8,7 +8,7 @@
 # kernels say neither), the trees declare DEFINE_RWLOCK / DEFINE_SPINLOCK
 # as on arm, the module is an AArch64 object and the root fs is Debian
 # arm64.  campaigns/smoke-arm64.toml (before and after on arm and arm64,
-# 2 vCPUs) runs to the end: the arm64 cells boot qemu-system-aarch64 -M
+# 2 vCPUs) runs to the end: the arm64 boots run qemu-system-aarch64 -M
 # virt -cpu cortex-a57 and record it in meta.json; the module's
 # self-checks pass in every guest; lock_stat agrees with the module's
 # counts (before@arm64: mboxes_lock-R and -W rows; after@arm64: one row);
@@ -79,7 +79,7 @@ if grep -qv ' arm64$\| all$' "$rootfs/packages.txt"; then
 fi
 echo "ok: $rootfs: Debian arm64 busybox-static and perf, $(wc -l <"$rootfs/packages.txt") packages"
 
-# 2. The smoke campaign, one cell at a time (2 vCPUs on 2 cores).
+# 2. The smoke campaign, one boot at a time (2 vCPUs on 2 cores).
 start=$(date +%s)
 ./run.sh campaign campaigns/smoke-arm64.toml --jobs 1 --out "$out/run" --no-report \
 	>"$out/campaign.log" 2>&1 || { tail -n 20 "$out/campaign.log"; exit 1; }
@@ -109,19 +109,19 @@ for x in m["cells"]:
     assert meta["build"]["variant"] == x["variant"], meta["build"]["variant"]
     kernel = f"/{x['variant']}/" + ("Image" if arm64 else "uImage")
     assert kernel in cmd, cmd
-print(f"ok: manifest: {len(m['cells'])} cells done, targets {c['variants']}, pairs "
-      f"{c['compare']}; every cell booted its arch's QEMU and kernel")
+print(f"ok: manifest: {len(m['cells'])} boots done, targets {c['variants']}, pairs "
+      f"{c['compare']}; every boot booted its arch's QEMU and kernel")
 PY
-for cell in r01-before@arm64-c2 r01-after@arm64-c2; do
+for boot in r01-before@arm64-c2 r01-after@arm64-c2; do
 	lock=rwlock
-	[[ $cell != *after* ]] || lock=spinlock
-	"$LB_PY" tests/check_run.py "$out/run/cells/$cell" --lock "$lock" | sed 's/^/    /'
-	grep -q '^Linux version .*(aarch64-linux-gnu-gcc ' "$out/run/cells/$cell/console.log"
-	echo "ok: $cell: an arm64 kernel booted; module self-checks pass; lock_stat ($lock) == module counts"
+	[[ $boot != *after* ]] || lock=spinlock
+	"$LB_PY" tests/check_run.py "$out/run/cells/$boot" --lock "$lock" | sed 's/^/    /'
+	grep -q '^Linux version .*(aarch64-linux-gnu-gcc ' "$out/run/cells/$boot/console.log"
+	echo "ok: $boot: an arm64 kernel booted; module self-checks pass; lock_stat ($lock) == module counts"
 done
 "$LB_PY" tests/check_run.py "$out/run/cells/r01-before-c2" --lock rwlock >/dev/null
 "$LB_PY" tests/check_run.py "$out/run/cells/r01-after-c2" --lock spinlock >/dev/null
-echo "ok: r01-before-c2, r01-after-c2: the arm cells of the same campaign pass the same checks"
+echo "ok: r01-before-c2, r01-after-c2: the arm boots of the same campaign pass the same checks"
 
 # 3. Analysis, report, plots.
 ./run.sh analyze "$out/run" >"$out/analyze.log" 2>&1 || { cat "$out/analyze.log"; exit 1; }

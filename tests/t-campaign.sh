@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Campaigns for real: the smoke campaign end to end on both variants (cells
-# interleaved, every cell done, a report, its plots and report.html
+# Campaigns for real: the smoke campaign end to end on both variants (boots
+# interleaved, every boot done, a report, its plots and report.html
 # rendered in headless Chromium); a campaign killed outright
 # (SIGKILL) and one stopped with SIGINT, each resumed: the same set of
-# completed cells, none run twice, finished cells byte-identical; 1-vCPU
-# cells side by side on the 2-core host on distinct cores, each variant
-# on the other core at the next repetition, 2-vCPU cells alone; a resume
+# completed boots, none run twice, finished boots byte-identical; 1-vCPU
+# boots side by side on the 2-core host on distinct cores, each variant
+# on the other core at the next repetition, 2-vCPU boots alone; a resume
 # refused when the campaign file changed (every bad campaign file:
 # tests/t-campaign-file.sh).
 #
@@ -20,17 +20,17 @@ out=${LB_TEST_OUT:-$(mktemp -d)}/campaign
 rm -rf "$out"
 mkdir -p "$out"
 
-cells_in() { # DIR STATE: ids of the cells in that state
+boots_in() { # DIR STATE: ids of the boots in that state
 	"$LB_PY" -c 'import json,sys
 m = json.load(open(sys.argv[1] + "/manifest.json"))
 print(" ".join(c["id"] for c in m["cells"] if c["state"] == sys.argv[2]))' "$1" "$2"
 }
-n_cells() { # DIR STATE: how many cells are in that state
-	cells_in "$1" "$2" | wc -w
+n_boots() { # DIR STATE: how many boots are in that state
+	boots_in "$1" "$2" | wc -w
 }
-hashes() { # the SHA-256 of every file of the done cells
+hashes() { # the SHA-256 of every file of the done boots
 	local id
-	for id in $(cells_in "$1" "done"); do
+	for id in $(boots_in "$1" "done"); do
 		(cd "$1/cells" && find "$id" -type f -print0 | sort -z | xargs -0 sha256sum)
 	done
 }
@@ -47,12 +47,12 @@ no_qemu_left() { # DIR: its QEMUs gone within 10 s (a runner told to stop
 	echo "FAIL: a QEMU of $1 outlived the harness"
 	exit 1
 }
-wait_done() { # DIR N: until N cells are done
+wait_done() { # DIR N: until N boots are done
 	for _ in $(seq 300); do
-		[ -f "$1/manifest.json" ] && [ "$(n_cells "$1" "done")" -ge "$2" ] && return 0
+		[ -f "$1/manifest.json" ] && [ "$(n_boots "$1" "done")" -ge "$2" ] && return 0
 		sleep 0.5
 	done
-	echo "FAIL: $1: $2 cells not done in time"
+	echo "FAIL: $1: $2 boots not done in time"
 	exit 1
 }
 
@@ -79,26 +79,26 @@ fi
 import json, sys
 d = sys.argv[1]
 m = json.load(open(d + "/manifest.json"))
-cells = m["cells"]
-assert all(c["state"] == "done" for c in cells), [(c["id"], c["state"]) for c in cells]
+boots = m["cells"]
+assert all(c["state"] == "done" for c in boots), [(c["id"], c["state"]) for c in boots]
 c = m["campaign"]
-assert len(cells) == len(c["variants"]) * len(c["cpus"]) * c["repetitions"]
+assert len(boots) == len(c["variants"]) * len(c["cpus"]) * c["repetitions"]
 # Interleaved: the variants alternate within and across repetitions,
 # the A/A control (control = true) among them.
-order = [x["variant"] for x in cells]
+order = [x["variant"] for x in boots]
 assert order[:6] == ["before", "after", "before~aa", "before~aa", "after", "before"], order
 for key in ("host", "builds", "campaign", "rootfs_sha256"):
     assert m[key], key
 assert set(m["builds"]) == {"before", "after", "before~aa"}
 assert m["builds"]["before~aa"] == m["builds"]["before"]
 # The control boots the baseline's kernel.
-for x in cells:
+for x in boots:
     if x["variant"] == "before~aa":
         meta = json.load(open(f"{d}/cells/{x['id']}/meta.json"))
         assert meta["variant"] == "before", meta["variant"]
-# Pinned (pin = true, the default, for cells of 2 vCPUs or more): each
-# cell's vCPU threads on the two host cores the manifest names, one each.
-for x in cells:
+# Pinned (pin = true, the default, for boots of 2 vCPUs or more): each
+# boot's vCPU threads on the two host cores the manifest names, one each.
+for x in boots:
     pin = json.load(open(f"{d}/cells/{x['id']}/meta.json"))["pin"]
     got = sorted(t["cores"][0] for t in pin["threads"].values()) if pin and pin["applied"] else None
     assert got == sorted(x["pin"]) == sorted(pin["requested"]) and len(got) == 2, (x, pin)
@@ -108,7 +108,7 @@ seq = m["sequential"]
 assert seq["stopped_at"] is None and [x["reps"] for x in seq["looks"]] == [2], seq
 assert seq["looks"][0]["primary"] == 2 and len(seq["looks"][0]["undecided"]) == 2, seq
 assert all("inconclusive (n<6)" in u for u in seq["looks"][0]["undecided"]), seq
-print(f"ok: smoke: {len(cells)} cells done, interleaved {order}; the look at 2 "
+print(f"ok: smoke: {len(boots)} boots done, interleaved {order}; the look at 2 "
       f"repetitions found {len(seq['looks'][0]['undecided'])} primary cells undecided, "
       f"it ran to {c['repetitions']}")
 PY
@@ -146,8 +146,8 @@ grep -q '^\*\*Answer for after against before (throughput_run (the default of ea
 
 # 3. Killed outright mid-campaign, its runners slow to end (stopped
 # across the kill, as on a loaded host), then resumed: the resume waits
-# for them before it starts their cells again at the same paths (else an
-# old runner unlinks the new cell's results stream: lockbench/dirlock.py).
+# for them before it starts their boots again at the same paths (else an
+# old runner unlinks the new boot's results stream: lockbench/dirlock.py).
 d=$out/killed
 PYTHONPATH=$LB_ROOT "$LB_PY" -m scripts.campaign tests/campaigns/resume.toml --out "$d" --no-report >"$out/killed.log" 2>&1 &
 pid=$!
@@ -157,12 +157,12 @@ for _ in $(seq 100); do
 	runners=$(pgrep -f "guest.run_guest .*--out $d/cells/" | tr '\n' ' ') && break
 	sleep 0.1
 done
-[ -n "$runners" ] || { echo "FAIL: killed: no runner of $d running after 2 cells"; exit 1; }
+[ -n "$runners" ] || { echo "FAIL: killed: no runner of $d running after 2 boots"; exit 1; }
 # shellcheck disable=SC2086 # a list of pids
 kill -STOP $runners
 kill -KILL "$pid"
 wait "$pid" || true
-before=$(cells_in "$d" "done")
+before=$(boots_in "$d" "done")
 hashes "$d" >"$out/killed.before"
 ./run.sh campaign --resume "$d" --no-report >"$out/killed-resume.log" 2>&1 &
 rpid=$!
@@ -183,14 +183,14 @@ for c in m["cells"]:
     if c["id"] in early:
         assert len(c["tries"]) == 1, f"{c['id']} ran again after the kill"
 assert [x["reps"] for x in m["sequential"]["looks"]] == [2], m["sequential"]
-print(f"ok: killed: {len(early)} cells done before SIGKILL kept, none run twice, "
+print(f"ok: killed: {len(early)} boots done before SIGKILL kept, none run twice, "
       f"all {len(m['cells'])} done after --resume, across the look at 2 repetitions")
 PY
 unchanged "$d" "$out/killed.before" ||
-	{ echo "FAIL: a cell finished before the kill changed after resume"; exit 1; }
-echo "ok: killed: finished cells byte-identical after resume"
+	{ echo "FAIL: a boot finished before the kill changed after resume"; exit 1; }
+echo "ok: killed: finished boots byte-identical after resume"
 
-# 4. SIGINT (Ctrl-C) mid-campaign, then resumed; cells side by side.
+# 4. SIGINT (Ctrl-C) mid-campaign, then resumed; boots side by side.
 d=$out/sigint
 PYTHONPATH=$LB_ROOT "$LB_PY" -m scripts.campaign tests/campaigns/resume.toml --out "$d" --no-report >"$out/sigint.log" 2>&1 &
 pid=$!
@@ -201,13 +201,13 @@ wait "$pid" || rc=$?
 [ "$rc" = 130 ] || { echo "FAIL: SIGINT: exit $rc, want 130"; cat "$out/sigint.log"; exit 1; }
 grep -q 'stopped by SIGINT' "$out/sigint.log"
 no_qemu_left "$d"
-[ -n "$(cells_in "$d" interrupted)" ] || { echo "FAIL: SIGINT: no cell marked interrupted"; exit 1; }
+[ -n "$(boots_in "$d" interrupted)" ] || { echo "FAIL: SIGINT: no boot marked interrupted"; exit 1; }
 hashes "$d" >"$out/sigint.before"
 ./run.sh campaign --resume "$d" --no-report >"$out/sigint-resume.log" 2>&1 ||
 	{ tail -n 20 "$out/sigint-resume.log"; exit 1; }
-[ -z "$(cells_in "$d" interrupted)" ] && [ "$(n_cells "$d" "done")" = 6 ]
+[ -z "$(boots_in "$d" interrupted)" ] && [ "$(n_boots "$d" "done")" = 6 ]
 unchanged "$d" "$out/sigint.before" ||
-	{ echo "FAIL: a cell finished before SIGINT changed after resume"; exit 1; }
+	{ echo "FAIL: a boot finished before SIGINT changed after resume"; exit 1; }
 "$LB_PY" - "$d" <<'PY'
 import datetime, json, sys
 d = sys.argv[1]
@@ -218,18 +218,18 @@ for c in m["cells"]:
     t = datetime.datetime.fromisoformat
     spans.append((t(meta["start"]), t(meta["end"])))
 overlap = any(a[0] < b[1] and b[0] < a[1] for i, a in enumerate(spans) for b in spans[i + 1:])
-assert overlap, "1-vCPU cells never ran side by side on a 2-core host"
-print("ok: sigint: exit 130, cells marked interrupted, resumed to 6 done; 1-vCPU cells ran side by side")
-# 1-vCPU cells are left to the host's scheduler even with pin = true (the
+assert overlap, "1-vCPU boots never ran side by side on a 2-core host"
+print("ok: sigint: exit 130, boots marked interrupted, resumed to 6 done; 1-vCPU boots ran side by side")
+# 1-vCPU boots are left to the host's scheduler even with pin = true (the
 # default): pinning them widened the A/A CI (scripts/campaign/run.py pin_for).
 for c in m["cells"]:
     pin = json.load(open(f"{d}/cells/{c['id']}/meta.json"))["pin"]
     assert pin is None and not c.get("pin"), (c, pin)
-print("ok: 1-vCPU cells unpinned (pin = true pins cells of 2 vCPUs or more)")
+print("ok: 1-vCPU boots unpinned (pin = true pins boots of 2 vCPUs or more)")
 PY
 
 # 4b. Two runs of one campaign (the killed and the stopped one, each
-# resumed to all its cells): ./run.sh compare gives the primary cell's
+# resumed to all its boots): ./run.sh compare gives the primary cell's
 # ratio in both runs and their ratio with a CI; two campaigns that ask
 # different things are refused in one line.
 ./run.sh analyze "$out/killed" >/dev/null

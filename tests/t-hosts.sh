@@ -6,18 +6,18 @@
 # own ports, host keys and authorized key in a throwaway folder, key
 # authentication only, each host with a home of its own), reached with
 # the real ssh and rsync, stopped at the end whatever happens.  The
-# kernels, modules and root fs are copied to each host once; the cells
+# kernels, modules and root fs are copied to each host once; the boots
 # (arm and arm64: an arm64 target's name has an '@') run there, come
 # back into one results tree and are analysed like local ones.
 #
 # Then the faults of a lab, for real: a hosts file naming a host whose
 # sshd is down is refused in one line before anything runs; during the
-# campaign, once a cell of host 2 is back, the QEMU of its next cell is
+# campaign, once a boot of host 2 is back, the QEMU of its next boot is
 # killed there, and during the one after, host 2 goes away (its sshd and
 # every process of its sessions killed).  Each of its failed tries is one
 # line naming it, stays on record and counts as no boot of the kernel;
-# the cells are retried on host 1, the campaign completes there, and the
-# cell host 2 had finished is kept byte for byte.  Each cell records its
+# the boots are retried on host 1, the campaign completes there, and the
+# boot host 2 had finished is kept byte for byte.  Each boot records its
 # host, and that host's CPU model and cores as read there.
 #
 # Usage: tests/t-hosts.sh
@@ -41,20 +41,20 @@ trap '[ -z "$campaign" ] || kill -TERM -- -"$campaign" 2>/dev/null
 bash "$sshd" start "$lab" 3
 bash "$sshd" stop "$lab" 3
 cp "$lab/hosts" "$out/hosts-3"
-# Host 1 takes two cells at a time, host 2 one: the two cores stay busy
+# Host 1 takes two boots at a time, host 2 one: the two cores stay busy
 # once host 2 is gone.
 sed -n '1s|^1/|2/|p; 2p' "$lab/hosts" >"$out/hosts"
 echo "ok: 3 sshd started on 127.0.0.1 (ports $(cat "$lab"/host*/port | tr '\n' ' ')), the third stopped"
 
 # 1. The campaign on hosts 1 and 2 (in the background), host 2 faulted
-# in its second and third cells (below).
+# in its second and third boots (below).
 d=$out/hosts-campaign
 setsid ./run.sh campaign tests/campaigns/hosts.toml --hosts "$out/hosts" --out "$d" \
 	--no-report >"$out/campaign.log" 2>&1 &
 campaign=$!
 
 # 2. Meanwhile, a host that refuses the connection: one line, nothing
-# made, no cell.
+# made, no boot.
 rc=0
 ./run.sh campaign tests/campaigns/hosts.toml --hosts "$out/hosts-3" --out "$out/refused" \
 	>"$out/refused.out" 2>"$out/refused.err" || rc=$?
@@ -66,10 +66,10 @@ if [ "$rc" != 2 ] || [ "$(wc -l <"$out/refused.err")" != 1 ] ||
 	cat "$out/refused.out" "$out/refused.err"
 	exit 1
 fi
-echo "ok: a host that refuses the connection: exit 2 in one line, no cell, no directory: $(cat "$out/refused.err")"
+echo "ok: a host that refuses the connection: exit 2 in one line, no boot, no directory: $(cat "$out/refused.err")"
 
-# 3. Once host 2's first cell is back (its name and the digest of its
-# files noted), the QEMU of its next cell is killed there; in the one
+# 3. Once host 2's first boot is back (its name and the digest of its
+# files noted), the QEMU of its next boot is killed there; in the one
 # after, host 2 goes away.
 "$LB_PY" - "$d" "$lab" "$LB_ROOT/$sshd" "$campaign" >"$out/faults.log" 2>&1 <<'PY' || {
 import hashlib, json, os, subprocess, sys, time
@@ -86,7 +86,7 @@ def wait(what, test):
         time.sleep(0.3)
     sys.exit(f"no {what} within 500 s")
 
-def cells():
+def boots():
     try:
         return json.load(open(f"{d}/manifest.json"))["cells"]
     except (OSError, ValueError):
@@ -111,10 +111,10 @@ def digest(path):
             h.update(open(os.path.join(root, f), "rb").read())
     return h.hexdigest()
 
-kept = wait("cell back from host 2", lambda: next(
-    (c["id"] for c in cells() if c["state"] == "done" and c.get("host", "").endswith(" lbhost2")), None))
+kept = wait("boot back from host 2", lambda: next(
+    (c["id"] for c in boots() if c["state"] == "done" and c.get("host", "").endswith(" lbhost2")), None))
 print(json.dumps({"kept": kept, "digest": digest(f"{d}/cells/{kept}")}), flush=True)
-# The next cell's QEMU, once booting: killed there, as by the host's OOM killer.
+# The next boot's QEMU, once booting: killed there, as by the host's OOM killer.
 first = wait("QEMU on host 2", qemu_of_host2)
 subprocess.run(["bash", sshd, "kill-qemu", lab, "2"], check=True)
 print(f"killed QEMU {first} on host 2", flush=True)
@@ -145,7 +145,7 @@ d, lab, log, faults = sys.argv[1:]
 m = json.load(open(d + "/manifest.json"))
 h1, h2 = (f"ssh -F {lab}/ssh_config lbhost{n}" for n in (1, 2))
 kept = json.loads(open(faults).readline())
-said = [ln for ln in open(log) if ln.startswith("campaign: cell ")]
+said = [ln for ln in open(log) if ln.startswith("campaign: boot ")]
 model = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
               if ln.startswith("model name")), "unknown")
 want = {"cpu_model": " ".join(model.split()), "cores": os.cpu_count()}
@@ -166,7 +166,7 @@ for c in m["cells"]:
         assert t["state"] in ("killed", "error"), (c["id"], t)
         (killed if t["state"] == "killed" else lost).append(c["id"])
         # one line each, naming the host
-        assert sum(ln.startswith(f"campaign: cell {c['id']} on lbhost2: {t['state']}: ")
+        assert sum(ln.startswith(f"campaign: boot {c['id']} on lbhost2: {t['state']}: ")
                    for ln in said) >= 1, (c["id"], said)
     if len(c["tries"]) > 1:
         assert c["tries"][-1]["host"] == h1, c
@@ -189,7 +189,7 @@ bad = [r for r in rows if r["state"] != "done" and (r["counted"], r["lost"]) != 
 assert not bad and len(rows) == len(m["cells"]) + len(killed) + len(lost), rows
 answer = open(f"{d}/answer.txt").read()
 assert "Lost boots" not in answer and "kinds of host" not in answer, answer
-print(f"ok: {len(m['cells'])} cells ({', '.join(m['campaign']['variants'])}) done over real "
+print(f"ok: {len(m['cells'])} boots ({', '.join(m['campaign']['variants'])}) done over real "
       f"sshd on 127.0.0.1, every one recording its host and '{want['cpu_model']}', "
       f"{want['cores']} cores, as read there; host 2's QEMU killed in {killed[0]}, host 2 gone "
       f"in {', '.join(lost)}: {len(said)} lines naming it, each retried on host 1 and done, "
@@ -203,7 +203,7 @@ if grep -q ',0$' "$d/tidy/crosscheck.csv"; then
 	echo "FAIL: module counts and lock_stat disagree"
 	exit 1
 fi
-echo "ok: the hosts' cells were analysed: summary.md, counts agree with lock_stat"
+echo "ok: the hosts' boots were analysed: summary.md, counts agree with lock_stat"
 bash "$sshd" stop "$lab"
 for n in 1 2 3; do
 	if bash "$sshd" up "$lab" "$n"; then

@@ -8,7 +8,7 @@
 # single-threaded TCG), 3 boots a side, at a 0.5% margin, with a look
 # at 3 repetitions of up to 6.  Asserts: every boot ran under icount
 # (meta.json, qemu-cmd); the campaign stopped at the look, every primary
-# cell decided, the cells after it unneeded; the A/A pair reads 1
+# cell decided, the boots after it unneeded; the A/A pair reads 1
 # within the leak bound and is harm on no metric (judged on each side's
 # own range it may read better or worse by chance); slow and
 # slow1pct are harm on the primary metric (insn_per_op) from 3 boots a
@@ -43,7 +43,7 @@ import csv, glob, json, os, sys
 run = sys.argv[1]
 metas = [json.load(open(m)) for m in glob.glob(f"{run}/cells/*/meta.json")]
 assert len(metas) == 12, f"{len(metas)} boots, want 12 (4 variants x 3)"
-# Every primary cell decided at the look at 3: the 12 cells after it unneeded.
+# Every primary cell decided at the look at 3: the 12 boots after it unneeded.
 man = json.load(open(f"{run}/manifest.json"))
 assert man["sequential"]["stopped_at"] == 3, man["sequential"]
 states = sorted({(c["rep"] <= 3, c["state"]) for c in man["cells"]})
@@ -118,7 +118,7 @@ assert hi - lo < 1e-3, f"an A/A spread of {hi - lo:.2g}: not instruction-exact"
 # The A/A pair is judged on each side's own range, so that it can flag
 # an offset of parts per million (analysis/README.md, "Exact data"): at
 # 3 boots a side it reads better or worse by chance in about 5% of
-# cells, and that is no failure here.  What one kernel booted twice can
+# boots, and that is no failure here.  What one kernel booted twice can
 # never be is harm, nor away from 1 by more than the leak bound above.
 assert abs(float(aa["ratio"]) - 1) < LEAK_PPM * 1e-6, \
     f"the A/A pair reads {float(aa['ratio']):.6f}, more than {LEAK_PPM} ppm from 1"

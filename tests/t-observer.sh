@@ -47,17 +47,17 @@ PY
 done
 echo "ok: configcheck.sh: LOCK_STAT, LOCKDEP, PROVE_LOCKING, DEBUG_SPINLOCK, DEBUG_LOCK_ALLOC off in both plain kernels"
 
-# 2. The campaign, one cell at a time.
+# 2. The campaign, one boot at a time.
 start=$(date +%s)
 ./run.sh campaign tests/campaigns/observer-test.toml --jobs 1 --out "$out/run" --no-report \
 	>"$out/campaign.log" 2>&1 || { tail -n 20 "$out/campaign.log"; exit 1; }
 echo "ok: observer-test campaign: 12 boots in $(($(date +%s) - start)) s"
 
 # 3. A plain boot: the module's timings, no lock_stat.
-cell=$(cd "$out/run/cells" && ls -d r01-before-plain-c2)
-"$LB_PY" tests/check_run.py "$out/run/cells/$cell" --lock none
-cell=$(cd "$out/run/cells" && ls -d r01-before-c2)
-"$LB_PY" tests/check_run.py "$out/run/cells/$cell" --lock rwlock
+boot=$(cd "$out/run/cells" && ls -d r01-before-plain-c2)
+"$LB_PY" tests/check_run.py "$out/run/cells/$boot" --lock none
+boot=$(cd "$out/run/cells" && ls -d r01-before-c2)
+"$LB_PY" tests/check_run.py "$out/run/cells/$boot" --lock rwlock
 
 # 4. Analysis and report.
 ./run.sh analyze "$out/run" >"$out/analyze.log" 2>&1 || { cat "$out/analyze.log"; exit 1; }

@@ -76,12 +76,12 @@ for x in m["cells"]:
 print(f"ok: {len(m['cells'])} boots at 1 and 2 vCPUs, every one ok, no lockdep or "
       f"might_sleep report")
 PY
-for cell in r01-before-rt@arm64@6.12-c2 r01-after-rt@arm64@6.12-c2 \
+for boot in r01-before-rt@arm64@6.12-c2 r01-after-rt@arm64@6.12-c2 \
 	r01-before-rt@arm64@6.12-c1 r01-after-rt@arm64@6.12-c1; do
 	lock=rwlock
-	[[ $cell != *after* ]] || lock=spinlock
-	"$LB_PY" tests/check_run.py "$out/run/cells/$cell" --lock "$lock" | sed 's/^/    /'
-	echo "ok: $cell: PREEMPT_RT booted; module self-checks pass; lock_stat ($lock) == module counts"
+	[[ $boot != *after* ]] || lock=spinlock
+	"$LB_PY" tests/check_run.py "$out/run/cells/$boot" --lock "$lock" | sed 's/^/    /'
+	echo "ok: $boot: PREEMPT_RT booted; module self-checks pass; lock_stat ($lock) == module counts"
 done
 
 # 3. Judged.

@@ -101,7 +101,7 @@ sed 's/^/    | /' "$out/run.stderr" "$out/run.stdout"
 [ "$rc" = 0 ] || fail "runner exit $rc, want 0"
 "$LB_PY" tests/check_run.py "$out/run" --lock rwlock
 
-# The files as tidy reads them, and tidy's metrics on a one-cell campaign
+# The files as tidy reads them, and tidy's metrics on a one-boot campaign
 # directory around the run.
 PYTHONPATH=$LB_ROOT "$LB_PY" - "$out" "$other" <<'PY'
 import json, os, shutil, sys
@@ -173,7 +173,7 @@ if not calm < TH:
 print(f"ok: p0, p1 (undisturbed): steal_max_pct {m0['steal_max_pct']:.1f}, "
       f"{m1['steal_max_pct']:.1f}: {calm:.1f} < {TH:g}")
 
-# tidy, on a one-cell campaign around the run.
+# tidy, on a one-boot campaign around the run.
 camp = os.path.join(out, "campaign")
 shutil.rmtree(camp, ignore_errors=True)
 shutil.copytree(os.path.join(out, "run"), os.path.join(camp, "cells", "r01-before-c2"))

@@ -7,7 +7,7 @@
 # conversion ./run.sh convert wrote, which tests/t-convert.sh checks is
 # what it writes today, one boot a side at 2 vCPUs, a reader point and a
 # reader + writer point) runs to a report:
-#   - every cell done, no lockdep report on either side (the converted
+#   - every boot done, no lockdep report on either side (the converted
 #     kernels run PROVE_LOCKING under their workload);
 #   - tidy/crosscheck.csv: a row per point and boot, every one within 1%
 #     (lockload's counts against lock_stat's acquisitions of the target's
@@ -36,9 +36,9 @@ import csv, json, sys
 d, cls, spin = sys.argv[1:]
 m = json.load(open(d + "/manifest.json"))
 assert m["campaign"]["lock_class"] == cls, f"manifest lock_class {m['campaign']['lock_class']}, want {cls}"
-cells = m["cells"]
-assert {c["variant"] for c in cells} == {"before", spin}, [c["variant"] for c in cells]
-for c in cells:
+boots = m["cells"]
+assert {c["variant"] for c in boots} == {"before", spin}, [c["variant"] for c in boots]
+for c in boots:
     assert c["state"] == "done", f"{c['id']}: {c['state']} {c['problems']}"
     assert not any(p.startswith("lockdep: ") for p in c["problems"]), c["problems"]
 rows = list(csv.DictReader(open(d + "/tidy/crosscheck.csv")))
@@ -54,7 +54,7 @@ for r in rows:
         assert int(r["lockstat_plain_acq"]) == 0 and int(r["lockstat_r_acq"]) > 0, f"{r}"
     if "writer" in r["point"]:
         assert int(r["lockops_write"]) > 0, f"no writes where the writer ran: {r}"
-print(f"ok: {cls}: {len(cells)} cells done, no lockdep report; {len(rows)} cross-check rows within 1%: "
+print(f"ok: {cls}: {len(boots)} boots done, no lockdep report; {len(rows)} cross-check rows within 1%: "
       + "; ".join(f"{r['variant']} {r['point']} {r['expected']}={r['observed']}" for r in rows))
 PY
 	answer=$(cat "$d/answer.txt")

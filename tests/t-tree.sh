@@ -20,9 +20,9 @@
 # HEAD with tests/campaigns/bisect.toml (1 vCPU under icount, 3 boots a
 # side, the A/A control) must name the 5th commit, in at most 4 steps
 # (BAD's check included) and one confirmation against its parent, each
-# step's class what its commit is, each in log.txt, each cell booted
-# once (the steps take the icount cells earlier steps ran: 21 boots for
-# 45 cells); a step's commit block must name both commits.  A commit
+# step's class what its commit is, each in log.txt, each boot booted
+# once (the steps take the icount boots earlier steps ran: 21 boots for
+# 45 planned); a step's commit block must name both commits.  A commit
 # that says it is Linux 6.13 (an untested version) is built anyway,
 # from 6.12's objects, with one warning line naming the tested ones.
 # Nothing may be written into either tree.
@@ -209,21 +209,21 @@ assert good[:12] in msg and ids[x["index"]][:12] in msg, msg
 assert "6.12." in msg, msg
 log = open(f"{run}/log.txt").read()
 assert log.count(" -> ") == len(s["steps"]), log
-# Under icount each cell boots once a bisection (campaign --reuse): BAD's
+# Under icount each boot runs once a bisection (campaign --reuse): BAD's
 # check boots GOOD, its control and BAD (9); each step its commit (3);
-# the confirmation only the parent's control (3): 21 boots of 45 cells.
+# the confirmation only the parent's control (3): 21 boots of 45 planned.
 booted = reused = 0
 for x in s["steps"]:
     with open(f"{run}/{x['run']}/manifest.json") as f:
         m = json.load(f)
-    cells = m["cells"]
-    r = sum(1 for c in cells if c.get("reused_from"))
-    assert all(c["state"] == "done" for c in cells), x
+    boots = m["cells"]
+    r = sum(1 for c in boots if c.get("reused_from"))
+    assert all(c["state"] == "done" for c in boots), x
     assert all(b["kernel"] == "6.12" for b in m["builds"].values()), m["builds"]
-    reused, booted = reused + r, booted + len(cells) - r
+    reused, booted = reused + r, booted + len(boots) - r
 assert (booted, reused) == (21, 24), (booted, reused)
 print(f"t-tree: bisect: {len(steps)} steps and a confirmation over 8 commits of a 6.12 "
-      f"tree, {booted} boots for {booted + reused} cells")
+      f"tree, {booted} boots for {booted + reused} planned")
 PY
 
 # 3. An untested version: built anyway, from 6.12's objects, with one

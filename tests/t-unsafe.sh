@@ -53,7 +53,7 @@ EOF
 rc=0
 ./run.sh campaign "$out/unsafe.toml" --out "$out/run" >"$out/campaign.log" 2>&1 || rc=$?
 d=$out/run
-"$LB_PY" - "$d" <<'PY' || { tail -n 20 "$out/campaign.log"; fail "campaign cells"; }
+"$LB_PY" - "$d" <<'PY' || { tail -n 20 "$out/campaign.log"; fail "campaign boots"; }
 import json, sys
 m = json.load(open(sys.argv[1] + "/manifest.json"))
 by = {c["variant"]: c for c in m["cells"]}

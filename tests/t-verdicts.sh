@@ -5,9 +5,9 @@
 # boots "before" against its A/A control (before~aa, the same image
 # again), slow (5 us inside mboxes_lock on every call), hangs (hangs at
 # late init in about 40% of its boots) and slowsome (lookups about 2x
-# slower in about 40% of its boots), 16 repetitions at 1 vCPU, two cells
+# slower in about 40% of its boots), 16 repetitions at 1 vCPU, two boots
 # side by side.  It is judged twice: on its first 8 repetitions (a copy of
-# the run whose later cells are marked unneeded and their tries dropped)
+# the run whose later boots are marked unneeded and their tries dropped)
 # and on all 16.  At both:
 # - the A/A pair's primary (the raw lookup median) is never `harm` nor
 #   `conflict` (a single `better` or `worse` is not asserted against: a
@@ -35,14 +35,14 @@ mkdir -p "$out"
 
 ./run.sh campaign tests/campaigns/controls.toml --out "$out/n16" --no-report \
 	>"$out/campaign.log" 2>&1 || true
-# hangs' lost boots make the campaign end with exit 1: every other cell
+# hangs' lost boots make the campaign end with exit 1: every other boot
 # must be done.
 PYTHONPATH=$LB_ROOT "$LB_PY" - "$out" <<'PY'
 import json, shutil, sys
 out = sys.argv[1]
 m = json.load(open(f"{out}/n16/manifest.json"))
 bad = [c["id"] for c in m["cells"] if c["state"] != "done" and c["variant"] != "hangs"]
-assert not bad, f"cells not done: {bad} (see {out}/campaign.log)"
+assert not bad, f"boots not done: {bad} (see {out}/campaign.log)"
 # The first 8 repetitions alone, as a look at 8 would have judged them.
 shutil.copytree(f"{out}/n16", f"{out}/n8", symlinks=True)
 for c in m["cells"]:
@@ -83,7 +83,7 @@ def show(n, r):
 
 def hit(n, variant, marker):
     """Reps of the variant's boots in view n whose console shows the
-    planted fault (a hung boot's console is kept aside with its cell)."""
+    planted fault (a hung boot's console is kept aside with its boot)."""
     reps = set()
     for log in glob.glob(f"{out}/{n}/cells/r*-{variant}-c1*/console.log"):
         rep = int(os.path.basename(os.path.dirname(log))[1:3])

@@ -86,15 +86,15 @@ for x in m["cells"]:
     assert meta["build"]["variant"] == x["variant"], meta["build"]
     assert meta["build"]["kernel"] == ("6.12" if "@6.12" in x["variant"] else "6.1"), meta["build"]
     assert f"/{x['variant']}/uImage" in open(f"{d}/cells/{x['id']}/qemu-cmd").read()
-print(f"ok: manifest: {len(m['cells'])} cells done, both kernels in every repetition, "
+print(f"ok: manifest: {len(m['cells'])} boots done, both kernels in every repetition, "
       f"pairs {c['compare']}")
 PY
-for cell in r01-before@6.12-c2 r01-after@6.12-c2; do
+for boot in r01-before@6.12-c2 r01-after@6.12-c2; do
 	lock=rwlock
-	[[ $cell != *after* ]] || lock=spinlock
-	"$LB_PY" tests/check_run.py "$out/run/cells/$cell" --lock "$lock" | sed 's/^/    /'
-	grep -q '^Linux version 6\.12\.' "$out/run/cells/$cell/console.log" || fail "$cell: not a 6.12 kernel"
-	echo "ok: $cell: Linux 6.12 booted; module self-checks pass; lock_stat ($lock) == module counts; perf stat works"
+	[[ $boot != *after* ]] || lock=spinlock
+	"$LB_PY" tests/check_run.py "$out/run/cells/$boot" --lock "$lock" | sed 's/^/    /'
+	grep -q '^Linux version 6\.12\.' "$out/run/cells/$boot/console.log" || fail "$boot: not a 6.12 kernel"
+	echo "ok: $boot: Linux 6.12 booted; module self-checks pass; lock_stat ($lock) == module counts; perf stat works"
 done
 
 # 3. Analysis and the answer.

@@ -408,8 +408,8 @@ def load_json(path, name):
 
 
 def _tries(c):
-    """The cell's ended tries as recorded (scripts/campaign/cell.py
-    finish_cell), each {"state": str, "problems": [str], "kept": the
+    """The cell's ended tries as recorded (scripts/campaign/boot.py
+    finish_boot), each {"state": str, "problems": [str], "kept": the
     folder its files were kept aside in, or ""}; a manifest from before
     tries were kept: its one state, problems and kept, when it ended."""
     got = c.get("tries")

@@ -39,7 +39,7 @@ MAX_BUDGET_S = 7 * 24 * 3600
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 # Text that goes into one-line messages and reports: no control characters.
 CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
-# A campaign file is a page of TOML; a manifest a few hundred cells.
+# A campaign file is a page of TOML; a manifest a few hundred boots.
 MAX_FILE_BYTES = 1 << 20
 DOC = "docs/campaigns.md"
 # The campaign schema: the one table of every key, read by load() (type,
@@ -81,16 +81,16 @@ TOP = {
     "control": Key(bool, None, "true or false", DEFAULT,
                    "also boot each compared baseline a second time as BASELINE~aa: the "
                    "A/A pair that calibrates every verdict of its pairs"),
-    # Pin the vCPU threads of each cell of 2 vCPUs or more, one per host
-    # core (guest/run_guest.py cell_cores; 1-vCPU cells stay unpinned;
-    # local cells only, not --hosts; the default by measurement:
+    # Pin the vCPU threads of each boot of 2 vCPUs or more, one per host
+    # core (guest/vcpu.py boot_cores; 1-vCPU boots stay unpinned;
+    # local boots only, not --hosts; the default by measurement:
     # docs/measurements.md, "Pinning vCPU threads").
     "pin": Key(bool, None, "true or false", DEFAULT,
-               "pin the vCPU threads of each cell of 2 vCPUs or more, one per host core "
-               "(local cells only)"),
-    # guest/meter/README.md: the host's speed beside each wall-clock cell.
+               "pin the vCPU threads of each boot of 2 vCPUs or more, one per host core "
+               "(local boots only)"),
+    # guest/meter/README.md: the host's speed beside each wall-clock boot.
     "meter": Key(bool, None, "true or false", DEFAULT,
-                 "run the host speed meter beside each wall-clock cell (guest/meter/README.md; "
+                 "run the host speed meter beside each wall-clock boot (guest/meter/README.md; "
                  "the metric host_meter_ns)"),
     "arches": Key(list, None, "a non-empty list of distinct architectures from "
                   + ", ".join(variantmod.ARCHES), DEFAULT,
@@ -101,7 +101,7 @@ TOP = {
                    "the kernel versions (kernel-patches/kernels.toml): every variant runs "
                    "on each, pairs are compared within a version", kind="array of strings"),
     "cpus": Key(list, None, "a non-empty list of distinct integers 1..16", REQUIRED,
-                "the vCPU counts: one cell per variant, vCPU count and repetition",
+                "the vCPU counts: one boot per variant, vCPU count and repetition",
                 kind="array of integers"),
     "repetitions": Key(object, None, "an integer 1..100, or a table { min = 6, max = 30 } "
                        "with min < max <= 100 and optional looks = 2..8 (default 3)", REQUIRED,
@@ -159,8 +159,8 @@ TOP = {
     # --budget overrides it).
     "budget": Key(str, lambda v: parse_duration(v) is not None,
                   "a duration such as 30m, 1h30m or 900s (at most a week)", None,
-                  "spend at most this long running cells: the campaign stops at the last "
-                  "look whose repetitions fit (its cells' measured times say how long the "
+                  "spend at most this long running boots: the campaign stops at the last "
+                  "look whose repetitions fit (its boots' measured times say how long the "
                   "next look would take)", shown="none"),
     "silence_s": Key(int, lambda v: 10 <= v <= 3600, "an integer 10..3600 (seconds)", None,
                      "a boot silent this long is lost", shown="60 + twice the longest point"),
@@ -252,7 +252,7 @@ POINT_OWN = ("primary_metric",)
 
 
 def booted_variant(campaign, variant):
-    """The variant a cell of `variant` boots: a control boots its
+    """The variant a boot of `variant` boots: a control boots its
     baseline's kernel."""
     return (campaign.get("controls") or {}).get(variant, variant)
 
@@ -684,7 +684,7 @@ def _clock(path, out):
     table of every vCPU count of the campaign.  icount runs one vCPU (the
     vCPUs of a single-threaded TCG take turns, and QEMU 7.2 crawls or
     livelocks booting them: docs/icount.md), needs the A/A control (its spread is what the
-    verdict is judged on) and repetitions for its own cells."""
+    verdict is judged on) and repetitions for its own boots."""
     val, cpus = out["clock"], out["cpus"]
     allowed = TOP["clock"][2]
     if isinstance(val, str):
@@ -815,15 +815,15 @@ def reference():
         typ = "string" if key in ("id", "workload", "primary_metric") else "integer"
         out.append(f"| `{key}` | {takes[p.takes]} | {typ} | {_cell(_default(p.default, p.shown))} "
                    f"| {_cell(p.allowed)} | {_cell(p.meaning)} |")
-    boot, point, _stretch = defaults.CELL_TIMES[WALL]
+    boot, point, _stretch = defaults.BOOT_TIMES[WALL]
     out += ["", "## How long: `--dry-run`", "",
-            "`./run.sh campaign FILE --dry-run` ends with about how long the cells take:",
-            "a cell is a boot plus, for each point, its `duration_ms` and what the point",
-            "costs beyond it; cells run `--jobs` side by side.  The boot time and a point's",
-            "cost are the median of the cells of earlier campaigns in `results/` (their",
+            "`./run.sh campaign FILE --dry-run` ends with about how long the boots take:",
+            "a boot takes its start-up plus, for each point, its `duration_ms` and what the point",
+            "costs beyond it; boots run `--jobs` side by side.  The boot time and a point's",
+            "cost are the median of the boots of earlier campaigns in `results/` (their",
             "`manifest.json`), per clock and arch; without any, the defaults of",
             f"scripts/campaign/estimate.py: a boot {boot:g} s, a point {point:g} s beyond its",
-            f"run, and under icount {defaults.CELL_TIMES[ICOUNT][2]:g} host seconds "
+            f"run, and under icount {defaults.BOOT_TIMES[ICOUNT][2]:g} host seconds "
             "a guest second.",
             "", "## Example", "", "```toml",
             'name = "example"',

@@ -1,37 +1,37 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Run a campaign's cells on other machines with GNU parallel.
+"""Run a campaign's boots on other machines with GNU parallel.
 
 The hosts file is GNU parallel's --sshloginfile: one sshlogin a line, e.g.
 "2/ssh -p 2222 -i KEY user@host" or "build1" (see parallel(1)).  Each host
 needs the harness's packages (./run.sh setup) but no kernel build: the
 kernels, modules, root file system, runner and job are sent once per host
-(parallel --nonall --basefile), each cell runs there with the same runner
+(parallel --nonall --basefile), each boot runs there with the same runner
 (guest/run_guest.py), and its run directory comes back (--return) into
-this campaign's cells/ before it is renamed into place as any local cell.
-Scheduling is parallel's: per host, as many cells of N vCPUs at a time as
-100/N percent of its cores (-j), so cells never oversubscribe a host.
+this campaign's cells/ before it is renamed into place as any local boot.
+Scheduling is parallel's: per host, as many boots of N vCPUs at a time as
+100/N percent of its cores (-j), so boots never oversubscribe a host.
 
-Before any cell runs, every host is asked (probe) for its CPU model and
+Before any boot runs, every host is asked (probe) for its CPU model and
 core count, read there, and whether it has /usr/bin/python3, rsync, perl
 and the QEMU of each arch: a host that does not answer, or lacks one, is
-named in one line and nothing runs.  Each cell records the host it ran on and that
+named in one line and nothing runs.  Each boot records the host it ran on and that
 host's CPU model and cores as its runner read them there (meta.json).
 
 A host that goes away (ssh's exit status 255: the connection refused or
-lost), or ends a cell itself (its QEMU killed, its disk full, what it sent
+lost), or ends a boot itself (its QEMU killed, its disk full, what it sent
 refused), fails that try in one line naming the host; the try stays on
 record, counts as no boot of the kernel (analysis/tidy/boots.py), and
-the cell is tried again on the hosts that ended none, up to
+the boot is tried again on the hosts that ended none, up to
 MAX_HOST_FAULTS times (a host that went away is left out for the rest
 of the run); with no other host left it waits for --resume.
 A kernel's own end (hung, panic, lockdep, ...) is a result, never retried.
 
 A host is not trusted: what comes back is regular files and directories
 only (rsync without links, devices or specials, then a walk that removes
-anything else and fails the cell), and nothing from the manifest reaches
+anything else and fails the boot), and nothing from the manifest reaches
 a remote shell unquoted.  Each run uses its own remote folder
 (lockbench-DIR-TOKEN, named and recorded by scripts/campaign/manifest.py),
-removed at the end, and cell numbers are never reused, so that a run's
+removed at the end, and boot numbers are never reused, so that a run's
 leftovers cannot collide with a later --resume; parallel dies with the
 harness.
 """
@@ -51,7 +51,7 @@ from lockbench.cli import CliError
 from guest import variant_name, lockload_cases, qemu
 from lockbench import dirlock, safeio
 from lockbench.paths import BUILD, ROOT
-from scripts.campaign import cell as campaign_cell
+from scripts.campaign import boot as campaign_boot
 from scripts.campaign import file as campaign_file
 from scripts.campaign import manifest as campaign_manifest
 from lockbench.defaults import WALL
@@ -62,7 +62,7 @@ PARALLEL = "parallel"
 # host could plant meta.json -> /etc/shadow or a FIFO that hangs the
 # analysis.  -R (relative paths) is what --return needs.
 RSYNC_OPTS = "-rtzR --no-links --no-devices --no-specials"
-# A cell is points/ID/ a few levels down; deeper is not the runner's.
+# A boot is points/ID/ a few levels down; deeper is not the runner's.
 MAX_DEPTH = 16
 # A row of parallel's --joblog: Seq Host Starttime JobRuntime Send Receive
 # Exitval Signal Command, tab-separated (a tab in a host name shifts them).
@@ -78,15 +78,15 @@ SSH_LOST = 255
 # the host went away, or its runner died), QEMU killed there, its disk
 # full, or what it sent refused (failed).
 HOST_FAULTS = ("error", "killed", "nospace", "failed")
-# Host-ended tries of one cell in one run before it waits for --resume.
+# Host-ended tries of one boot in one run before it waits for --resume.
 MAX_HOST_FAULTS = 3
 # The sshlogin of a hosts file's line: parallel's "N/" (cores) and
 # "@GROUP/" prefixes off.
 PREFIX_RE = re.compile(r"^(?:@[^/ ]*/)?(?:[0-9]+/)?")
 PROBE_TIMEOUT_S = 120
-# What every host is asked before a cell runs: its cores and CPU model as
+# What every host is asked before a boot runs: its cores and CPU model as
 # guest/qemu.py host_info reads them (the first "model name" line), and
-# which of the programs a cell needs there (NEEDS, filled in: rsync and
+# which of the programs a boot needs there (NEEDS, filled in: rsync and
 # perl for parallel, the QEMU of each arch) it lacks: one tab-separated
 # line.
 PROBE_PY = ("import os,shutil;"
@@ -159,7 +159,7 @@ def tagged(text):
 
 
 class HostsRefused(HostsError):
-    """A host that cannot take cells, found before any cell ran."""
+    """A host that cannot take boots, found before any boot ran."""
 
 
 def probe(hosts_file, arches, cwd=None):
@@ -172,12 +172,12 @@ def probe(hosts_file, arches, cwd=None):
     if gone:
         raise HostsRefused(f"--hosts {hosts_file}: " + "; ".join(
             f"{host_name(h, logins)} did not answer ({why})" for h, why in gone.items())
-            + ": no cell was run (bring it up, or leave it out of the hosts file)")
+            + ": no boot was run (bring it up, or leave it out of the hosts file)")
     missing = {h: i["missing"] for h, i in found.items() if i["missing"]}
     if missing:
         e = HostsRefused(f"--hosts {hosts_file}: " + "; ".join(
             f"{host_name(h, logins)} lacks {', '.join(m)}" for h, m in missing.items())
-            + ": run ./run.sh setup there; no cell was run")
+            + ": run ./run.sh setup there; no boot was run")
         e.exit_code = 3
         raise e
     return {h: {"cpu_model": i["cpu_model"], "cores": i["cores"]} for h, i in found.items()}
@@ -232,7 +232,7 @@ RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "gu
 
 
 def make_payload(path, build, variants, job):
-    """What a host needs to run cells: the runner, the artifacts, the job.
+    """What a host needs to run boots: the runner, the artifacts, the job.
     PATH is a new file (safeio.open_new: never written through a link)."""
     with safeio.open_new(path, 0o644, binary=True) as out, \
             tarfile.open(fileobj=out, mode="w") as tar:
@@ -285,7 +285,7 @@ def parse_joblog(path):
 
 
 def scrub(path):
-    """Remove from PATH (a returned cell directory or file) everything that
+    """Remove from PATH (a returned boot directory or file) everything that
     is not a regular file or a directory, without following a link, and
     directories nested deeper than MAX_DEPTH; return what was removed
     (relative names)."""
@@ -335,20 +335,20 @@ def run_parallel(cmd, cwd, timeout):
     return proc.returncode, out.decode(errors="replace")
 
 
-def run(d, man, hosts_file, finish_cell, prog, stop, probed=None):
-    """Run every cell not done on the hosts; finish_cell(cell, tmp, problem,
+def run(d, man, hosts_file, finish_boot, prog, stop, probed=None):
+    """Run every boot not done on the hosts; finish_boot(boot, tmp, problem,
     lost, host) each, problem a line when the host sent what no runner
     writes, lost one when nothing came back because the host went away.
     PROBED: what probe() said of the hosts just now (else asked here)."""
     check_hosts_file(hosts_file)
-    # Where rsync brings the cells back and they are cleared: no link.
+    # Where rsync brings the boots back and they are cleared: no link.
     safeio.check_dir(os.path.join(d, "cells"))
     hosts = os.path.abspath(hosts_file)
     c = man.data["campaign"]
     if probed is None:
         probed = probe(hosts, c["arches"], d)
     # What each host is, read there (the runner's meta.json says it again
-    # for each cell it ran); a record that is not a table is replaced.
+    # for each boot it ran); a record that is not a table is replaced.
     if not isinstance(man.data.get("hosts"), dict):
         man.data["hosts"] = {}
     man.data["hosts"].update(probed)
@@ -358,10 +358,10 @@ def run(d, man, hosts_file, finish_cell, prog, stop, probed=None):
     man.data.setdefault("hosts_remote", []).append(remote)
     man.save()
     try:
-        run_cells(d, man, hosts, remote, finish_cell, prog, stop)
+        run_boots(d, man, hosts, remote, finish_boot, prog, stop)
     finally:
         # This run's folder, and those of earlier runs killed outright
-        # (their parallel, and so their cells, died with them).
+        # (their parallel, and so their boots, died with them).
         gone = [r for r in man.data["hosts_remote"] if campaign_manifest.is_remote(d, r)]
         rc, out = run_parallel(parallel_cmd(hosts, "--nonall", "--tag",
                                             "rm -rf " + " ".join(map(shlex.quote, gone))), d, 300)
@@ -377,10 +377,10 @@ def run(d, man, hosts_file, finish_cell, prog, stop, probed=None):
                     os.unlink(os.path.join(d, f))
 
 
-def run_cells(d, man, hosts, remote, finish_cell, prog, stop):
+def run_boots(d, man, hosts, remote, finish_boot, prog, stop):
     copy_payload(d, man, hosts, remote, prog)
     lines = {login_of(x): x for x in check_hosts_file(hosts)}
-    run_groups(d, man, lines, Run(d, man, remote, finish_cell, prog, stop, list(lines)),
+    run_groups(d, man, lines, Run(d, man, remote, finish_boot, prog, stop, list(lines)),
                prog, stop)
 
 
@@ -405,25 +405,25 @@ def copy_payload(d, man, hosts, remote, prog):
 
 
 def run_groups(d, man, lines, run, prog, stop):
-    """Each vCPU count's cells not done, in passes of RUN (Run.one_pass) on
+    """Each vCPU count's boots not done, in passes of RUN (Run.one_pass) on
     the hosts of LINES ({login: its line of the hosts file}): after a
-    pass, the cells a known host ended (HOST_FAULTS) go again on the
-    hosts that ended none of this vCPU count's, each cell at most
+    pass, the boots a known host ended (HOST_FAULTS) go again on the
+    hosts that ended none of this vCPU count's, each boot at most
     MAX_HOST_FAULTS times in this run; a host whose ssh failed (exit 255: it went away) is left out for
-    the rest of the run.  With no host left the cells wait for --resume."""
+    the rest of the run.  With no host left the boots wait for --resume."""
     logins = list(lines)
     live = list(logins)  # the hosts that answer, as far as this run knows
     for cpus in sorted({x["cpus"] for x in man.data["cells"]}):
-        cells = [x for x in man.data["cells"] if x["state"] not in ("done", "unneeded")
+        boots = [x for x in man.data["cells"] if x["state"] not in ("done", "unneeded")
                  and x["cpus"] == cpus]
-        faults = {}  # cell id: tries its hosts ended in this run
+        faults = {}  # boot id: tries its hosts ended in this run
         ended_one = set()  # the hosts that ended a try of this vCPU count
         use = live
-        if cells and not stop and not use:
-            prog.say(f"campaign: the {len(cells)} cell(s) of {cpus} vCPU(s) wait for "
+        if boots and not stop and not use:
+            prog.say(f"campaign: the {len(boots)} boot(s) of {cpus} vCPU(s) wait for "
                      f"--resume: no host answers")
-        while cells and not stop and use:
-            ended = run.one_pass(hosts_file(d, lines, use), cpus, cells)
+        while boots and not stop and use:
+            ended = run.one_pass(hosts_file(d, lines, use), cpus, boots)
             # The tries a known host ended: tried again on the others.
             by, gone = {}, []
             for x, host, lost in ended:
@@ -441,12 +441,12 @@ def run_groups(d, man, lines, run, prog, stop):
             use = [h for h in live if h not in ended_one]
             names = ", ".join(host_name(h, logins) for h in by)
             if not use:
-                prog.say(f"campaign: {len(again)} cell(s) that {names} ended wait for "
+                prog.say(f"campaign: {len(again)} boot(s) that {names} ended wait for "
                          f"--resume: no other host is left")
                 break
-            prog.say(f"campaign: {len(again)} cell(s) that {names} ended: again on "
+            prog.say(f"campaign: {len(again)} boot(s) that {names} ended: again on "
                      + ", ".join(host_name(h, logins) for h in use))
-            cells = again
+            boots = again
 
 
 def hosts_file(d, lines, use):
@@ -459,80 +459,80 @@ def hosts_file(d, lines, use):
 
 
 class Pass:
-    """One hand-out of cells to parallel: the cells (of CPUS vCPUs), the
+    """One hand-out of boots to parallel: the boots (of CPUS vCPUs), the
     names they run under on the hosts, parallel's files, and what came
     of them so far."""
 
-    def __init__(self, cpus, cells, names, log, errpath):
-        self.cpus, self.cells, self.names, self.log, self.errpath = (cpus, cells, names, log,
+    def __init__(self, cpus, boots, names, log, errpath):
+        self.cpus, self.boots, self.names, self.log, self.errpath = (cpus, boots, names, log,
                                                                      errpath)
         self.finished, self.said, self.faulted = set(), set(), []
 
 
 class Run:
-    """The passes of one --hosts run: each hands cells to parallel once
-    and finishes every cell that ends."""
+    """The passes of one --hosts run: each hands boots to parallel once
+    and finishes every boot that ends."""
 
-    def __init__(self, d, man, remote, finish_cell, prog, stop, logins):
+    def __init__(self, d, man, remote, finish_boot, prog, stop, logins):
         self.d, self.man, self.remote = d, man, remote
-        self.finish_cell, self.prog, self.stop, self.logins = finish_cell, prog, stop, logins
+        self.finish_boot, self.prog, self.stop, self.logins = finish_boot, prog, stop, logins
         self.done_count = sum(x["state"] == "done" for x in man.data["cells"])
 
-    def one_pass(self, hosts, cpus, cells):
-        """Run CELLS (of CPUS vCPUs) on HOSTS once; [(cell, host login,
+    def one_pass(self, hosts, cpus, boots):
+        """Run BOOTS (of CPUS vCPUs) on HOSTS once; [(boot, host login,
         whether the host went away)] of those whose try a known host
         ended (HOST_FAULTS)."""
-        p, proc = self.start(hosts, cpus, cells)
+        p, proc = self.start(hosts, cpus, boots)
         self.follow(p, proc)
         self.end(p)
         return p.faulted
 
-    def start(self, hosts, cpus, cells):
-        """Name CELLS for the hosts, start parallel on them and mark them
+    def start(self, hosts, cpus, boots):
+        """Name BOOTS for the hosts, start parallel on them and mark them
         running: (the Pass, parallel's process)."""
         d, man = self.d, self.man
         c = man.data["campaign"]
         tag = secrets.token_hex(3)
         inp = os.path.join(d, f".hosts-c{cpus}-{tag}.in")
         log = os.path.join(d, f".hosts-c{cpus}-{tag}.joblog")
-        # On the hosts a cell runs in cells/.tmp-cN-SEQ, renamed to
+        # On the hosts a boot runs in cells/.tmp-cN-SEQ, renamed to
         # cells/.tmp-ID once back: parallel quotes a name with '@' (an arm64
         # target's), and --return then asks rsync for the quoted name.  SEQ
         # counts on across runs (hosts_seq): a --resume never reuses the
-        # name of a cell that an earlier run may still be running.
+        # name of a boot that an earlier run may still be running.
         first = man.data.get("hosts_seq", 0) + 1
-        names = [f"c{cpus}-{i:05d}" for i in range(first, first + len(cells))]
-        man.data["hosts_seq"] = first + len(cells) - 1
+        names = [f"c{cpus}-{i:05d}" for i in range(first, first + len(boots))]
+        man.data["hosts_seq"] = first + len(boots) - 1
         with safeio.open_new(inp, 0o644) as f:
-            for x, name in zip(cells, names):
+            for x, name in zip(boots, names):
                 f.write(f"{name} {campaign_file.booted_variant(c, x['variant'])}\n")
-        # Nothing where parallel writes its joblog and rsync the cells: a
+        # Nothing where parallel writes its joblog and rsync the boots: a
         # link there would be written through.
         for p in [log] + [os.path.join(d, "cells", f".tmp-{n}{s}") for n in names
                           for s in ("", ".log")]:
             dirlock.clear(p)
-        cmd = self.command(hosts, cpus, cells, inp, log)
+        cmd = self.command(hosts, cpus, boots, inp, log)
         # Its messages to a file: a pipe read only at the end would fill
         # and stall parallel (a host can make rsync say a lot).
         errpath = os.path.join(d, f".hosts-c{cpus}-{tag}.err")
         with safeio.open_new(errpath, 0o644, binary=True) as errf:
             proc = popen_parallel(cmd, cwd=d, stdout=subprocess.DEVNULL, stderr=errf)
-        for x in cells:
+        for x in boots:
             x["state"] = "running"
         man.save()
-        return Pass(cpus, cells, names, log, errpath), proc
+        return Pass(cpus, boots, names, log, errpath), proc
 
-    def command(self, hosts, cpus, cells, inp, log):
-        """parallel's command line: each line of INP (a cell's name and
-        the variant it boots) run on HOSTS, its cell folder and log sent back."""
+    def command(self, hosts, cpus, boots, inp, log):
+        """parallel's command line: each line of INP (a boot's name and
+        the variant it boots) run on HOSTS, its boot folder and log sent back."""
         c = self.man.data["campaign"]
         # Variant names are checked ([a-z0-9_-], and '@' before an arch)
         # before they get here; parallel quotes {1} and {2} itself, the
         # rest is quoted here.  --tagstring: what ssh and rsync say of a
-        # job comes out under the cell's name.
+        # job comes out under the boot's name.
         q = shlex.quote
         # The runner is the package payload/guest/ (PYTHONPATH: the payload
-        # is the root, from the run's folder, so the job and the cell keep
+        # is the root, from the run's folder, so the job and the boot keep
         # their paths); it finds its build/ beside its guest/: payload/build.
         return parallel_cmd(
             hosts, "--wd", self.remote, "--colsep", " ", "--tagstring", "{1}",
@@ -540,14 +540,14 @@ class Run:
             "--return", "cells/.tmp-{1}", "--return", "cells/.tmp-{1}.log",
             f"rm -rf cells/.tmp-{{1}}; mkdir -p cells && env PYTHONPATH=payload /usr/bin/python3 "
             f"-m guest.run_guest {{2}} --cpus {q(str(cpus))} --mem {q(str(c['mem_mb']))} "
-            + (f"--clock {q(cells[0]['clock'])} " if cells[0].get("clock", WALL) != WALL
+            + (f"--clock {q(boots[0]['clock'])} " if boots[0].get("clock", WALL) != WALL
                else "")
             + (f"--silence {q(str(c['silence_s']))} " if c.get("silence_s") else "")
             + ("--no-meter " if c.get("meter") is False else "")
             + "--job payload/job.conf --out cells/.tmp-{1} >cells/.tmp-{1}.log 2>&1")
 
     def follow(self, p, proc):
-        """Finish each cell of pass P as its row appears in parallel's
+        """Finish each boot of pass P as its row appears in parallel's
         joblog, until parallel ends (stopped on a stop)."""
         termed = 0
         while True:
@@ -565,7 +565,7 @@ class Run:
                     p.said.add(b)
                     self.prog.say(f"campaign: {p.log}: {b}")
             for seq, (host, rc) in rows.items():
-                if seq in p.finished or seq > len(p.cells):
+                if seq in p.finished or seq > len(p.boots):
                     continue
                 self.back(p, seq - 1, [] if host is not None else
                           ["refused: its row in parallel's joblog is garbled"], host, rc)
@@ -574,11 +574,11 @@ class Run:
             time.sleep(0.5)
 
     def back(self, p, i, problems, host=None, rc=None):
-        """Cell i of pass P came back, or its host went away: scrub what
+        """Boot i of pass P came back, or its host went away: scrub what
         came, move it into place, finish it."""
         d, man, prog = self.d, self.man, self.prog
         p.finished.add(i + 1)
-        x = p.cells[i]
+        x = p.boots[i]
         came = os.path.join(d, "cells", f".tmp-{p.names[i]}")
         tmp = os.path.join(d, "cells", f".tmp-{x['id']}")
         # Before anything reads it: regular files and directories only.
@@ -599,8 +599,8 @@ class Run:
         for suffix in ("", ".log"):
             if os.path.lexists(came + suffix):
                 # through cells/' descriptor (make_way cleared tmp)
-                campaign_cell.rename(came + suffix, tmp + suffix, replace=True)
-        meta = self.finish_cell(x, tmp, "; ".join(problems) or None, lost, host)
+                campaign_boot.rename(came + suffix, tmp + suffix, replace=True)
+        meta = self.finish_boot(x, tmp, "; ".join(problems) or None, lost, host)
         if host is not None:
             x["host"] = host
             kind = host_kind((meta or {}).get("host")) or \
@@ -616,22 +616,22 @@ class Run:
         else:
             if host is not None and x["state"] in HOST_FAULTS and not self.stop:
                 p.faulted.append((x, host, lost is not None))
-            prog.say(f"campaign: cell {x['id']} on {name or '?'}: "
-                     f"{campaign_cell.ended_words(x)}")
-        prog.show(self.done_count, [y["id"] for y in p.cells if y["state"] == "running"])
+            prog.say(f"campaign: boot {x['id']} on {name or '?'}: "
+                     f"{campaign_boot.ended_words(x)}")
+        prog.show(self.done_count, [y["id"] for y in p.boots if y["state"] == "running"])
 
     def end(self, p):
-        """After parallel: what came back without a row, and every cell of
+        """After parallel: what came back without a row, and every boot of
         pass P still running, ended and saved."""
         d, stop = self.d, self.stop
         # A job whose files came back and whose row did not (garbled past
         # naming its job): kept aside, failed, not left in cells/.
-        for i, x in enumerate(p.cells):
+        for i, x in enumerate(p.boots):
             if x["state"] == "running" and not stop and \
                     os.path.lexists(os.path.join(d, "cells", f".tmp-{p.names[i]}")):
                 self.back(p, i, ["refused: no readable row for it in parallel's joblog"])
         err = tail(p.errpath, 4096)
-        for x in p.cells:
+        for x in p.boots:
             if x["state"] == "running":
                 x["state"] = "interrupted" if stop else "error"
                 x["problems"] = [re.sub(r"\s+", " ", err)[-300:]] if err else []
@@ -651,7 +651,7 @@ def host_kind(info):
 
 
 def make_way(tmp):
-    """Make way for a returned cell at TMP (cells/.tmp-ID); HostsError when
+    """Make way for a returned boot at TMP (cells/.tmp-ID); HostsError when
     a runner of this host is at work there (dirlock.clear)."""
     if not dirlock.clear(tmp):
         raise HostsError(f"{tmp}: a runner is at work in it (another campaign's?)")

@@ -2,7 +2,7 @@
 """Run a benchmark campaign: one QEMU boot per (variant, vCPUs, repetition).
 
 With arches = [...] in the campaign file a variant is one per arch: its
-variant "before" (arm) or "before@arm64" names it in the cells, the
+variant "before" (arm) or "before@arm64" names it in the boots, the
 manifest and the analysis (scripts/campaign/file.py).
 
 Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--variants DIR] [--reuse DIR]
@@ -11,37 +11,37 @@ Usage: ./run.sh campaign FILE [--jobs N | --hosts FILE] [--out DIR] [--variants 
 
 --variants DIR (again for more): a folder of variant files, such as
 ./run.sh convert --out DIR writes, put in front of LOCKBENCH_VARIANT_PATH
-for this run (its cells and its report included).  --dry-run ends with
+for this run (its boots and its report included).  --dry-run ends with
 an estimate of the wall time (scripts/campaign/estimate.py: calibrated
-from the cells of earlier campaigns in results/).
+from the boots of earlier campaigns in results/).
 
-Each boot ("cell") runs every workload point of the campaign.  Within each
+Each boot runs every workload point of the campaign.  Within each
 repetition the variants are interleaved (alternating order, or seeded
 random) so that drift on the host cancels out.  With repetitions = { min,
-max } the cells run up to each look (a repetition count) and the campaign
+max } the boots run up to each look (a repetition count) and the campaign
 stops at the first look where every primary cell has a verdict
-(analysis.looks); the cells after it are marked `unneeded`.  --budget
+(analysis.looks); the boots after it are marked `unneeded`.  --budget
 DURATION (or the campaign's budget key) also stops it at the last look
 whose next would not end within that time of the command's start (its
-done cells' wall times say how long that look would take; a --resume
-starts a new budget); --dry-run says which looks the budget covers.  A cell runs in
+done boots' wall times say how long that look would take; a --resume
+starts a new budget); --dry-run says which looks the budget covers.  A boot runs in
 cells/.tmp-ID and is renamed to cells/ID when it ends; manifest.json says
-the state of every planned cell and is replaced atomically after each
-change.  Ctrl-C or SIGTERM stops the running cells (their partial output is
-kept as cells/ID.partial-N) and leaves every finished cell intact; --resume
+the state of every planned boot and is replaced atomically after each
+change.  Ctrl-C or SIGTERM stops the running boots (their partial output is
+kept as cells/ID.partial-N) and leaves every finished boot intact; --resume
 runs only what is not done, after checking that neither the campaign file
 nor the kernels changed.
 
 --resume trusts nothing in manifest.json: the saved campaign.toml is
-loaded and checked again and re-planned, and the manifest's cells, builds
+loaded and checked again and re-planned, and the manifest's boots, builds
 and root fs hashes must be that plan's (else exit 2).
 
 This file is the entry point: the arguments, a new campaign's results
 directory (create) or a --resume's checks (resume), and the summary.  The
 rest lies beside it in scripts/campaign/, one job a file: file.py (the
 campaign file), manifest.py (the plan, manifest.json and what --resume
-checks in it), cell.py (one cell's start and end), run.py (cells side
-by side up to each look, Ctrl-C) and hosts.py (cells on --hosts).
+checks in it), boot.py (one boot's start and end), run.py (boots side
+by side up to each look, Ctrl-C) and hosts.py (boots on --hosts).
 
 One campaign at a time in a run directory: a campaign and a --resume
 hold a lock on it (flock, lockbench/dirlock.py) for their whole run, and a
@@ -49,7 +49,7 @@ second one there is refused.  Nothing in the directory is written through
 a link or read through one (lockbench/safeio.py), and nothing made there is
 writable by group or others, whatever the caller's umask (issue #27).
 
-Exit status: 0 every cell done (or unneeded); 1 some cell failed; 2 bad input
+Exit status: 0 every boot done (or unneeded); 1 some boot failed; 2 bad input
 (another campaign running in the directory included); 3 not built; 130
 interrupted.
 """
@@ -64,7 +64,7 @@ from guest import variant_name, judge, qemu
 from lockbench import dirlock, safeio
 from lockbench.paths import ROOT
 from lockbench.defaults import ICOUNT
-from scripts.campaign import cell as campaign_cell
+from scripts.campaign import boot as campaign_boot
 from scripts.campaign import estimate as campaign_estimate
 from scripts.campaign import file as campaign_file
 from scripts.campaign import hosts as campaign_hosts
@@ -83,24 +83,24 @@ def make_parser():
                       description=__doc__.split("\n")[0])
     p.add_argument("file", nargs="?", help="campaign file (campaigns/*.toml)")
     p.add_argument("--resume", metavar="DIR", help="finish the campaign in DIR")
-    p.add_argument("--jobs", type=int, help="cells side by side (default: as many as fit "
+    p.add_argument("--jobs", type=int, help="boots side by side (default: as many as fit "
                    "the host's cores by vCPUs)")
     p.add_argument("--hosts", metavar="FILE",
-                   help="run the cells on these ssh hosts (GNU parallel --sshloginfile "
+                   help="run the boots on these ssh hosts (GNU parallel --sshloginfile "
                    "format; see scripts/campaign/hosts.py)")
     p.add_argument("--out", help="run directory (default results/NAME-UTCSTAMP)")
     p.add_argument("--variants", metavar="DIR", action="append", default=[],
                    help="a folder of variant files (./run.sh convert --out DIR), in front of "
                    "LOCKBENCH_VARIANT_PATH for this run; again for more")
     p.add_argument("--dry-run", action="store_true",
-                   help="print the planned cells, what they can decide and about how long "
+                   help="print the planned boots, what they can decide and about how long "
                    "they take, and exit")
     p.add_argument("--reuse", metavar="DIR", action="append", default=[],
-                   help="take the finished icount cells of the earlier run DIR (again for "
+                   help="take the finished icount boots of the earlier run DIR (again for "
                         "more) that this campaign plans, from the same kernels, root fs and "
                         "job, instead of booting them (./run.sh bisect does)")
     p.add_argument("--budget", metavar="DURATION",
-                   help="spend at most this long running cells (30m, 1h30m, 900s): stop at "
+                   help="spend at most this long running boots (30m, 1h30m, 900s): stop at "
                    "the last look whose repetitions fit; overrides the campaign's budget key")
     p.add_argument("--no-report", action="store_true", help="do not run the report at the end")
     p.add_argument("--verbose", "-v", action="store_true",
@@ -122,8 +122,8 @@ def lock(d):
     return fd
 
 
-def plan_lines(c, cells):
-    """What --dry-run says after the cells: per vCPU count its clock, its
+def plan_lines(c, boots):
+    """What --dry-run says after the boots: per vCPU count its clock, its
     boots a side and each point's primary metric (and whether it is the
     default); a warning where the boots a side cannot reach a verdict
     (stats.Thresholds.min_n on the wall clock, exact.MIN_N under icount),
@@ -131,27 +131,27 @@ def plan_lines(c, cells):
     out = []
     for cpus in c["cpus"]:
         clock = primarymod.clock_of(c, cpus)
-        boots = sum(1 for x in cells if x["cpus"] == cpus and x["variant"] == c["baseline"])
+        a_side = sum(1 for x in boots if x["cpus"] == cpus and x["variant"] == c["baseline"])
         metrics = []
         for p in c["points"]:
             metric, how = primarymod.metric_for(c, cpus, p)
             metrics.append(f"{p['id']} {metric}" + (" (the default)" if how == "default" else ""))
         vcpus = f"{cpus} vCPU{'s' if cpus > 1 else ''}"
-        out.append(f"{vcpus} ({clock} clock): up to {boots} "
+        out.append(f"{vcpus} ({clock} clock): up to {a_side} "
                    f"boots a side; primary: {', '.join(metrics)}")
         need = exact.MIN_N if clock == ICOUNT else stats.Thresholds().min_n
-        if boots < need:
-            out.append(f"warning: {boots} boots a side at {vcpus} cannot reach a verdict "
+        if a_side < need:
+            out.append(f"warning: {a_side} boots a side at {vcpus} cannot reach a verdict "
                        f"(at least {need} a side): every verdict there will read "
                        f"'inconclusive (n<{need})'; raise "
                        + ("icount_repetitions" if clock == ICOUNT else "repetitions"))
     return out
 
 
-def default_jobs(cells):
-    """Cells side by side without --jobs: as many as the host's cores hold
-    by the smallest cell's vCPUs."""
-    return max(1, (os.cpu_count() or 1) // min(c["cpus"] for c in cells))
+def default_jobs(boots):
+    """Boots side by side without --jobs: as many as the host's cores hold
+    by the smallest boot's vCPUs."""
+    return max(1, (os.cpu_count() or 1) // min(c["cpus"] for c in boots))
 
 
 def build_identities(c, variant_dirs):
@@ -190,19 +190,19 @@ def create(args, read=None):
     # Each --reuse DIR read and checked before anything is made: one
     # that cannot be read ends here, not in a directory half made.
     sources = campaign_reuse.open_sources(getattr(args, "reuse", None) or [])
-    cells = campaign_manifest.plan(c)
+    boots = campaign_manifest.plan(c)
     if args.dry_run:
-        for cell in cells:
-            print(f"{cell['id']}: {cell['variant']} {cell['cpus']} vCPUs"
-                  + (" (oversubscribed)" if cell["oversubscribed"] else ""))
-        for line in plan_lines(c, cells):
+        for boot in boots:
+            print(f"{boot['id']}: {boot['variant']} {boot['cpus']} vCPUs"
+                  + (" (oversubscribed)" if boot["oversubscribed"] else ""))
+        for line in plan_lines(c, boots):
             print(f"campaign: {line}")
         if not getattr(args, "hosts", None):
-            jobs = getattr(args, "jobs", None) or default_jobs(cells)
-            print("campaign: " + campaign_estimate.estimate(c, cells, jobs, RESULTS))
+            jobs = getattr(args, "jobs", None) or default_jobs(boots)
+            print("campaign: " + campaign_estimate.estimate(c, boots, jobs, RESULTS))
             budget = budget_s(args, c)
             if budget is not None:
-                print("campaign: " + campaign_estimate.budget_line(c, cells, jobs, RESULTS,
+                print("campaign: " + campaign_estimate.budget_line(c, boots, jobs, RESULTS,
                                                                    budget))
         return None
     os.makedirs(d, 0o755, exist_ok=True)
@@ -222,14 +222,14 @@ def create(args, read=None):
     host = qemu.host_info(qemu.arch_info(c["arches"][0])["qemu"])
     # What boots each arch, for the report's setup lines.
     host["qemu_guests"] = {a: variant_name.guest_desc(a) for a in c["arches"]}
-    man = campaign_manifest.Manifest.new(d, c, host, builds, rootfs, cells,
+    man = campaign_manifest.Manifest.new(d, c, host, builds, rootfs, boots,
                                          getattr(args, "variants", None))
     man.save()
     if sources:
         n = campaign_reuse.take(d, man, sources)
         src = args.reuse[0] if len(args.reuse) == 1 else f"{len(args.reuse)} earlier runs"
-        print(f"campaign: {n} of {len(cells)} cells taken from {src} "
-              "(the same icount cells: nothing to boot again)")
+        print(f"campaign: {n} of {len(boots)} boots taken from {src} "
+              "(the same icount boots: nothing to boot again)")
     return d, man
 
 
@@ -261,16 +261,16 @@ def resume(args):
         if not os.path.isfile(path) or safeio.sha256(path) != sha:
             raise campaign_file.CampaignError(
                 f"{d}: refusing to resume: the guest root file system ({a}) changed")
-    for cell in man.data["cells"]:
-        # A harness that was killed outright left its cell there (a link
+    for boot in man.data["cells"]:
+        # A harness that was killed outright left its boot there (a link
         # or a file there is unlinked, never followed).
-        campaign_cell.set_aside_unfinished(os.path.join(d, "cells", f".tmp-{cell['id']}"))
-        if cell["state"] == "running":
+        campaign_boot.set_aside_unfinished(os.path.join(d, "cells", f".tmp-{boot['id']}"))
+        if boot["state"] == "running":
             # Its try ended with the harness: on record as every ended
             # try is, so that len(tries) is how often the boot started
             # (its files, if any, were set aside as .tmp-ID.partial-N).
-            cell["state"] = "interrupted"
-            cell.setdefault("tries", []).append(
+            boot["state"] = "interrupted"
+            boot.setdefault("tries", []).append(
                 {"state": "interrupted",
                  "problems": ["interrupted: the campaign was killed during this try"]})
     man.save()
@@ -282,7 +282,7 @@ def report(d, verbose):
     then the plots step), its errors one line on stderr as from the
     command; returns (exit status, the commit block it wrote, or None).
     Imported here: the report needs pandas and scipy, and a campaign
-    runs its cells without them; a missing one is the report's exit 3."""
+    runs its boots without them; a missing one is the report's exit 3."""
     try:
         from plots import pipeline
     except SystemExit as e:  # lockbench.cli.require: said in one line
@@ -317,7 +317,7 @@ def _body(args):
     variantmod.add_dirs(args.variants)
     probed, read = None, None
     if args.hosts and args.file and not args.dry_run:
-        # Every host answers and has what a cell needs, or nothing is made
+        # Every host answers and has what a boot needs, or nothing is made
         # (a --resume asks them once its directory is checked).
         read = campaign_file.read(args.file)
         probed = campaign_hosts.probe(args.hosts, read[1]["arches"])
@@ -328,7 +328,7 @@ def _body(args):
     jobs = args.jobs or default_jobs(man.data["cells"])
     todo = sum(c["state"] not in campaign_manifest.SETTLED for c in man.data["cells"])
     print(f"campaign: {man.data['campaign']['name']}: {todo} of {len(man.data['cells'])} "
-          f"cells to run, {'on the hosts of ' + args.hosts if args.hosts else f'{jobs} at a time'}, "
+          f"boots to run, {'on the hosts of ' + args.hosts if args.hosts else f'{jobs} at a time'}, "
           f"into {d}")
     looks = man.data["campaign"].get("looks") or []
     if len(looks) > 1:
@@ -339,15 +339,15 @@ def _body(args):
         try:
             stop = campaign_run.run_on_hosts(d, man, args.hosts, probed)
         except campaign_hosts.HostsRefused:
-            raise  # before any cell ran: one line, its own exit status
+            raise  # before any boot ran: one line, its own exit status
         except (campaign_hosts.HostsError, OSError) as e:
             raise judge.RunError(1, f"{e}; finish with: ./run.sh campaign --resume {d} "
                                  f"--hosts {args.hosts}") from None
     else:
         try:
-            stop = campaign_run.run_cells(d, man, jobs, budget_s(args, man.data["campaign"]))
+            stop = campaign_run.run_boots(d, man, jobs, budget_s(args, man.data["campaign"]))
         except campaign_run.CellRefused as e:
-            raise judge.RunError(e.exit_code, f"{e}; the running cells were stopped and "
+            raise judge.RunError(e.exit_code, f"{e}; the running boots were stopped and "
                                  f"recorded; finish with: ./run.sh campaign --resume {d}") from None
     states = {}
     for c in man.data["cells"]:
@@ -378,7 +378,7 @@ def _body(args):
 def main(argv):
     # Nothing this campaign makes is writable by group or others, whatever
     # the caller's umask: another local user could plant links where the
-    # cells go (issue #27).
+    # boots go (issue #27).
     os.umask(os.umask(0) | 0o022)
     return run_cli("campaign", make_parser(), argv, _body)
 

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""A campaign's manifest.json: the planned cells and their states, the
+"""A campaign's manifest.json: the planned boots and their states, the
 kernels and guest root file systems the campaign started with, and the
 checks --resume makes before it trusts any of it (checked_manifest).
 
 Apart from scripts/campaign/main.py (the entry point) so that what a results
 directory's manifest holds, and why a resume refuses one, is read in one
-file; the cells' lifecycle (scripts/campaign/cell.py) and the runner
-(scripts/campaign/run.py) change cells' states and save it.
+file; the boots' lifecycle (scripts/campaign/boot.py) and the runner
+(scripts/campaign/run.py) change boots' states and save it.
 """
 import datetime
 import hashlib
@@ -29,7 +29,7 @@ from lockbench.defaults import ICOUNT, WALL
 # a few variants) is a few MB.
 MANIFEST_MAX_BYTES = 64 << 20
 STATE_RE = judge.STATE_RE
-UNNEEDED = "unneeded"  # a cell past the look where the campaign stopped
+UNNEEDED = "unneeded"  # a boot past the look where the campaign stopped
 SETTLED = ("done", UNNEEDED)
 # Build-meta fields that identify a kernel; the others (build time, harness
 # commit) change on a no-op rebuild.
@@ -60,11 +60,11 @@ def variant_order(c, rep, rng, variants=None):
 
 
 def plan(c):
-    """The cells, interleaved: variants in a balanced, alternating or
+    """The boots, interleaved: variants in a balanced, alternating or
     shuffled order per repetition; a vCPU count whose clock is icount
     (analysis/primary.py) runs its first icount_repetitions only; a
     variant of variant_cpus boots at its vCPU counts only."""
-    cells = []
+    boots = []
     rng = random.Random(c["seed"])
     clocks = c.get("clock") if isinstance(c.get("clock"), dict) else {}
     only = c.get("variant_cpus") or {}
@@ -78,13 +78,13 @@ def plan(c):
             if clock == ICOUNT and rep > c.get("icount_repetitions", 0):
                 continue
             for pos, v in enumerate(order, 1):
-                cell = {"id": f"r{rep:02d}-{v}-c{cpus}", "variant": v, "cpus": cpus,
+                boot = {"id": f"r{rep:02d}-{v}-c{cpus}", "variant": v, "cpus": cpus,
                         "rep": rep, "state": "planned", "pos": pos,
                         "oversubscribed": cpus > (os.cpu_count() or 1)}
                 if clock != WALL:
-                    cell["clock"] = clock
-                cells.append(cell)
-    return cells
+                    boot["clock"] = clock
+                boots.append(boot)
+    return boots
 
 
 def build_dir(target):
@@ -180,11 +180,11 @@ class Manifest:
         self.path, self.data = path, data
 
     @classmethod
-    def new(cls, d, campaign, host, builds, rootfs, cells, variant_dirs=None):
+    def new(cls, d, campaign, host, builds, rootfs, boots, variant_dirs=None):
         """A new campaign's manifest in D, every key it has in one place:
         the campaign as scripts/campaign/file.py resolved it, the host, each
         variant's build (build_identity), the root fs hashes per arch
-        (rootfs_hashes), the planned cells (plan) and the --variants
+        (rootfs_hashes), the planned boots (plan) and the --variants
         folders, if any (the report's Reproduce line names them)."""
         data = {"format": defaults.MANIFEST_FORMAT, "campaign": campaign,
                 "created": utc_stamp(), "host": host, "builds": builds}
@@ -194,7 +194,7 @@ class Manifest:
         data["rootfs_sha256_by_arch"] = rootfs
         if variant_dirs:
             data["variant_dirs"] = [os.path.abspath(v) for v in variant_dirs]
-        data["cells"] = cells
+        data["cells"] = boots  # "cells": the boots (the format's name)
         return cls(os.path.join(d, "manifest.json"), data)
 
     @classmethod
@@ -218,7 +218,7 @@ class Manifest:
         takes (safeio.write_json)."""
         safeio.write_json(self.path, self.data, 0o644)
 
-    def cell(self, cid):
+    def boot(self, cid):
         return next(c for c in self.data["cells"] if c["id"] == cid)
 
 
@@ -257,15 +257,15 @@ def _refuse(d, why):
 def checked_manifest(d, man):
     """Refuse a manifest that is not what this campaign's saved
     campaign.toml plans, so that nothing in it is trusted: the campaign is
-    loaded (and checked) again from that file, the cells re-planned, and
-    every cell, build and root fs hash must match."""
+    loaded (and checked) again from that file, the boots re-planned, and
+    every boot, build and root fs hash must match."""
     data = man.data
     old = data.get("campaign")
     if not isinstance(old, dict):
         _refuse(d, "manifest.json has no campaign")
     _check_folders(d)
     c = _saved_campaign(d, old)
-    _check_cells(d, data.get("cells"), c)
+    _check_boots(d, data.get("cells"), c)
     builds, rootfs = _builds_rootfs(d, data, c)
     _check_hosts_looks(d, data)
     data["campaign"] = c
@@ -276,10 +276,10 @@ def _check_folders(d):
     """D and its cells/: plain folders no other user can write in."""
     for sub in (d, os.path.join(d, "cells")):
         try:
-            safeio.check_dir(sub)  # cells/ a link would take every cell elsewhere
+            safeio.check_dir(sub)  # cells/ a link would take every boot elsewhere
         except safeio.Unsafe as e:
             _refuse(d, str(e))
-        # Another local user could plant links where the cells go (one
+        # Another local user could plant links where the boots go (one
         # made before the campaign set its umask: issue #27).
         if os.lstat(sub).st_mode & stat.S_IWOTH:
             _refuse(d, f"{sub} is writable by others (chmod o-w {sub})")
@@ -318,38 +318,38 @@ def _saved_campaign(d, old):
     return c
 
 
-def _check_cells(d, cells, c):
-    """The manifest's CELLS are the cells campaign C plans, each with a
+def _check_boots(d, boots, c):
+    """The manifest's BOOTS are the boots campaign C plans, each with a
     state, points and tries of the right kind."""
     planned = plan(c)
-    if not isinstance(cells, list) or len(cells) != len(planned):
-        _refuse(d, f"manifest.json's cells are not the {len(planned)} cells campaign.toml plans")
-    for cell, want in zip(cells, planned):
-        if not isinstance(cell, dict) or any(cell.get(k) != want[k] or type(cell.get(k)) is not type(want[k])
+    if not isinstance(boots, list) or len(boots) != len(planned):
+        _refuse(d, f"manifest.json's boots are not the {len(planned)} boots campaign.toml plans")
+    for boot, want in zip(boots, planned):
+        if not isinstance(boot, dict) or any(boot.get(k) != want[k] or type(boot.get(k)) is not type(want[k])
                                              for k in ("id", "variant", "cpus", "rep")):
-            _refuse(d, "manifest.json's cell "
-                    f"{str(cell.get('id') if isinstance(cell, dict) else cell)[:40]!r} "
-                    f"is not the planned cell {want['id']!r}")
-        # (pos: not in manifests from before cells kept their place)
-        if cell.get("clock", WALL) != want.get("clock", WALL) or \
-                ("pos" in cell and cell["pos"] != want["pos"]):
-            _refuse(d, f"manifest.json's cell {want['id']!r} is not planned with that clock or "
+            _refuse(d, "manifest.json's boot "
+                    f"{str(boot.get('id') if isinstance(boot, dict) else boot)[:40]!r} "
+                    f"is not the planned boot {want['id']!r}")
+        # (pos: not in manifests from before boots kept their place)
+        if boot.get("clock", WALL) != want.get("clock", WALL) or \
+                ("pos" in boot and boot["pos"] != want["pos"]):
+            _refuse(d, f"manifest.json's boot {want['id']!r} is not planned with that clock or "
                     "place")
-        if not isinstance(cell.get("state"), str) or not STATE_RE.fullmatch(cell["state"]):
-            _refuse(d, f"cell {want['id']}: state {str(cell.get('state'))[:40]!r} is not a state")
-        pts = cell.get("points")
+        if not isinstance(boot.get("state"), str) or not STATE_RE.fullmatch(boot["state"]):
+            _refuse(d, f"boot {want['id']}: state {str(boot.get('state'))[:40]!r} is not a state")
+        pts = boot.get("points")
         if pts is not None and not (isinstance(pts, list) and pts and all(
                 isinstance(p, str) for p in pts) and set(pts) <= {p["id"] for p in c["points"]}):
-            _refuse(d, f"cell {want['id']}: points is not a list of the campaign's point ids")
+            _refuse(d, f"boot {want['id']}: points is not a list of the campaign's point ids")
         # attempts: written by harnesses before docs/glossary.md (it was
         # len(tries)); still read in their manifests, never written.
-        if not isinstance(cell.get("attempts", 0), int) or cell.get("attempts", 0) < 0:
-            _refuse(d, f"cell {want['id']}: attempts is not a count")
-        tries = cell.get("tries", [])
+        if not isinstance(boot.get("attempts", 0), int) or boot.get("attempts", 0) < 0:
+            _refuse(d, f"boot {want['id']}: attempts is not a count")
+        tries = boot.get("tries", [])
         if not isinstance(tries, list) or not all(
                 isinstance(t, dict) and isinstance(t.get("state"), str)
                 and STATE_RE.fullmatch(t["state"]) for t in tries):
-            _refuse(d, f"cell {want['id']}: tries is not a list of ended tries")
+            _refuse(d, f"boot {want['id']}: tries is not a list of ended tries")
 
 
 def _builds_rootfs(d, data, c):

@@ -1,26 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0
-"""./run.sh campaign --reuse DIR: the finished icount cells of earlier runs
+"""./run.sh campaign --reuse DIR: the finished icount boots of earlier runs
 taken into a new campaign instead of booting them again (./run.sh bisect:
 the boots of GOOD and of its A/A control, once a bisection).
 
 Only a count of instructions is the same in any run whatever the host did
-meanwhile, so only an icount cell is taken, and only when an earlier run
-has that cell (variant, vCPUs, repetition) done under icount, from the
+meanwhile, so only an icount boot is taken, and only when an earlier run
+has that boot (variant, vCPUs, repetition) done under icount, from the
 same kernel (its build identity), root fs and job.  Its every try comes
-with it (a boot lost there counts here too), and the cell says where it
+with it (a boot lost there counts here too), and the boot says where it
 came from (reused_from).
 
-An earlier run is read as --hosts reads a host's cells (issue #43, hole
+An earlier run is read as --hosts reads a host's boots (issue #43, hole
 6): nothing in it is trusted.  Its manifest.json and job.conf are read
 capped through no link (a FIFO, /dev/zero, 1e400, deep nesting: one line,
-exit 2, before the new directory is made); of an old cell only the keys
-a finished cell has are taken, each checked as finish_cell checks a
+exit 2, before the new directory is made); of an old boot only the keys
+a finished boot has are taken, each checked as finish_boot checks a
 runner's meta.json (times finite and in range, problems one line each,
 at most 10); its folder is taken only when its meta.json says "ok", every
 planned point's files check against its SHA256SUMS, and it holds nothing
 but regular files and folders within the caps below (no link, FIFO,
 device, sparse or oversized file): copied file by file through
-descriptors (lockbench/safeio.py Dir), modes 0644 or 0755.  A cell that
+descriptors (lockbench/safeio.py Dir), modes 0644 or 0755.  A boot that
 fails any of it is booted again, with one line saying why.
 """
 import hashlib
@@ -33,21 +33,21 @@ import sys
 from guest import variant_name, collect, judge
 from lockbench import safeio
 from lockbench.defaults import ICOUNT
-from scripts.campaign import cell as campaign_cell
+from scripts.campaign import boot as campaign_boot
 from scripts.campaign import file as campaign_file
 from scripts.campaign import manifest as campaign_manifest
 
-#: what one reused cell may hold: files, bytes in all, bytes per file
+#: what one reused boot may hold: files, bytes in all, bytes per file
 #: (collect.py's caps on what a guest may send: a point is at most 1 GiB)
-CELL_FILES_MAX = 256
-CELL_BYTES_MAX = 2 << 30
+BOOT_FILES_MAX = 256
+BOOT_BYTES_MAX = 2 << 30
 FILE_BYTES_MAX = collect.MEMBER_MAX
-#: a folder nested deeper than this is no cell's (cells/ID/points/P)
+#: a folder nested deeper than this is no boot's (cells/ID/points/P)
 DEPTH_MAX = 4
 #: a file whose blocks hold less than its size by more than this is
 #: sparse: never one the harness wrote (collect writes every byte)
 SPARSE_SLACK = 1 << 20
-#: the keys of a finished cell taken from an earlier run (the rest:
+#: the keys of a finished boot taken from an earlier run (the rest:
 #: this campaign's own plan)
 TRY_KEYS = ("state", "problems", "kept")
 PROBLEMS_MAX = 10
@@ -63,7 +63,7 @@ class Source:
 
 def open_sources(paths):
     """Each --reuse DIR opened and read, before anything is made: its
-    manifest.json (a JSON object of regular cells) and job.conf, capped,
+    manifest.json (a JSON object of regular boots) and job.conf, capped,
     through no link; CampaignError (one line) for one that is not."""
     out = []
     for p in paths:
@@ -92,7 +92,7 @@ def line(text, limit=300):
 
 
 def checked_tries(cid, tries):
-    """The tries of old cell CID with their known keys only, each checked;
+    """The tries of old boot CID with their known keys only, each checked;
     None when they are not tries a campaign writes."""
     if not isinstance(tries, list) or len(tries) > 1000:
         return None
@@ -114,25 +114,25 @@ def checked_tries(cid, tries):
     return out
 
 
-def checked_cell(o):
-    """What a new cell takes of the old cell O: its known keys, checked
-    as finish_cell checks a runner's meta.json; None when O is not a
-    finished cell a campaign wrote."""
+def checked_boot(o):
+    """What a new boot takes of the old boot O: its known keys, checked
+    as finish_boot checks a runner's meta.json; None when O is not a
+    finished boot a campaign wrote."""
     tries = checked_tries(o["id"], o.get("tries", []))
     attempts = o.get("attempts", 0)  # an older harness's count, checked only
     probs = o.get("problems", [])
     if tries is None or type(attempts) is not int or not 0 <= attempts <= 1000 \
             or not isinstance(probs, list):
         return None
-    # A cell a look left some points only (scripts/campaign/run.py
-    # narrow) is not the cell the new campaign plans, which runs them all.
+    # A boot a look left some points only (scripts/campaign/run.py
+    # narrow) is not the boot the new campaign plans, which runs them all.
     if o.get("points") is not None:
         return None
     out = {"state": "done", "tries": tries,
            "problems": [line(p) for p in probs[:PROBLEMS_MAX]]}
     for k in ("wall_s", "boot_to_workload_s"):
         if k in o:
-            out[k] = campaign_cell.seconds(o[k])
+            out[k] = campaign_boot.seconds(o[k])
     return out
 
 
@@ -158,11 +158,11 @@ def _hash(dirh, rel):
 
 
 class NotTaken(Exception):
-    """Why a cell is not taken (one line)."""
+    """Why a boot is not taken (one line)."""
 
 
 def copy_scrubbed(cdir, out):
-    """Copy the folder CDIR (a Dir of an earlier run's cell) into the Dir
+    """Copy the folder CDIR (a Dir of an earlier run's boot) into the Dir
     OUT (made here, empty), file by file through descriptors: regular
     files (0644, 0755 where executable) and folders (0755) only, within
     the caps; NotTaken for a link, FIFO, device, sparse or oversized
@@ -176,17 +176,17 @@ def copy_scrubbed(cdir, out):
             st = cdir.stat(r)
             if stat.S_ISDIR(st.st_mode):
                 if depth + 1 > DEPTH_MAX:
-                    raise NotTaken(f"{r}: folders nested deeper than a cell's")
+                    raise NotTaken(f"{r}: folders nested deeper than a boot's")
                 out.sub(r, create=True).close()
                 stack.append((r, depth + 1))
                 continue
             if not stat.S_ISREG(st.st_mode):
                 raise NotTaken(f"{r}: {safeio.kind(st.st_mode)}, not a regular file")
             files += 1
-            if files > CELL_FILES_MAX or st.st_size > FILE_BYTES_MAX \
-                    or total + st.st_size > CELL_BYTES_MAX:
-                raise NotTaken(f"{r}: over a cell's caps ({CELL_FILES_MAX} files, "
-                               f"{FILE_BYTES_MAX} bytes a file, {CELL_BYTES_MAX} in all)")
+            if files > BOOT_FILES_MAX or st.st_size > FILE_BYTES_MAX \
+                    or total + st.st_size > BOOT_BYTES_MAX:
+                raise NotTaken(f"{r}: over a boot's caps ({BOOT_FILES_MAX} files, "
+                               f"{FILE_BYTES_MAX} bytes a file, {BOOT_BYTES_MAX} in all)")
             if st.st_blocks * 512 + SPARSE_SLACK < st.st_size:
                 raise NotTaken(f"{r}: a sparse file ({st.st_size} bytes in "
                                f"{st.st_blocks * 512} on disk)")
@@ -196,18 +196,18 @@ def copy_scrubbed(cdir, out):
                 while chunk := f.read(min(1 << 20, left + 1)):
                     left -= len(chunk)
                     total += len(chunk)
-                    if left < 0 or total > CELL_BYTES_MAX:
+                    if left < 0 or total > BOOT_BYTES_MAX:
                         raise NotTaken(f"{r}: grew past the caps while copied")
                     g.write(chunk)
 
 
 def verify(cdir, points):
-    """Why the copied cell folder CDIR (a Dir) is not a finished cell, or
+    """Why the copied boot folder CDIR (a Dir) is not a finished boot, or
     None: its meta.json a runner's "ok", each of POINTS checking against
     its SHA256SUMS (collect.py's rules: every line well formed, a file
     named once, results.txt and lock_stat.txt listed)."""
     try:
-        meta = cdir.read_json("meta.json", campaign_cell.META_MAX_BYTES)
+        meta = cdir.read_json("meta.json", campaign_boot.META_MAX_BYTES)
     except safeio.Unsafe as e:
         return f"meta.json: {e.why}"
     if not isinstance(meta, dict) or meta.get("state") != "ok":
@@ -226,8 +226,8 @@ def verify(cdir, points):
     return None
 
 
-def take_cell(src, cid, kept, points, dst):
-    """Copy the cell CID of the Source SRC (and its kept tries' folders
+def take_boot(src, cid, kept, points, dst):
+    """Copy the boot CID of the Source SRC (and its kept tries' folders
     KEPT) into the Dir DST (the new run's), scrubbed, then check the copy
     (verify): what is checked is what was copied, whatever the earlier
     run's folder does meanwhile.  Moved into place only when all is
@@ -257,7 +257,7 @@ def take_cell(src, cid, kept, points, dst):
 
 
 def take(d, man, sources):
-    """Take into the new campaign in D (its Manifest MAN) the cells of the
+    """Take into the new campaign in D (its Manifest MAN) the boots of the
     earlier runs SOURCES (open_sources) that it may; returns how many."""
     data = man.data
     points = [p["id"] for p in data["campaign"].get("points", [])]
@@ -268,35 +268,36 @@ def take(d, man, sources):
             if src.job != job:
                 continue
             old = src.data
-            cells = old.get("cells") if isinstance(old.get("cells"), list) else []
-            by_id = {c["id"]: c for c in cells
+            # "cells": an old manifest's boots (the format's name)
+            boots = old.get("cells") if isinstance(old.get("cells"), list) else []
+            by_id = {c["id"]: c for c in boots
                      if isinstance(c, dict) and isinstance(c.get("id"), str)}
             roots = old.get("rootfs_sha256_by_arch")
             roots = roots if isinstance(roots, dict) else {}
             builds = old.get("builds") if isinstance(old.get("builds"), dict) else {}
-            for cell in data["cells"]:
-                o = by_id.get(cell["id"])
-                v = cell["variant"]
+            for boot in data["cells"]:
+                o = by_id.get(boot["id"])
+                v = boot["variant"]
                 arch = variant_name.split_name(campaign_file.booted_variant(data["campaign"], v))[1]
-                if not (o and cell["state"] not in campaign_manifest.SETTLED
+                if not (o and boot["state"] not in campaign_manifest.SETTLED
                         and o.get("state") == "done"
-                        and cell.get("clock") == ICOUNT and o.get("clock") == ICOUNT
+                        and boot.get("clock") == ICOUNT and o.get("clock") == ICOUNT
                         and isinstance(builds.get(v), dict)
                         and campaign_manifest.same_kernel(builds[v], data["builds"][v])
                         and roots.get(arch) == data["rootfs_sha256_by_arch"].get(arch)):
                     continue
                 try:
-                    got = checked_cell(o)
+                    got = checked_boot(o)
                     if got is None:
-                        raise NotTaken("its manifest entry is not a finished cell's")
-                    take_cell(src, cell["id"], [t["kept"] for t in got["tries"] if "kept" in t],
+                        raise NotTaken("its manifest entry is not a finished boot's")
+                    take_boot(src, boot["id"], [t["kept"] for t in got["tries"] if "kept" in t],
                               points, dst)
                 except NotTaken as e:
-                    print(f"campaign: --reuse {src.path}: cell {cell['id']} not taken (booted "
+                    print(f"campaign: --reuse {src.path}: boot {boot['id']} not taken (booted "
                           f"again): {line(e, 200)}", file=sys.stderr)
                     continue
-                cell.update(got)
-                cell["reused_from"] = src.path
+                boot.update(got)
+                boot["reused_from"] = src.path
                 taken += 1
     man.save()
     return taken

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Run a campaign's cells that are not settled: on this host, side by side
+"""Run a campaign's boots that are not settled: on this host, side by side
 as its cores allow (pinned where the campaign says), repetition by
 repetition up to each look, stopping at the first look where every
 primary cell has a verdict; or on the hosts of --hosts
-(scripts/campaign/hosts.py).  SIGINT and SIGTERM stop the running cells,
+(scripts/campaign/hosts.py).  SIGINT and SIGTERM stop the running boots,
 which are recorded, not lost; the progress line says how far it got.
 
 Apart from scripts/campaign/main.py (the entry point: arguments, a new
 campaign or a --resume, the summary) so that the order and the number of
-cells running at once, and when a sequential campaign stops, are read in
+boots running at once, and when a sequential campaign stops, are read in
 one file.
 """
 import contextlib
@@ -23,7 +23,7 @@ import time
 from analysis import primary as primarymod
 from lockbench.cli import CliError
 from guest import vcpu
-from scripts.campaign import cell as campaign_cell
+from scripts.campaign import boot as campaign_boot
 from scripts.campaign import estimate as campaign_estimate
 from scripts.campaign import hosts as campaign_hosts
 from scripts.campaign import manifest as campaign_manifest
@@ -31,9 +31,9 @@ from scripts.campaign import manifest as campaign_manifest
 
 
 class CellRefused(CliError):
-    """A cell that start_cell could not start (its directory in use by a
+    """A boot that start_boot could not start (its directory in use by a
     runner, a file of it refused): the batch was stopped, its running
-    cells recorded."""
+    boots recorded."""
 
 
 class Progress:
@@ -54,8 +54,8 @@ class Progress:
         if self.tty:
             print("\r\033[K" + line, end="", flush=True)
         elif running:
-            # Piped: one line a cell started, not a second one for the
-            # moment between two cells ("-": the next line says it all).
+            # Piped: one line a boot started, not a second one for the
+            # moment between two boots ("-": the next line says it all).
             print(line, flush=True)
 
     def say(self, msg):
@@ -70,25 +70,25 @@ def fmt(s):
     return f"{s // 60}m{s % 60:02d}s"
 
 
-def pin_for(c, cell, running):
-    """The host cores a cell about to start is pinned to (campaign pin =
-    true): [] when the campaign does not pin or the cell has one vCPU,
-    None while its cores are in use by a running cell (guest/run_guest.py
-    cell_cores).  One vCPU is left to the host's scheduler: measured
-    interleaved, pinning 1-vCPU cells side by side widened the A/A
+def pin_for(c, boot, running):
+    """The host cores a boot about to start is pinned to (campaign pin =
+    true): [] when the campaign does not pin or the boot has one vCPU,
+    None while its cores are in use by a running boot (guest/run_guest.py
+    boot_cores).  One vCPU is left to the host's scheduler: measured
+    interleaved, pinning 1-vCPU boots side by side widened the A/A
     throughput CI (median width 0.32 pinned, 0.22 not), while at 2 vCPUs
     it narrowed it (0.99 against 1.13): docs/measurements.md, "Pinning vCPU threads"."""
-    if not primarymod.pinned(c, cell["cpus"]):
+    if not primarymod.pinned(c, boot["cpus"]):
         return []
     busy = {k for _p, _t, other in running.values() for k in other.get("pin") or ()}
-    return vcpu.cell_cores(cell["cpus"], cell["rep"], c["variants"].index(cell["variant"]),
+    return vcpu.boot_cores(boot["cpus"], boot["rep"], c["variants"].index(boot["variant"]),
                            os.sched_getaffinity(0), busy)
 
 
 @contextlib.contextmanager
 def stop_signals():
     """Yield a list that SIGINT and SIGTERM append their names to, so that
-    the cells running can be stopped and recorded instead of lost."""
+    the boots running can be stopped and recorded instead of lost."""
     stop = []
 
     def on_signal(signum, _frame):
@@ -109,7 +109,7 @@ class LookFailed(Exception):
 def judge_look(d):
     """(number of primary cells, [each undecided one], [(cpus, point) of
     each]) of analysis.looks.look(d), in this process.  Imported here: the
-    analysis needs pandas and scipy, and a campaign runs its cells without
+    analysis needs pandas and scipy, and a campaign runs its boots without
     them.  Whatever goes wrong in the analysis (a missing package, bad
     input, a bug of ours) is LookFailed with one line, never a traceback,
     so that the campaign goes on; what the analysis writes on stderr is
@@ -157,34 +157,34 @@ def take_look(d, man, reps, prog):
 
 
 def narrow(man, reps, open_cells):
-    """After a look at reps repetitions, the later cells run only the
+    """After a look at reps repetitions, the later boots run only the
     points whose primary cells are still open there (OPEN_CELLS: (cpus,
-    point)): a vCPU count with none open runs no more cells (`unneeded`),
-    one with some runs its cells with those points alone, as a job of
-    their own (cell.job_file: DIR/job-HASH.conf), in the order the campaign planned
+    point)): a vCPU count with none open runs no more boots (`unneeded`),
+    one with some runs its boots with those points alone, as a job of
+    their own (boot.job_file: DIR/job-HASH.conf), in the order the campaign planned
     (every variant at that vCPU count runs them: the order stays
-    balanced).  A cell's points only ever shrink."""
+    balanced).  A boot's points only ever shrink."""
     c = man.data["campaign"]
     ids = [p["id"] for p in c["points"]]
     open_at = {}
     for cpus, point in open_cells:
         open_at.setdefault(cpus, set()).add(point)
-    for cell in man.data["cells"]:
-        if cell["rep"] <= reps or cell["state"] in campaign_manifest.SETTLED:
+    for boot in man.data["cells"]:
+        if boot["rep"] <= reps or boot["state"] in campaign_manifest.SETTLED:
             continue
-        had = cell.get("points") or ids
-        keep = [p for p in had if p in open_at.get(cell["cpus"], ())]
+        had = boot.get("points") or ids
+        keep = [p for p in had if p in open_at.get(boot["cpus"], ())]
         if not keep:
-            cell["state"] = campaign_manifest.UNNEEDED
+            boot["state"] = campaign_manifest.UNNEEDED
         elif keep != ids:
-            cell["points"] = keep
+            boot["points"] = keep
 
 
-def run_cells(d, man, jobs, budget_s=None):
-    """Run the cells repetition by repetition up to each look; at a look
+def run_boots(d, man, jobs, budget_s=None):
+    """Run the boots repetition by repetition up to each look; at a look
     before the last, stop when every primary cell is decided, or when the
     next look would not end within budget_s seconds of this call's start
-    (next_look_seconds; the cells after it become `unneeded`)."""
+    (next_look_seconds; the boots after it become `unneeded`)."""
     c = man.data["campaign"]
     looks = c.get("looks") or [c["repetitions"]]
     prog = Progress(len(man.data["cells"]))
@@ -204,9 +204,9 @@ def run_cells(d, man, jobs, budget_s=None):
                 man.data["sequential"].update(stopped_at=reps, stopped_by="budget")
                 decided = True
         if decided:
-            for cell in man.data["cells"]:
-                if cell["rep"] > reps and cell["state"] not in campaign_manifest.SETTLED:
-                    cell["state"] = campaign_manifest.UNNEEDED
+            for boot in man.data["cells"]:
+                if boot["rep"] > reps and boot["state"] not in campaign_manifest.SETTLED:
+                    boot["state"] = campaign_manifest.UNNEEDED
             man.save()
             break
     if prog.tty:
@@ -215,19 +215,19 @@ def run_cells(d, man, jobs, budget_s=None):
 
 
 def next_look_seconds(man, reps, upto, jobs, cores=None):
-    """About how long the cells of repetitions reps+1..upto take: each as
-    long as the median wall time of the done cells of its vCPU count and
+    """About how long the boots of repetitions reps+1..upto take: each as
+    long as the median wall time of the done boots of its vCPU count and
     clock (of any, where none), laid out as run_batch starts them
-    (campaign_estimate.schedule); inf when no cell is done yet."""
-    cells = man.data["cells"]
-    done = [x for x in cells if x["state"] == "done" and isinstance(x.get("wall_s"), (int, float))]
+    (campaign_estimate.schedule); inf when no boot is done yet."""
+    boots = man.data["cells"]
+    done = [x for x in boots if x["state"] == "done" and isinstance(x.get("wall_s"), (int, float))]
     if not done:
         return math.inf
     walls = {}
     for x in done:
         walls.setdefault((x["cpus"], x.get("clock")), []).append(x["wall_s"])
     anyone = statistics.median(x["wall_s"] for x in done)
-    todo = [x for x in cells if reps < x["rep"] <= upto
+    todo = [x for x in boots if reps < x["rep"] <= upto
             and x["state"] not in campaign_manifest.SETTLED]
     secs = {x["id"]: statistics.median(walls[(x["cpus"], x.get("clock"))])
             if (x["cpus"], x.get("clock")) in walls else anyone for x in todo}
@@ -236,40 +236,40 @@ def next_look_seconds(man, reps, upto, jobs, cores=None):
 
 
 def run_batch(d, man, jobs, reps, prog, tried):
-    """Run every cell of repetitions 1..reps not done yet and not `tried`
-    in this invocation (a failed cell waits for --resume).  A cell whose
-    directory cannot be made ready (start_cell refuses it: a runner at
-    work in it) stops the batch as a signal would, the running cells
+    """Run every boot of repetitions 1..reps not done yet and not `tried`
+    in this invocation (a failed boot waits for --resume).  A boot whose
+    directory cannot be made ready (start_boot refuses it: a runner at
+    work in it) stops the batch as a signal would, the running boots
     recorded, then raises that refusal."""
-    cells = [c for c in man.data["cells"]
+    boots = [c for c in man.data["cells"]
              if c["state"] not in campaign_manifest.SETTLED and c["rep"] <= reps
              and c["id"] not in tried]
     cores = os.cpu_count() or 1
     done = sum(c["state"] == "done" for c in man.data["cells"])
     running, refused = {}, []
     with stop_signals() as stop:
-        while cells or running:
+        while boots or running:
             if stop and running:
-                for proc, _tmp, _cell in running.values():
+                for proc, _tmp, _boot in running.values():
                     if proc.poll() is None:
                         proc.send_signal(signal.SIGTERM)
             used = sum(c["cpus"] for _p, _t, c in running.values())
-            while cells and not stop and len(running) < jobs:
-                nxt = cells[0]
-                # Never oversubscribe the host with side-by-side cells; a
-                # cell bigger than the host runs alone (and is flagged).
+            while boots and not stop and len(running) < jobs:
+                nxt = boots[0]
+                # Never oversubscribe the host with side-by-side boots; a
+                # boot bigger than the host runs alone (and is flagged).
                 if running and used + nxt["cpus"] > cores:
                     break
                 # Pinned, it waits for its own cores (a slow core cancels).
                 pin = pin_for(man.data["campaign"], nxt, running)
                 if pin is None:
                     break
-                cells.pop(0)
+                boots.pop(0)
                 tried.add(nxt["id"])
                 try:
-                    job = (campaign_cell.job_file(d, man.data["campaign"], nxt["points"])
+                    job = (campaign_boot.job_file(d, man.data["campaign"], nxt["points"])
                            if nxt.get("points") else os.path.join(d, "job.conf"))
-                    running[nxt["id"]] = (*campaign_cell.start_cell(d, man, nxt, job, pin),
+                    running[nxt["id"]] = (*campaign_boot.start_boot(d, man, nxt, job, pin),
                                           nxt)
                 except (CliError, OSError) as e:
                     refused.append(e)
@@ -280,17 +280,17 @@ def run_batch(d, man, jobs, reps, prog, tried):
             if stop and not running:
                 break
             time.sleep(0.2)
-            for cid, (proc, tmp, cell) in list(running.items()):
+            for cid, (proc, tmp, boot) in list(running.items()):
                 if proc.poll() is None:
                     continue
                 del running[cid]
-                meta = campaign_cell.finish_cell(d, man, cell, tmp, bool(stop))
-                if cell["state"] == "done":
+                meta = campaign_boot.finish_boot(d, man, boot, tmp, bool(stop))
+                if boot["state"] == "done":
                     done += 1
-                    if meta and cell.get("wall_s") is not None:
-                        prog.walls.append(cell["wall_s"])
+                    if meta and boot.get("wall_s") is not None:
+                        prog.walls.append(boot["wall_s"])
                 else:
-                    prog.say(f"campaign: cell {cid}: {campaign_cell.ended_words(cell)}")
+                    prog.say(f"campaign: boot {cid}: {campaign_boot.ended_words(boot)}")
                 prog.show(done, list(running))
     if refused:
         raise CellRefused(str(refused[0]))
@@ -298,12 +298,12 @@ def run_batch(d, man, jobs, reps, prog, tried):
 
 
 def run_on_hosts(d, man, hosts, probed=None):
-    """The cells on the hosts of HOSTS (scripts/campaign/hosts.py); PROBED:
+    """The boots on the hosts of HOSTS (scripts/campaign/hosts.py); PROBED:
     what the hosts said they are just now (hosts.probe), else asked there."""
     prog = Progress(len(man.data["cells"]))
     with stop_signals() as stop:
-        campaign_hosts.run(d, man, hosts, lambda cell, tmp, refused, lost, host:
-                           campaign_cell.finish_cell(d, man, cell, tmp, bool(stop), refused,
+        campaign_hosts.run(d, man, hosts, lambda boot, tmp, refused, lost, host:
+                           campaign_boot.finish_boot(d, man, boot, tmp, bool(stop), refused,
                                                      lost, host), prog, stop, probed)
     if prog.tty:
         print()

@@ -26,7 +26,7 @@ every primary cell is decided, else runs to max.  The first step judges
 BAD itself (nothing to bisect unless it is bad); the last is a
 confirmation run, the first bad commit against its parent.  Under
 icount (clock = "icount": instruction counts, the same whatever the host
-did meanwhile) a cell an earlier step ran is taken, not booted again
+did meanwhile) a boot an earlier step ran is taken, not booted again
 (./run.sh campaign --reuse): GOOD and its control boot once a bisection,
 and the confirmation boots only the parent's control.
 
@@ -365,9 +365,9 @@ class Bisect:
             cfile = f"{rel}.toml"
             self.dir.write_atomic(cfile, step_campaign_text(
                 self.dir, good, other, f"bisect-{os.path.basename(rel)}"))
-            # The cells earlier steps ran (GOOD's and its control's, a
+            # The boots earlier steps ran (GOOD's and its control's, a
             # commit judged again against its parent): taken, not booted
-            # again, where they are icount cells (scripts/campaign/reuse.py).
+            # again, where they are icount boots (scripts/campaign/reuse.py).
             reuse = []
             for x in self.s["steps"]:
                 if x["run"] != rel and self.dir.exists(f"{x['run']}/manifest.json"):

@@ -4,15 +4,15 @@ of payload/guest/run_guest.py by standin-ssh.sh (LB_STANDIN_RUNNER), so
 that the host's python3 -m guest.run_guest runs it, it takes the
 runner's arguments and, by LB_LIAR:
 
-  honest  writes a cell that says ok (meta.json), no boot;
+  honest  writes a boot's files that say ok (meta.json), boots nothing;
   lie     writes what no runner writes: meta.json -> LB_LIAR_SECRET (a
           file outside the results), a FIFO, a character device (as root),
           a link to a directory outside, its log a link too; and one
           regular file, ok.txt;
-  sleep   writes its pid into LB_LIAR_PIDS/ and sleeps (a cell that is
+  sleep   writes its pid into LB_LIAR_PIDS/ and sleeps (a boot that is
           still running when the harness dies);
   inf     a meta.json that says ok with numbers no runner writes: in odd
-          cells (cells/.tmp-cN-SEQ) "wall_s": Infinity (json's extension),
+          boots (cells/.tmp-cN-SEQ) "wall_s": Infinity (json's extension),
           in even ones 1e308 (finite, but no time a run takes), a
           4000-digit time and a problem line with a newline (issue #27;
           1e400, which float() read as inf, is refused as Infinity is

@@ -6,8 +6,8 @@
 # runs it as its QEMU (tests/unit/campaign_stand_ins.py qemu_path).
 # "--version" says a version; otherwise, by LB_QEMU:
 #
-#   fail   (default) exits 1 at once: the cell ends at once, in error;
-#   sleep  prints nothing and sleeps until the runner stops it (a cell
+#   fail   (default) exits 1 at once: the boot ends at once, in error;
+#   sleep  prints nothing and sleeps until the runner stops it (a boot
 #          still running; its pid in LB_QEMU_PIDS/ when set);
 #   stream plays a guest that sends a crafted results stream
 #          (tests/unit/test_collect_hostile.py): copies the file

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """A campaign's time budget (./run.sh campaign --budget, the budget key):
 the durations it takes, how long the next look is estimated to take from
-the done cells, the stop at the last look the budget covers (the running
-of cells and the looks stood in for), and --dry-run's line."""
+the done boots, the stop at the last look the budget covers (the running
+of boots and the looks stood in for), and --dry-run's line."""
 
 import math
 import unittest
@@ -11,7 +11,7 @@ from unittest import mock
 from scripts.campaign import estimate, file as campaign_file, run
 
 
-def cells(reps, variants=("before", "after"), cpus=2, done_upto=0, wall=20.0):
+def boots(reps, variants=("before", "after"), cpus=2, done_upto=0, wall=20.0):
     out = []
     for r in range(1, reps + 1):
         for v in variants:
@@ -44,26 +44,26 @@ class Durations(unittest.TestCase):
 
 
 class NextLook(unittest.TestCase):
-    def test_from_the_done_cells(self):
-        # 4 repetitions done at 20 s a cell; the next look's 8 cells of 2
+    def test_from_the_done_boots(self):
+        # 4 repetitions done at 20 s a boot; the next look's 8 boots of 2
         # vCPUs run one at a time on 2 cores: 160 s
-        man = Man(cells(12, done_upto=4))
+        man = Man(boots(12, done_upto=4))
         self.assertAlmostEqual(run.next_look_seconds(man, 4, 8, jobs=1, cores=2), 160)
-        # two 1-vCPU cells fit side by side: half
-        man1 = Man(cells(12, cpus=1, done_upto=4))
+        # two 1-vCPU boots fit side by side: half
+        man1 = Man(boots(12, cpus=1, done_upto=4))
         self.assertAlmostEqual(run.next_look_seconds(man1, 4, 8, jobs=2, cores=2), 80)
 
     def test_nothing_done(self):
-        self.assertEqual(run.next_look_seconds(Man(cells(12)), 4, 8, jobs=1, cores=2),
+        self.assertEqual(run.next_look_seconds(Man(boots(12)), 4, 8, jobs=1, cores=2),
                          math.inf)
 
 
 class Stop(unittest.TestCase):
-    """run_cells with the batches and the looks stood in for: the clock
-    advances by each batch's cells at 20 s."""
+    """run_boots with the batches and the looks stood in for: the clock
+    advances by each batch's boots at 20 s."""
 
     def run_with(self, budget_s, decided_at=None):
-        man = Man(cells(12))
+        man = Man(boots(12))
         clock = [0.0]
 
         def batch(_d, m, _jobs, reps, _prog, _tried):
@@ -83,7 +83,7 @@ class Stop(unittest.TestCase):
                 mock.patch.object(run.time, "monotonic", lambda: clock[0]), \
                 mock.patch.object(run.os, "cpu_count", lambda: 2), \
                 mock.patch("builtins.print"):
-            run.run_cells("d", man, 1, budget_s)
+            run.run_boots("d", man, 1, budget_s)
         states = [c["state"] for c in man.data["cells"]]
         return man, states
 
@@ -114,9 +114,9 @@ class Stop(unittest.TestCase):
 
 class DryRun(unittest.TestCase):
     def test_budget_line(self):
-        man = Man(cells(12))
+        man = Man(boots(12))
         c, cs = man.data["campaign"], man.data["cells"]
-        # defaults: a 2-vCPU wall cell with 4 points of 1 s is 4 + 4 * 2.5 = 14 s,
+        # defaults: a 2-vCPU wall boot with 4 points of 1 s is 4 + 4 * 2.5 = 14 s,
         # one at a time: the looks end at 112, 224 and 336 s
         with mock.patch.object(estimate, "samples", lambda _r, _a: ({}, [])):
             self.assertEqual(estimate.budget_line(c, cs, 1, "results", 300, cores=2),

@@ -25,7 +25,7 @@ def campaign(points=2, dur=1000, looks=None, reps=2):
             "points": [{"id": f"p{i}", "duration_ms": dur} for i in range(points)]}
 
 
-def cells(reps, cpus=(1,), variants=("before", "after"), clock="wall"):
+def boots(reps, cpus=(1,), variants=("before", "after"), clock="wall"):
     out = []
     for r in range(1, reps + 1):
         for n in cpus:
@@ -46,28 +46,28 @@ class Estimate(unittest.TestCase):
         d = os.path.join(self.results, name)
         os.mkdir(d)
         cs = [dict(c, state="done", wall_s=wall, boot_to_workload_s=boot)
-              for c in cells(n // 2, clock=clock)]
+              for c in boots(n // 2, clock=clock)]
         with open(os.path.join(d, "manifest.json"), "w") as f:
             json.dump({"campaign": campaign(points, dur), "cells": cs}, f)
         return d
 
     def test_defaults_without_results(self):
         c = campaign(points=2, dur=1000, reps=30)
-        line = est.estimate(c, cells(30), 1, self.results, cores=2)
-        boot, point, _s = defaults.CELL_TIMES["wall"]
-        cell = boot + 2 * (1 + point)  # seconds a cell, one at a time
-        self.assertEqual(line, f"about {round(60 * cell / 60)} min (60 cells, 1 side by side; "
-                         f"from no earlier cells in results/: the defaults, boot {boot:g} s + "
+        line = est.estimate(c, boots(30), 1, self.results, cores=2)
+        boot, point, _s = defaults.BOOT_TIMES["wall"]
+        each = boot + 2 * (1 + point)  # seconds a boot, one at a time
+        self.assertEqual(line, f"about {round(60 * each / 60)} min (60 boots, 1 side by side; "
+                         f"from no earlier boots in results/: the defaults, boot {boot:g} s + "
                          f"{point:g} s a point (scripts/campaign/estimate.py))")
 
-    def test_calibrated_from_measured_cells(self):
-        # 10 s boot, 2 points of 1 s, 20 s a point beyond it: 52 s a cell.
+    def test_calibrated_from_measured_boots(self):
+        # 10 s boot, 2 points of 1 s, 20 s a point beyond it: 52 s a boot.
         self.manifest("old-1", wall=52.0, boot=10.0)
         boot, point, stretch, measured = est.model("wall", "arm", est.samples(self.results)[0])
         self.assertEqual((boot, point, stretch, measured), (10.0, 20.0, 1.0, True))
-        line = est.estimate(campaign(reps=30), cells(30), 1, self.results, cores=2)
-        self.assertTrue(line.startswith("about 52 min (60 cells, 1 side by side; from measured "
-                                        "boot times of 4 cells in results/old-1)"), line)
+        line = est.estimate(campaign(reps=30), boots(30), 1, self.results, cores=2)
+        self.assertTrue(line.startswith("about 52 min (60 boots, 1 side by side; from measured "
+                                        "boot times of 4 boots in results/old-1)"), line)
 
     def test_icount_stretch(self):
         self.manifest("w", wall=12.0, boot=4.0)            # a point: 3 s beyond its second
@@ -76,21 +76,21 @@ class Estimate(unittest.TestCase):
         self.assertEqual(est.model("icount", "arm", found), (4.0, 3.0, 10.0, True))
 
     def test_side_by_side(self):
-        c, cs = campaign(points=1, dur=60000), cells(2, cpus=(1,))
+        c, cs = campaign(points=1, dur=60000), boots(2, cpus=(1,))
         secs = {x["id"]: 60.0 for x in cs}
         self.assertEqual(est.schedule(c, cs, secs, 1, 4, 2), 240.0)
         self.assertEqual(est.schedule(c, cs, secs, 2, 4, 2), 120.0)
         self.assertEqual(est.schedule(c, cs, secs, 4, 4, 2), 60.0)
-        # Never more vCPUs than cores: 2-vCPU cells on 2 cores run alone.
-        cs2 = cells(2, cpus=(2,))
+        # Never more vCPUs than cores: 2-vCPU boots on 2 cores run alone.
+        cs2 = boots(2, cpus=(2,))
         self.assertEqual(est.schedule(c, cs2, {x["id"]: 60.0 for x in cs2}, 2, 2, 2), 240.0)
 
     def test_looks_give_a_range(self):
         self.manifest("old-1", wall=60.0, boot=10.0)
         c = campaign(looks=[2, 4], reps=4)
-        line = est.estimate(c, cells(4), 1, self.results, cores=2)
+        line = est.estimate(c, boots(4), 1, self.results, cores=2)
         self.assertTrue(line.startswith("about 8 min, 4 if it stops at the look at 2 "
-                                        "repetitions (8 cells, 1 side by side; "), line)
+                                        "repetitions (8 boots, 1 side by side; "), line)
 
     def test_hostile_results_skipped(self):
         d = self.manifest("garbage", wall=52.0, boot=10.0)
@@ -159,7 +159,7 @@ class VariantsDir(unittest.TestCase):
         self.assertEqual(cp.returncode, 0, cp.stderr)
         self.assertIn("r01-zz-boots-c1: zz-boots 1 vCPUs", cp.stdout)
         self.assertRegex(cp.stdout.splitlines()[-1],
-                         r"^campaign: about \d+ min \(4 cells, \d+ side by side; from ")
+                         r"^campaign: about \d+ min \(4 boots, \d+ side by side; from ")
 
     def test_not_a_folder(self):
         cp = self.campaign("--variants", os.path.join(self.tmp, "nowhere"))

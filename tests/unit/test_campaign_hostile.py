@@ -7,7 +7,7 @@ line (./run.sh campaign) and no boot: an edited manifest given to
 real GNU parallel and rsync through a stand-in ssh (tests/hosts/).
 
 The kernels are a stand-in build tree (LOCKBENCH_BUILD): the runner only
-hashes them, and the hosts' runner is tests/hosts/lying_runner.py.  A cell
+hashes them, and the hosts' runner is tests/hosts/lying_runner.py.  A boot
 run on this host boots tests/hosts/standin-qemu.sh (first on PATH as
 qemu-system-arm), which ends at once or sleeps: no boot anywhere.
 
@@ -75,7 +75,7 @@ class Hostile(unittest.TestCase):
         with open(cls.toml, "w") as fh:
             fh.write(CAMPAIGN)
         cls.env = dict(os.environ, LOCKBENCH_BUILD=build)
-        # A run directory as `./run.sh campaign` creates it, no cell run.
+        # A run directory as `./run.sh campaign` creates it, no boot run.
         cls.pristine = os.path.join(cls.tmp, "pristine")
         subprocess.run([PY, "-c", "import argparse, sys; from scripts.campaign import main as campaign; "
                         "campaign.create(argparse.Namespace("
@@ -153,12 +153,12 @@ class Hostile(unittest.TestCase):
 
     # --- item 4: --resume trusts nothing in manifest.json ---
 
-    def test_cell_id_with_dotdot(self):
+    def test_boot_id_with_dotdot(self):
         # The old runner renamed cells/.tmp-ID aside: ../../../victim.
         evil = "x/../../../victim"
         os.makedirs(os.path.join(self.d, "cells", ".tmp-x"))
         self.manifest(lambda m: m["cells"][0].update(id=evil))
-        self.refused("is not the planned cell 'r01-before-c1'")
+        self.refused("is not the planned boot 'r01-before-c1'")
         self.assertTrue(os.path.isdir(os.path.join(self.d, "cells", ".tmp-x")))
 
     def test_builds_empty(self):
@@ -201,17 +201,17 @@ class Hostile(unittest.TestCase):
         self.manifest(lambda m: m["campaign"].pop("cpus"))
         self.assertIn("differs in cpus", self.checks())
 
-    def test_edited_campaign_and_cells(self):
+    def test_edited_campaign_and_boots(self):
         self.manifest(lambda m: m["campaign"].update(repetitions=1, looks=[1]))
         self.refused("manifest.json's campaign is not campaign.toml's (differs in looks, repetitions)")
         shutil.rmtree(self.d)
         shutil.copytree(self.pristine, self.d)
         self.manifest(lambda m: m["cells"].pop())
-        self.refused("cells are not the 4 cells campaign.toml plans")
+        self.refused("boots are not the 4 boots campaign.toml plans")
         shutil.rmtree(self.d)
         shutil.copytree(self.pristine, self.d)
         self.manifest(lambda m: m["cells"][1].update(state=["done"]))
-        self.refused("cell r01-after-c1: state")
+        self.refused("boot r01-after-c1: state")
         shutil.rmtree(self.d)
         shutil.copytree(self.pristine, self.d)
         # It would be removed on every host at the end of the run.
@@ -262,12 +262,12 @@ class Hostile(unittest.TestCase):
         self.assertEqual(rc, 1, out + err)
         self.assertNotIn("Traceback", out + err)
         with open(self.liar_log) as fh:
-            self.assertEqual(len(fh.readlines()), 4, "the lying runner ran every cell")
+            self.assertEqual(len(fh.readlines()), 4, "the lying runner ran every boot")
         found = lstat_walk(d)
         odd = {p: m for p, m in found.items() if not (stat.S_ISREG(m) or stat.S_ISDIR(m))}
         self.assertEqual(odd, {}, "a link, FIFO or device came back")
         came = [p for p in found if p.endswith("/ok.txt")]
-        self.assertEqual(len(came), 4, f"the cells' regular files came back: {sorted(found)}")
+        self.assertEqual(len(came), 4, f"the boots' regular files came back: {sorted(found)}")
         for p, m in found.items():
             if stat.S_ISREG(m):
                 with open(os.path.join(d, p), "rb") as fh:
@@ -290,7 +290,7 @@ class Hostile(unittest.TestCase):
             while len(os.listdir(self.pids)) < 2 and time.monotonic() < deadline:
                 time.sleep(0.2)
             runners = [int(p) for p in os.listdir(self.pids)]
-            self.assertEqual(len(runners), 2, "two 1-vCPU cells on a host of 2 jobs")
+            self.assertEqual(len(runners), 2, "two 1-vCPU boots on a host of 2 jobs")
             par = [p for p in all_pids() if "parallel" in cmdline(p) and self.d in cwd(p)]
             self.assertTrue(par, "no parallel running")
             # SIGKILL: the harness gets no chance to stop anything itself.
@@ -316,7 +316,7 @@ class Hostile(unittest.TestCase):
         self.assertEqual(rc, 0, out + err)
         m = self.manifest()
         self.assertEqual({c["state"] for c in m["cells"]}, {"done"})
-        # The tries the kill ended (the pass had handed all its cells to
+        # The tries the kill ended (the pass had handed all its boots to
         # parallel, two running) are on record, interrupted, before the
         # tries that finished them (len(tries): how often each started).
         killed = [c for c in m["cells"] if len(c["tries"]) > 1]
@@ -330,68 +330,68 @@ class Hostile(unittest.TestCase):
         with open(self.liar_log) as fh:
             runs = [json.loads(x) for x in fh]
         outs = [a[a.index("--out") + 1] for a in runs]
-        self.assertEqual(len(outs), len(set(outs)), f"a cell name was used twice: {outs}")
+        self.assertEqual(len(outs), len(set(outs)), f"a boot name was used twice: {outs}")
         self.assertEqual(sorted(outs[-4:]), [f"cells/.tmp-c1-{i:05d}" for i in range(5, 9)])
         self.assertTrue(all(a[a.index("--mem") + 1] == "512" for a in runs))
         # This run's folder is gone, and the killed run's too.
         self.assertEqual(os.listdir(os.path.join(self.home, "liar")), [])
 
     def test_scrub(self):
-        """The walk over a returned cell (campaign_hosts.scrub), on what a
+        """The walk over a returned boot (campaign_hosts.scrub), on what a
         host could send if rsync let it through."""
-        cell = os.path.join(self.case, "cell")
-        os.makedirs(os.path.join(cell, "points", "p"))
-        with open(os.path.join(cell, "points", "p", "results.txt"), "w") as fh:
+        boot = os.path.join(self.case, "boot")
+        os.makedirs(os.path.join(boot, "points", "p"))
+        with open(os.path.join(boot, "points", "p", "results.txt"), "w") as fh:
             fh.write("ok\n")
-        os.symlink(self.secret, os.path.join(cell, "meta.json"))
-        os.symlink(self.sentinel, os.path.join(cell, "points", "outside"))
-        os.mkfifo(os.path.join(cell, "points", "p", "fifo"))
+        os.symlink(self.secret, os.path.join(boot, "meta.json"))
+        os.symlink(self.sentinel, os.path.join(boot, "points", "outside"))
+        os.mkfifo(os.path.join(boot, "points", "p", "fifo"))
         want = ["meta.json", "points/outside", "points/p/fifo"]
         if os.geteuid() == 0:
-            os.mknod(os.path.join(cell, "null"), 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+            os.mknod(os.path.join(boot, "null"), 0o600 | stat.S_IFCHR, os.makedev(1, 3))
             want.append("null")
-        deep = os.path.join(cell, *["d"] * 20)
+        deep = os.path.join(boot, *["d"] * 20)
         os.makedirs(deep)
-        got = campaign_hosts.scrub(cell)
-        self.assertEqual(sorted(got), sorted(["cell/" + w for w in want]
-                                             + ["cell/" + "/".join(["d"] * 17) + "/ (too deep)"]))
-        self.assertEqual(sorted(lstat_walk(cell)),
+        got = campaign_hosts.scrub(boot)
+        self.assertEqual(sorted(got), sorted(["boot/" + w for w in want]
+                                             + ["boot/" + "/".join(["d"] * 17) + "/ (too deep)"]))
+        self.assertEqual(sorted(lstat_walk(boot)),
                          sorted(["points", "points/p", "points/p/results.txt"]
                                 + ["/".join(["d"] * k) for k in range(1, 17)]))
         self.assertEqual(sorted(os.listdir(self.sentinel)), ["keep", "shadow"])
-        link = os.path.join(self.case, "cell.log")
+        link = os.path.join(self.case, "boot.log")
         os.symlink(self.secret, link)
-        self.assertEqual(campaign_hosts.scrub(link), ["cell.log"])
+        self.assertEqual(campaign_hosts.scrub(link), ["boot.log"])
         self.assertFalse(os.path.lexists(link))
 
-    def test_refused_cell_fails(self):
-        """A cell the walk had to clean fails, whatever its meta.json says,
+    def test_refused_boot_fails(self):
+        """A boot the walk had to clean fails, whatever its meta.json says,
         and is kept aside, not counted."""
         cp = subprocess.run([PY, "-c", """if True:
             import json, os, sys
-            from scripts.campaign import cell as campaign_cell
+            from scripts.campaign import boot as campaign_boot
             from scripts.campaign import manifest as campaign_manifest
             d = sys.argv[1]
             man = campaign_manifest.Manifest.load(d)
-            cell = man.data["cells"][0]
-            tmp = os.path.join(d, "cells", ".tmp-" + cell["id"])
+            boot = man.data["cells"][0]
+            tmp = os.path.join(d, "cells", ".tmp-" + boot["id"])
             os.makedirs(tmp)
             with open(os.path.join(tmp, "meta.json"), "w") as f:
                 json.dump({"state": "ok", "wall_s": "a lot", "problems": [1, {"line": "x"}]}, f)
-            campaign_cell.finish_cell(d, man, cell, tmp, False, "refused: the host sent 1 file(s) ...")
+            campaign_boot.finish_boot(d, man, boot, tmp, False, "refused: the host sent 1 file(s) ...")
             """, self.d], cwd=ROOT, env=self.env, capture_output=True, text=True, check=False)
         self.assertEqual(cp.returncode, 0, cp.stderr)
-        cell = self.manifest()["cells"][0]
-        self.assertEqual(cell["state"], "failed")
-        self.assertEqual(cell["problems"], ["refused: the host sent 1 file(s) ...", "None: x"])
-        self.assertIsNone(cell["wall_s"])
-        self.assertEqual(os.listdir(os.path.join(self.d, "cells")), [cell["kept"]])
+        boot = self.manifest()["cells"][0]
+        self.assertEqual(boot["state"], "failed")
+        self.assertEqual(boot["problems"], ["refused: the host sent 1 file(s) ...", "None: x"])
+        self.assertIsNone(boot["wall_s"])
+        self.assertEqual(os.listdir(os.path.join(self.d, "cells")), [boot["kept"]])
 
 
     # --- issue #27: the run directory itself is hostile ---
 
     def settle(self, *todo):
-        """Every cell but TODO done, each with its files in cells/ID; the
+        """Every boot but TODO done, each with its files in cells/ID; the
         snapshot of those files."""
         def edit(m):
             for c in m["cells"]:
@@ -424,36 +424,36 @@ class Hostile(unittest.TestCase):
                     LB_QEMU_PIDS=self.pids)
 
     def test_links_in_the_results_not_followed(self):
-        """Item 2: links planted where --resume writes: the cell's log and
-        directory, manifest.json.tmp, a FIFO as another cell's directory.
-        Each is unlinked or replaced, never written through; the cell runs
+        """Item 2: links planted where --resume writes: the boot's log and
+        directory, manifest.json.tmp, a FIFO as another boot's directory.
+        Each is unlinked or replaced, never written through; the boot runs
         (a stand-in QEMU that ends at once) and fails, recorded."""
         keep = self.settle("r01-before-c1")
-        cells = os.path.join(self.d, "cells")
-        os.symlink(self.secret, os.path.join(cells, ".tmp-r01-before-c1.log"))
-        os.symlink(self.sentinel, os.path.join(cells, ".tmp-r01-before-c1"))
+        boots = os.path.join(self.d, "cells")
+        os.symlink(self.secret, os.path.join(boots, ".tmp-r01-before-c1.log"))
+        os.symlink(self.sentinel, os.path.join(boots, ".tmp-r01-before-c1"))
         os.symlink(os.path.join(self.sentinel, "keep"), os.path.join(self.d, "manifest.json.tmp"))
-        os.mkfifo(os.path.join(cells, ".tmp-r02-after-c1"))
-        os.symlink(self.secret, os.path.join(cells, ".tmp-r02-after-c1.log"))
+        os.mkfifo(os.path.join(boots, ".tmp-r02-after-c1"))
+        os.symlink(self.secret, os.path.join(boots, ".tmp-r02-after-c1.log"))
         before = standin.snapshot(self.sentinel)
         rc, out, err = self.bounded("--resume", self.d, env=self.local_env())
         self.assertEqual(rc, 1, out + err)
         self.assertNotIn("Traceback", out + err)
-        self.assertIn("campaign: cell r01-before-c1: ", out)
+        self.assertIn("campaign: boot r01-before-c1: ", out)
         self.outside_unchanged(before)
-        self.assertEqual(self.finished(), keep, "a finished cell changed")
+        self.assertEqual(self.finished(), keep, "a finished boot changed")
         found = lstat_walk(self.d)
         odd = {p: m for p, m in found.items() if not (stat.S_ISREG(m) or stat.S_ISDIR(m))}
         self.assertEqual(odd, {}, "a link or FIFO left in the results")
-        cell = self.strict_manifest()["cells"][0]
-        self.assertEqual((cell["id"], cell["state"]), ("r01-before-c1", "incomplete"))
-        with open(os.path.join(cells, cell["kept"], "runner.log")) as fh:
-            self.assertIn("boot: ", fh.read(), "the runner's log is not in its cell")
-        self.assertEqual(sorted(os.listdir(cells)),
+        boot = self.strict_manifest()["cells"][0]
+        self.assertEqual((boot["id"], boot["state"]), ("r01-before-c1", "incomplete"))
+        with open(os.path.join(boots, boot["kept"], "runner.log")) as fh:
+            self.assertIn("boot: ", fh.read(), "the runner's log is not in its boot")
+        self.assertEqual(sorted(os.listdir(boots)),
                          ["r01-after-c1", "r01-before-c1.partial-1", "r02-after-c1",
                           "r02-before-c1"])
 
-    def test_cells_a_link(self):
+    def test_cells_folder_a_link(self):
         """Item 2: cells/ a link to a folder outside: refused, nothing
         written there."""
         self.settle()
@@ -500,7 +500,7 @@ class Hostile(unittest.TestCase):
             self.assertTrue(os.listdir(self.pids), "the first campaign's QEMU did not start")
             tmp = os.path.join(self.d, "cells", ".tmp-r01-before-c1")
             self.assertFalse(dirlock.wait_free(self.d, 0), "no campaign lock held")
-            self.assertFalse(dirlock.wait_free(tmp, 0), "the runner holds no lock on its cell")
+            self.assertFalse(dirlock.wait_free(tmp, 0), "the runner holds no lock on its boot")
             for extra, env in (((), self.env), (("--hosts", self.hosts), self.host_env("honest"))):
                 rc, out, err = self.bounded("--resume", self.d, *extra, env=env)
                 self.assertEqual((rc, out, err), (2, "", f"campaign: {self.d}: another campaign "
@@ -526,7 +526,7 @@ class Hostile(unittest.TestCase):
 
     def test_tmp_dir_of_a_runner_at_work(self):
         """Item 2: cells/.tmp-ID held by a runner (its dirlock) is never
-        removed under it: start_cell refuses in one line; --resume waits
+        removed under it: start_boot refuses in one line; --resume waits
         for a runner that ends, then keeps its files aside."""
         self.settle("r01-before-c1")
         tmp = os.path.join(self.d, "cells", ".tmp-r01-before-c1")
@@ -537,12 +537,12 @@ class Hostile(unittest.TestCase):
         try:
             cp = subprocess.run([PY, "-c", """if True:
                 import sys
-                from scripts.campaign import cell as campaign_cell
+                from scripts.campaign import boot as campaign_boot
                 from scripts.campaign import manifest as campaign_manifest
                 man = campaign_manifest.Manifest.load(sys.argv[1])
                 try:
-                    campaign_cell.start_cell(sys.argv[1], man, man.data["cells"][0], "job.conf")
-                except campaign_cell.campaign_file.CampaignError as e:
+                    campaign_boot.start_boot(sys.argv[1], man, man.data["cells"][0], "job.conf")
+                except campaign_boot.campaign_file.CampaignError as e:
                     sys.exit(f"campaign: {e}")
                 """, self.d], cwd=ROOT, env=self.local_env(), capture_output=True, text=True,
                 timeout=BOUND_S)
@@ -566,10 +566,10 @@ class Hostile(unittest.TestCase):
         with open(os.path.join(self.d, "cells", ".tmp-r01-before-c1.partial-1", "meta.json")) as fh:
             self.assertEqual(fh.read(), "{}\n", "the held directory's files were not kept")
 
-    def test_cell_that_cannot_start(self):
-        """Item 2: a cell whose log cannot be made new (a directory in its
+    def test_boot_that_cannot_start(self):
+        """Item 2: a boot whose log cannot be made new (a directory in its
         place that a runner holds, so nothing removes it) stops the run
-        in one line, exit 2, the finished cells kept."""
+        in one line, exit 2, the finished boots kept."""
         keep = self.settle("r01-before-c1")
         log = os.path.join(self.d, "cells", ".tmp-r01-before-c1.log")
         os.makedirs(log)
@@ -579,7 +579,7 @@ class Hostile(unittest.TestCase):
         finally:
             standin.release(holder)
         self.assertEqual((rc, len(err.splitlines())), (2, 1), out + err)
-        self.assertIn(f"campaign: {log}: File exists; the running cells were stopped and "
+        self.assertIn(f"campaign: {log}: File exists; the running boots were stopped and "
                       f"recorded; finish with: ./run.sh campaign --resume {self.d}", err)
         self.assertEqual(self.finished(), keep)
         self.assertEqual(self.strict_manifest()["cells"][0]["state"], "planned")
@@ -587,7 +587,7 @@ class Hostile(unittest.TestCase):
 
     def test_umask_000(self):
         """Item 6: a campaign and a --resume run under umask 000 (their
-        cells run by the stand-in QEMU) leave nothing writable by group
+        boots run by the stand-in QEMU) leave nothing writable by group
         or others, and manifest.json 0644."""
         d = os.path.join(self.case, "res", "open")
         rc, out, err = self.bounded(self.toml, "--out", d, env=self.local_env(), umask=0)
@@ -610,7 +610,7 @@ class Hostile(unittest.TestCase):
     @needs("parallel", "rsync")
     def test_meta_with_infinity(self):
         """Item 5: a host's meta.json with Infinity, 1e308 or a 4000-digit
-        time: the cell with Infinity fails in one line (its meta.json is
+        time: the boot with Infinity fails in one line (its meta.json is
         not JSON this harness reads), the others' times are dropped; the
         manifest stays strict JSON; no traceback."""
         d = os.path.join(self.case, "res", "inf")
@@ -625,7 +625,7 @@ class Hostile(unittest.TestCase):
                          ["error: no readable meta.json (not JSON this harness reads: Infinity "
                           "is not a number this harness reads)"])
         self.assertEqual(m["cells"][1]["problems"], ["warning: two lines"])
-        self.assertIn("campaign: cell r01-before-c1 on ", out)
+        self.assertIn("campaign: boot r01-before-c1 on ", out)
         self.assertEqual(sorted(os.listdir(self.sentinel)), ["keep", "shadow"])
 
     def test_hosts_file_with_a_tab(self):
@@ -650,7 +650,7 @@ class Hostile(unittest.TestCase):
     def test_garbled_joblog(self):
         """Item 9: parallel's joblog garbled as a tab in a host name garbled
         it (tests/hosts/garbling_parallel.py): a row with a shifted column
-        or a host name for an exit value fails its cell, a job with no row
+        or a host name for an exit value fails its boot, a job with no row
         whose files came back is failed and kept aside, the rows of no job
         are one line each; no traceback, no hang."""
         garbler = os.path.join(ROOT, "tests", "hosts", "garbling_parallel.py")

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Boots where the answer is still open: after a look the later cells run
+"""Boots where the answer is still open: after a look the later boots run
 only the points whose primary cells are undecided (scripts/campaign/run.py
-narrow), each such cell with a job of those points alone; the analysis
-reads a cell that ran some points without counting the others missing,
-and the answer says at which look a cell was decided."""
+narrow), each such boot with a job of those points alone; the analysis
+reads a boot that ran some points without counting the others missing,
+and the answer says at which look a boot was decided."""
 
 import contextlib
 import io
@@ -21,19 +21,19 @@ from analysis.parse.common import ParseError
 from analysis.render import answer, summary
 from guest import job as jobmod
 from lockbench.cli import require
-from scripts.campaign import cell as campaign_cell, run
+from scripts.campaign import boot as campaign_boot, run
 from tests.unit import synth
 
 POINTS = [{"id": p} for p in ("read95", "read50", "read95-long", "read95-paced")]
 
 
 def man_of(reps=12, cpus=(1, 2)):
-    cells = [{"id": f"r{r:02d}-{v}-c{c}", "variant": v, "cpus": c, "rep": r,
+    boots = [{"id": f"r{r:02d}-{v}-c{c}", "variant": v, "cpus": c, "rep": r,
               "state": "done" if r <= 4 else "planned"}
              for r in range(1, reps + 1) for c in cpus for v in ("before", "after")]
 
     class Man:
-        data = {"campaign": {"points": POINTS, "looks": [4, 8, 12]}, "cells": cells}
+        data = {"campaign": {"points": POINTS, "looks": [4, 8, 12]}, "cells": boots}
         saved = 0
 
         def save(self):
@@ -53,7 +53,7 @@ class Narrow(unittest.TestCase):
         # the campaign's order, not the order the look named them in
         run.narrow(man, 8, [(2, "read95-paced"), (2, "read50"), (1, "read95")])
         self.assertEqual(by["r09-after-c2"]["points"], ["read50", "read95-paced"])
-        # a cell's points only shrink; a vCPU count closed stays closed
+        # a boot's points only shrink; a vCPU count closed stays closed
         self.assertEqual(by["r09-after-c1"]["state"], "unneeded")
         run.narrow(man, 8, [(2, "read50")])
         self.assertEqual(by["r09-after-c2"]["points"], ["read50"])
@@ -115,7 +115,7 @@ class LookFails(unittest.TestCase):
         with mock.patch.object(run, "run_batch", batch), \
                 mock.patch.object(looks, "look", side_effect=RuntimeError("boom")), \
                 mock.patch("builtins.print"):
-            self.assertEqual(run.run_cells("d", man, 1), [])
+            self.assertEqual(run.run_boots("d", man, 1), [])
         self.assertEqual(batches, [4, 8, 12])
         self.assertEqual([x["reps"] for x in man.data["sequential"]["looks"]], [4, 8])
 
@@ -136,14 +136,14 @@ class JobOfSomePoints(unittest.TestCase):
         c = {"points": [{"id": "read95", "read_pct": 95, "mailboxes": 16, "duration_ms": 1000},
                         {"id": "read50", "read_pct": 50, "mailboxes": 16, "duration_ms": 1000}],
              "perf": {"stat": True, "lock": False}}
-        path = campaign_cell.job_file(self.tmp, c, ["read50"])
-        self.assertEqual(os.path.basename(path), campaign_cell.job_name({"points": ["read50"]}))
-        self.assertEqual(campaign_cell.job_name({}), "job.conf")
+        path = campaign_boot.job_file(self.tmp, c, ["read50"])
+        self.assertEqual(os.path.basename(path), campaign_boot.job_name({"points": ["read50"]}))
+        self.assertEqual(campaign_boot.job_name({}), "job.conf")
         with open(path) as f:
             points, _opts = jobmod.parse(f.read(), path)
         self.assertEqual([p for p, _ in points], ["read50"])
         before = os.stat(path).st_mtime_ns
-        self.assertEqual(campaign_cell.job_file(self.tmp, c, ["read50"]), path)
+        self.assertEqual(campaign_boot.job_file(self.tmp, c, ["read50"]), path)
         self.assertEqual(os.stat(path).st_mtime_ns, before)
 
 
@@ -179,7 +179,7 @@ class AnalysisOfSomePoints(unittest.TestCase):
         said = {r["point"]: answer.decided_s(r, f) for _, r in prim.iterrows()}
         self.assertEqual(said, {"p1": "; decided at the look at 4 repetitions", "p2": ""})
 
-    def test_a_cell_that_names_an_unknown_point(self):
+    def test_a_boot_that_names_an_unknown_point(self):
         self.man["cells"][-1]["points"] = ["p9"]
         with open(os.path.join(self.tmp, "manifest.json"), "w") as f:
             json.dump(self.man, f)
@@ -193,8 +193,8 @@ if __name__ == "__main__":
 
 
 class Reuse(unittest.TestCase):
-    def test_a_narrowed_cell_is_not_taken(self):
+    def test_a_narrowed_boot_is_not_taken(self):
         from scripts.campaign import reuse
-        cell = {"id": "r09-before-c1", "state": "done", "tries": [{"state": "ok"}]}
-        self.assertIsNotNone(reuse.checked_cell(cell))
-        self.assertIsNone(reuse.checked_cell(dict(cell, points=["read50"])))
+        boot = {"id": "r09-before-c1", "state": "done", "tries": [{"state": "ok"}]}
+        self.assertIsNotNone(reuse.checked_boot(boot))
+        self.assertIsNone(reuse.checked_boot(dict(boot, points=["read50"])))

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """./run.sh campaign --reuse (scripts/campaign/reuse.py): the
-cells a new campaign takes from an earlier run instead of booting them.
+boots a new campaign takes from an earlier run instead of booting them.
 
-Only a finished icount cell of the same id, from the same kernel, root fs
+Only a finished icount boot of the same id, from the same kernel, root fs
 and job, is taken; it brings its tries and its folder (and a failed try's
-kept folder); a wall-clock cell, a cell of another build, job or root fs,
-an unfinished one, and a cell the new run has finished already are not.
+kept folder); a wall-clock boot, a boot of another build, job or root fs,
+an unfinished one, and a boot the new run has finished already are not.
 """
 
 import hashlib
@@ -24,7 +24,7 @@ KERNEL = {"kernel_version": "6.1", "config_sha256": "c1", "module_sha256": "m1",
 ROOTFS = {"arm": "r1"}
 
 
-def cell(cid, variant, clock="icount", state="planned", **more):
+def boot(cid, variant, clock="icount", state="planned", **more):
     c = {"id": cid, "variant": variant, "cpus": 1, "rep": int(cid[1:3]), "state": state,
          "pos": 1, "oversubscribed": False}
     if clock != "wall":
@@ -33,8 +33,8 @@ def cell(cid, variant, clock="icount", state="planned", **more):
     return c
 
 
-def finished_cell(cdir, points=("p0",)):
-    """A cell folder as a runner leaves it: meta.json "ok", each point's
+def finished_boot(cdir, points=("p0",)):
+    """A boot folder as a runner leaves it: meta.json "ok", each point's
     files with their SHA256SUMS."""
     os.makedirs(cdir)
     with open(os.path.join(cdir, "meta.json"), "w") as f:
@@ -51,7 +51,7 @@ def finished_cell(cdir, points=("p0",)):
             f.write(sums)
 
 
-def run_dir(root, name, cells, job=b"point p0 read_pct=95\n", builds=None, rootfs=None):
+def run_dir(root, name, boots, job=b"point p0 read_pct=95\n", builds=None, rootfs=None):
     d = os.path.join(root, name)
     os.makedirs(os.path.join(d, "cells"))
     with open(os.path.join(d, "job.conf"), "wb") as f:
@@ -60,12 +60,12 @@ def run_dir(root, name, cells, job=b"point p0 read_pct=95\n", builds=None, rootf
                          "points": [{"id": "p0"}]},
             "builds": builds or {"good": dict(KERNEL), "c1": dict(KERNEL, tree_commit="t2"),
                                  "good~aa": dict(KERNEL)},
-            "rootfs_sha256_by_arch": rootfs or dict(ROOTFS), "cells": cells}
+            "rootfs_sha256_by_arch": rootfs or dict(ROOTFS), "cells": boots}
     with open(os.path.join(d, "manifest.json"), "w") as f:
         json.dump(data, f)
-    for c in cells:
+    for c in boots:
         if c["state"] == "done":
-            finished_cell(os.path.join(d, "cells", c["id"]))
+            finished_boot(os.path.join(d, "cells", c["id"]))
     return d, data
 
 
@@ -79,24 +79,24 @@ class Reuse(unittest.TestCase):
         self.tmp = tempfile.mkdtemp(prefix="reuse-")
         self.addCleanup(shutil.rmtree, self.tmp)
 
-    def new_run(self, cells, **kw):
-        d, data = run_dir(self.tmp, "new", cells, **kw)
+    def new_run(self, boots, **kw):
+        d, data = run_dir(self.tmp, "new", boots, **kw)
         return d, cm.Manifest(os.path.join(d, "manifest.json"), data)
 
-    def test_takes_only_the_same_finished_icount_cells(self):
+    def test_takes_only_the_same_finished_icount_boots(self):
         hung_try = {"state": "hung", "problems": ["hung"], "kept": "r02-good-c1.partial-1"}
         old, _ = run_dir(self.tmp, "old", [
-            cell("r01-good-c1", "good", state="done", tries=[{"state": "done"}], wall_s=4.0),
-            cell("r02-good-c1", "good", state="done", tries=[hung_try, {"state": "done"}]),
-            cell("r01-good~aa-c1", "good~aa", state="hung", tries=[{"state": "hung"}]),
-            cell("r03-good-c1", "good", clock="wall", state="done"),
-            cell("r01-c1-c1", "c1", state="done"),
+            boot("r01-good-c1", "good", state="done", tries=[{"state": "done"}], wall_s=4.0),
+            boot("r02-good-c1", "good", state="done", tries=[hung_try, {"state": "done"}]),
+            boot("r01-good~aa-c1", "good~aa", state="hung", tries=[{"state": "hung"}]),
+            boot("r03-good-c1", "good", clock="wall", state="done"),
+            boot("r01-c1-c1", "c1", state="done"),
         ])
         os.makedirs(os.path.join(old, "cells", "r02-good-c1.partial-1"))
         d, man = self.new_run([
-            cell("r01-good-c1", "good"), cell("r02-good-c1", "good"),
-            cell("r01-good~aa-c1", "good~aa"), cell("r03-good-c1", "good", clock="wall"),
-            cell("r01-c1-c1", "c1", state="done"), cell("r04-good-c1", "good"),
+            boot("r01-good-c1", "good"), boot("r02-good-c1", "good"),
+            boot("r01-good~aa-c1", "good~aa"), boot("r03-good-c1", "good", clock="wall"),
+            boot("r01-c1-c1", "c1", state="done"), boot("r04-good-c1", "good"),
         ])
         self.assertEqual(reuse(d, man, [old]), 2)
         by = {c["id"]: c for c in man.data["cells"]}
@@ -117,19 +117,19 @@ class Reuse(unittest.TestCase):
         self.assertEqual(saved["cells"], man.data["cells"])
 
     def test_another_kernel_job_or_root_fs_takes_nothing(self):
-        done = [cell("r01-good-c1", "good", state="done")]
+        done = [boot("r01-good-c1", "good", state="done")]
         other = [
             run_dir(self.tmp, "k", done, builds={"good": dict(KERNEL, config_sha256="c2"),
                                                  "c1": dict(KERNEL), "good~aa": dict(KERNEL)})[0],
             run_dir(self.tmp, "j", done, job=b"point p0 read_pct=50\n")[0],
             run_dir(self.tmp, "r", done, rootfs={"arm": "r2"})[0],
         ]
-        d, man = self.new_run([cell("r01-good-c1", "good")])
+        d, man = self.new_run([boot("r01-good-c1", "good")])
         self.assertEqual(reuse(d, man, other), 0)
         self.assertEqual(man.data["cells"][0]["state"], "planned")
 
     def test_a_run_that_is_not_there_is_one_line(self):
-        d, man = self.new_run([cell("r01-good-c1", "good")])
+        d, man = self.new_run([boot("r01-good-c1", "good")])
         with self.assertRaises(campaign_file.CampaignError) as e:
             reuse(d, man, [os.path.join(self.tmp, "nowhere")])
         self.assertIn("nowhere", str(e.exception))

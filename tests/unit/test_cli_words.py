@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the commands say to the user: the state of an interrupted cell said
+"""What the commands say to the user: the state of an interrupted boot said
 once, a folder that is not a run directory named as such, several
 lock_stat captures at once, fairness.png's starvation mark in words, and
 how to run the benchmark module in the guest's shell (./run.sh boot
@@ -19,7 +19,7 @@ import tempfile
 import unittest
 
 from guest import judge
-from scripts.campaign import cell as campaign_cell
+from scripts.campaign import boot as campaign_boot
 from scripts.campaign import run as campaign_run
 from tests.unit.helpers import fixture, read
 
@@ -38,7 +38,7 @@ def run(*argv, cwd=ROOT):
 
 
 class Manifest:
-    """What finish_cell needs of scripts.campaign.manifest's Manifest."""
+    """What finish_boot needs of scripts.campaign.manifest's Manifest."""
 
     def __init__(self):
         self.saved = 0
@@ -48,20 +48,20 @@ class Manifest:
 
 
 class InterruptedOnce(unittest.TestCase):
-    """Ctrl-C: 'campaign: cell ID: interrupted: harness got SIGINT', not
+    """Ctrl-C: 'campaign: boot ID: interrupted: harness got SIGINT', not
     'interrupted: interrupted: harness got SIGINT'."""
 
     def test_state_said_once(self):
-        cell = {"state": "interrupted", "problems": ["interrupted: harness got SIGINT"]}
-        self.assertEqual(campaign_cell.ended_words(cell), "interrupted: harness got SIGINT")
+        boot = {"state": "interrupted", "problems": ["interrupted: harness got SIGINT"]}
+        self.assertEqual(campaign_boot.ended_words(boot), "interrupted: harness got SIGINT")
 
     def test_other_state_kept(self):
-        # a cell stopped by Ctrl-C whose guest had hung first: both states
-        cell = {"state": "interrupted", "problems": ["hung: no console output for 60 s"]}
-        self.assertEqual(campaign_cell.ended_words(cell),
+        # a boot stopped by Ctrl-C whose guest had hung first: both states
+        boot = {"state": "interrupted", "problems": ["hung: no console output for 60 s"]}
+        self.assertEqual(campaign_boot.ended_words(boot),
                          "interrupted: hung: no console output for 60 s")
-        self.assertEqual(campaign_cell.ended_words({"state": "interrupted"}), "interrupted")
-        self.assertEqual(campaign_cell.ended_words({"state": "lockdep", "problems": []}),
+        self.assertEqual(campaign_boot.ended_words({"state": "interrupted"}), "interrupted")
+        self.assertEqual(campaign_boot.ended_words({"state": "lockdep", "problems": []}),
                          "lockdep")
 
     def test_manifest_keeps_state_and_line(self):
@@ -74,17 +74,17 @@ class InterruptedOnce(unittest.TestCase):
             with open(os.path.join(tmp, "meta.json"), "w") as f:
                 json.dump({"state": "interrupted", "wall_s": 3.0, "problems": [
                     {"state": "interrupted", "t": 3.0, "line": "harness got SIGINT"}]}, f)
-            man, cell = Manifest(), {"id": "r01-before-c1", "state": "running"}
-            campaign_cell.finish_cell(d, man, cell, tmp, True)
-            self.assertEqual(cell["state"], "interrupted")
-            self.assertEqual(cell["problems"], ["interrupted: harness got SIGINT"])
-            words = campaign_cell.ended_words(cell)
+            man, boot = Manifest(), {"id": "r01-before-c1", "state": "running"}
+            campaign_boot.finish_boot(d, man, boot, tmp, True)
+            self.assertEqual(boot["state"], "interrupted")
+            self.assertEqual(boot["problems"], ["interrupted: harness got SIGINT"])
+            words = campaign_boot.ended_words(boot)
             self.assertEqual(words, "interrupted: harness got SIGINT")
             self.assertNotIn("interrupted: interrupted", words)
 
     def test_progress_line_uses_it(self):
         src = inspect.getsource(campaign_run)
-        self.assertIn('prog.say(f"campaign: cell {cid}: {campaign_cell.ended_words(cell)}")', src)
+        self.assertIn('prog.say(f"campaign: boot {cid}: {campaign_boot.ended_words(boot)}")', src)
 
 
 class NotAResultsDir(unittest.TestCase):

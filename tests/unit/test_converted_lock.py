@@ -336,7 +336,7 @@ class FollowUps(unittest.TestCase):
 
     def test_hosts_progress_line_says_the_state_once(self):
         src = inspect.getsource(campaign_hosts)
-        self.assertIn("campaign_cell.ended_words(x)", src)
+        self.assertIn("campaign_boot.ended_words(x)", src)
         self.assertNotIn("x['problems'][0]", src)
 
     def test_runner_unknown_variant_hint(self):

@@ -2,7 +2,7 @@
 """guest/qemu.py's die_with_parent(): a child whose parent is gone,
 even before the child could ask to be told, does not live on (the race
 that left a QEMU running after a campaign was SIGKILLed while starting a
-cell: tests/t-campaign.sh)."""
+boot: tests/t-campaign.sh)."""
 import os
 import subprocess
 import sys
@@ -10,7 +10,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# P makes the preexec function in the parent, as scripts/campaign/cell.py does, forks C
+# P makes the preexec function in the parent, as scripts/campaign/boot.py does, forks C
 # and exits at once; C runs the function (CALL) only once P is gone, then
 # writes "alive" on the pipe unless the function ended it.
 SCRIPT = r"""

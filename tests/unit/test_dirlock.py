@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """lockbench/dirlock.py: one runner per run directory, and a resume that waits
-for a killed campaign's runner to end before it starts the cell again at
+for a killed campaign's runner to end before it starts the boot again at
 the same path (the race that cost a CI run a point: the old runner
 unlinked the new QEMU's results stream)."""
 import argparse
@@ -15,7 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, ROOT)
 from guest import judge, run_guest  # noqa: E402
 from lockbench import dirlock  # noqa: E402
-from scripts.campaign import cell as campaign_cell  # noqa: E402
+from scripts.campaign import boot as campaign_boot  # noqa: E402
 from scripts.campaign import file as campaign_file  # noqa: E402
 
 # A stand-in runner: takes the lock, says so, holds it for argv[2] seconds.
@@ -82,7 +82,7 @@ class DirLock(unittest.TestCase):
         with open(os.path.join(self.dir, "meta.json"), "w") as f:
             f.write("{}\n")
         self.holder(0.6)
-        kept = campaign_cell.set_aside_unfinished(self.dir, wait_s=20)
+        kept = campaign_boot.set_aside_unfinished(self.dir, wait_s=20)
         self.assertEqual(kept, self.dir + ".partial-1")
         self.assertFalse(os.path.exists(self.dir))
         self.assertFalse(os.path.exists(self.dir + ".log"))
@@ -92,7 +92,7 @@ class DirLock(unittest.TestCase):
         self.holder(60)
         with self.assertRaisesRegex(campaign_file.CampaignError,
                                     r"still at work in .*\.tmp-r02-after-c1 after 0\.3 s"):
-            campaign_cell.set_aside_unfinished(self.dir, wait_s=0.3)
+            campaign_boot.set_aside_unfinished(self.dir, wait_s=0.3)
         self.assertTrue(os.path.isdir(self.dir), "moved while its runner was at work")
 
     def test_runner_refuses_a_directory_in_use(self):

@@ -2,7 +2,7 @@
 """A lab of --hosts hosts (issue #45), the parts that need no kernel:
 what a host is called and what its probe says (scripts/campaign/hosts.py,
 through the real GNU parallel and the stand-in ssh, tests/hosts/), which
-cells are tried again after a host ended them and on which hosts
+boots are tried again after a host ended them and on which hosts
 (run_groups), and what the analysis says of boots that ran on different
 kinds of machine (analysis/parse/rundir.py, analysis/render/run_setup.py).
 The hosts through a real sshd: tests/t-hosts.sh."""
@@ -89,7 +89,7 @@ class Probe(unittest.TestCase):
         self.assertEqual(e.exception.exit_code, 3)
         self.assertEqual(str(e.exception), f"--hosts {self.file}: user@one lacks "
                          "qemu-system-lockbench-none; user@two lacks qemu-system-lockbench-none: "
-                         "run ./run.sh setup there; no cell was run")
+                         "run ./run.sh setup there; no boot was run")
 
     def test_a_host_that_does_not_answer(self):
         """A host whose ssh fails (255, as a refused connection): exit 2, one
@@ -105,7 +105,7 @@ class Probe(unittest.TestCase):
             hosts.probe(self.file, ["arm"], self.tmp)
         self.assertEqual(e.exception.exit_code, 2)
         self.assertEqual(str(e.exception), f"--hosts {self.file}: user@three did not answer "
-                         "(ssh: connect to host x port 9: Connection refused): no cell was run "
+                         "(ssh: connect to host x port 9: Connection refused): no boot was run "
                          "(bring it up, or leave it out of the hosts file)")
         found, gone = hosts.probe_live(self.file, ["arm"], self.tmp)
         self.assertEqual((sorted(found), list(gone)), (
@@ -113,25 +113,25 @@ class Probe(unittest.TestCase):
 
 
 class Man:
-    def __init__(self, cells):
-        self.data = {"campaign": {"arches": ["arm"]}, "cells": cells}
+    def __init__(self, boots):
+        self.data = {"campaign": {"arches": ["arm"]}, "cells": boots}
 
 
 class FakeRun:
-    """Run.one_pass without parallel: each pass ends each cell as SCRIPT
+    """Run.one_pass without parallel: each pass ends each boot as SCRIPT
     says for the host it lands on (round robin over the pass's hosts):
-    script(cell id, host, pass number) -> a state, or "gone" (its host
+    script(boot id, host, pass number) -> a state, or "gone" (its host
     went away: state error, ssh exit 255)."""
 
     def __init__(self, script):
         self.script, self.passes = script, []
 
-    def one_pass(self, path, cpus, cells):
+    def one_pass(self, path, cpus, boots):
         with open(path) as fh:
             use = [hosts.login_of(x) for x in fh.read().splitlines()]
-        self.passes.append(([x["id"] for x in cells], use))
+        self.passes.append(([x["id"] for x in boots], use))
         ended = []
-        for i, x in enumerate(cells):
+        for i, x in enumerate(boots):
             host = use[i % len(use)]
             got = self.script(x["id"], host, len(self.passes))
             x["state"] = "error" if got == "gone" else got
@@ -141,7 +141,7 @@ class FakeRun:
 
 
 class Retries(unittest.TestCase):
-    """run_groups: after a host ended tries, which cells go again, where."""
+    """run_groups: after a host ended tries, which boots go again, where."""
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="hosts-retry-")
@@ -150,15 +150,15 @@ class Retries(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def go(self, script, cells=4, cpus=(1,)):
+    def go(self, script, boots=4, cpus=(1,)):
         man = Man([{"id": f"c{c}-{i}", "cpus": c, "state": "planned"}
-                   for c in cpus for i in range(cells)])
+                   for c in cpus for i in range(boots)])
         run, prog = FakeRun(script), Quiet()
         hosts.run_groups(self.tmp, man, self.lines, run, prog, [])
         return man, run.passes, prog.said
 
     def test_host_gone(self):
-        """h2 goes away in the first pass: its cells go again on h1 alone,
+        """h2 goes away in the first pass: its boots go again on h1 alone,
         and the next vCPU count runs on h1 alone."""
         man, passes, said = self.go(lambda c, h, n: "gone" if h == "h2" else "done",
                                     cpus=(1, 2))
@@ -167,10 +167,10 @@ class Retries(unittest.TestCase):
                                   (["c2-0", "c2-1", "c2-2", "c2-3"], ["h1"])])
         self.assertEqual({x["state"] for x in man.data["cells"]}, {"done"})
         self.assertEqual(said, ["campaign: h2 went away (ssh exit 255): left out for the rest "
-                                "of this run", "campaign: 2 cell(s) that h2 ended: again on h1"])
+                                "of this run", "campaign: 2 boot(s) that h2 ended: again on h1"])
 
     def test_qemu_killed_on_a_host_that_answers(self):
-        """h2 killed one QEMU and still answers: that cell goes again on the
+        """h2 killed one QEMU and still answers: that boot goes again on the
         others only; the next vCPU count uses both again."""
         man, passes, _said = self.go(
             lambda c, h, n: "killed" if (c, n) == ("c1-1", 1) else "done", cpus=(1, 2))
@@ -185,25 +185,25 @@ class Retries(unittest.TestCase):
         self.assertEqual(man.data["cells"][0]["state"], "hung")
 
     def test_no_other_host(self):
-        """Every host ended a try: the cells wait for --resume, said once."""
+        """Every host ended a try: the boots wait for --resume, said once."""
         man, passes, said = self.go(lambda c, h, n: "error")
         self.assertEqual(len(passes), 1)
-        self.assertEqual(said, ["campaign: 4 cell(s) that h1, h2 ended wait for --resume: "
+        self.assertEqual(said, ["campaign: 4 boot(s) that h1, h2 ended wait for --resume: "
                                 "no other host is left"])
         self.assertEqual({x["state"] for x in man.data["cells"]}, {"error"})
 
     def test_every_host_gone(self):
-        """No host left for the next vCPU count: its cells wait, said."""
+        """No host left for the next vCPU count: its boots wait, said."""
         man, passes, said = self.go(lambda c, h, n: "gone", cpus=(1, 2))
         self.assertEqual(len(passes), 1)
-        self.assertEqual(said[-1], "campaign: the 4 cell(s) of 2 vCPU(s) wait for --resume: "
+        self.assertEqual(said[-1], "campaign: the 4 boot(s) of 2 vCPU(s) wait for --resume: "
                          "no host answers")
         self.assertEqual({x["state"] for x in man.data["cells"]}, {"error", "planned"})
 
     def test_bounded(self):
-        """A cell that every host ends in turn stops after MAX_HOST_FAULTS."""
+        """A boot that every host ends in turn stops after MAX_HOST_FAULTS."""
         self.lines = {f"h{i}": f"h{i}" for i in range(6)}
-        _man, passes, _said = self.go(lambda c, h, n: "failed", cells=1)
+        _man, passes, _said = self.go(lambda c, h, n: "failed", boots=1)
         self.assertEqual(len(passes), hosts.MAX_HOST_FAULTS)
         hs = list(self.lines)
         self.assertEqual([u for _c, u in passes], [hs, hs[1:], hs[2:]])
@@ -223,15 +223,15 @@ class HostKinds(unittest.TestCase):
         shutil.rmtree(cls.tmp)
 
     def rd(self, kinds):
-        """The run with its cells on --hosts, the i-th cell's machine
+        """The run with its boots on --hosts, the i-th boot's machine
         kinds[i % len(kinds)] ((model, cores), or None: this host)."""
         rd = rundir.load(self.dir)
         rd.host = dict(rd.host, cpu_model="Local CPU", cores=2)
-        cells = []
+        boots = []
         for i, c in enumerate(rd.cells):
             k = kinds[i % len(kinds)]
-            cells.append(c if k is None else dataclasses.replace(c, host=f"ssh h{i}", host_cpu=k))
-        rd.cells = cells
+            boots.append(c if k is None else dataclasses.replace(c, host=f"ssh h{i}", host_cpu=k))
+        rd.cells = boots
         return rd
 
     def facts(self, rd):
@@ -258,7 +258,7 @@ class HostKinds(unittest.TestCase):
                         .endswith(", 2 vCPUs on several kinds of host (--hosts)"))
 
     def test_hosts_and_this_host(self):
-        """Cells of this host (a --reuse'd run) beside --hosts ones: this
+        """Boots of this host (a --reuse'd run) beside --hosts ones: this
         host's kind is its manifest's."""
         rd = self.rd([None, ("AMD EPYC", 16)])
         self.assertEqual(rd.host_kinds(2), {"Local CPU, 2 cores": {"before": 2},

@@ -63,7 +63,7 @@ def data_files(path):
     "file") with literal parts (guest/variant_name.py's arch and kernel
     tables, guest/qemu.py's guest init): what the module reads of the
     repository beside its imports.  Folders (a variant folder) are not
-    read by the runner's cells and are left out."""
+    read by the runner's boots and are left out."""
     found = set()
     for node in ast.walk(ast.parse(open(path).read())):
         if (isinstance(node, ast.Call) and ast.unparse(node.func) == "os.path.join"

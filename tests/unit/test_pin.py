@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Pinning: the runner's --pin (parse, plan, applied to a thread of this
 process named like QEMU's first vCPU thread) and the campaign's core
-assignment per cell (guest/run_guest.py cell_cores)."""
+assignment per boot (guest/vcpu.py boot_cores)."""
 
 import os
 import unittest
@@ -73,37 +73,37 @@ class Apply(helpers.VcpuThread, unittest.TestCase):
 
 
 class CellCores(unittest.TestCase):
-    """The campaign's assignment of host cores to cells."""
+    """The campaign's assignment of host cores to boots."""
 
     def test_whole_host(self):
-        self.assertEqual(vcpu.cell_cores(2, 1, 0, [0, 1]), [0, 1])
-        self.assertEqual(vcpu.cell_cores(2, 2, 1, {1, 0}), [0, 1])
+        self.assertEqual(vcpu.boot_cores(2, 1, 0, [0, 1]), [0, 1])
+        self.assertEqual(vcpu.boot_cores(2, 2, 1, {1, 0}), [0, 1])
         # More vCPUs than cores: all of them (the runner then says no).
-        self.assertEqual(vcpu.cell_cores(4, 1, 0, [0, 1]), [0, 1])
+        self.assertEqual(vcpu.boot_cores(4, 1, 0, [0, 1]), [0, 1])
 
     def test_side_by_side_distinct_and_swapped(self):
         for rep in range(1, 9):
-            a = vcpu.cell_cores(1, rep, 0, [0, 1])
-            b = vcpu.cell_cores(1, rep, 1, [0, 1])
+            a = vcpu.boot_cores(1, rep, 0, [0, 1])
+            b = vcpu.boot_cores(1, rep, 1, [0, 1])
             self.assertNotEqual(a, b, rep)
-            self.assertNotEqual(a, vcpu.cell_cores(1, rep + 1, 0, [0, 1]), rep)
+            self.assertNotEqual(a, vcpu.boot_cores(1, rep + 1, 0, [0, 1]), rep)
         # Each variant sees each core in half the repetitions.
         for vidx in range(3):
-            seen = [vcpu.cell_cores(1, rep, vidx, [0, 1])[0] for rep in range(1, 9)]
+            seen = [vcpu.boot_cores(1, rep, vidx, [0, 1])[0] for rep in range(1, 9)]
             self.assertEqual(sorted(seen), [0] * 4 + [1] * 4, vidx)
 
     def test_blocks(self):
         host = [0, 1, 2, 3, 4, 5, 6, 7]
-        got = {tuple(vcpu.cell_cores(2, rep, 0, host)) for rep in range(4)}
+        got = {tuple(vcpu.boot_cores(2, rep, 0, host)) for rep in range(4)}
         self.assertEqual(got, {(0, 1), (2, 3), (4, 5), (6, 7)})
         # 3 vCPUs on 8 cores: 2 blocks, cores 6 and 7 unused.
-        self.assertEqual(vcpu.cell_cores(3, 1, 0, host), [3, 4, 5])
-        self.assertEqual(vcpu.cell_cores(3, 1, 1, host), [0, 1, 2])
+        self.assertEqual(vcpu.boot_cores(3, 1, 0, host), [3, 4, 5])
+        self.assertEqual(vcpu.boot_cores(3, 1, 1, host), [0, 1, 2])
 
     def test_busy_waits(self):
-        self.assertIsNone(vcpu.cell_cores(1, 1, 0, [0, 1], busy={1}))
-        self.assertEqual(vcpu.cell_cores(1, 1, 0, [0, 1], busy={0}), [1])
-        self.assertIsNone(vcpu.cell_cores(2, 1, 0, [0, 1], busy={0}))
+        self.assertIsNone(vcpu.boot_cores(1, 1, 0, [0, 1], busy={1}))
+        self.assertEqual(vcpu.boot_cores(1, 1, 0, [0, 1], busy={0}), [1])
+        self.assertIsNone(vcpu.boot_cores(2, 1, 0, [0, 1], busy={0}))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The order a campaign's variants run in within a repetition
-(scripts/campaign/manifest.py variant_order) and the cells plan() makes
+(scripts/campaign/manifest.py variant_order) and the boots plan() makes
 of it: their positions, and the icount vCPU counts that stop after
 icount_repetitions.
 
@@ -99,15 +99,15 @@ class Random(unittest.TestCase):
 
 class Plan(unittest.TestCase):
     def check_positions(self, c):
-        cells = cm.plan(c)
+        boots = cm.plan(c)
         rng = random.Random(c["seed"])
         by_key = {}
         for rep in range(1, c["repetitions"] + 1):
             for cpus in c["cpus"]:
                 by_key[(rep, cpus)] = cm.variant_order(c, rep, rng)
         groups = {}
-        for cell in cells:
-            groups.setdefault((cell["rep"], cell["cpus"]), []).append(cell)
+        for boot in boots:
+            groups.setdefault((boot["rep"], boot["cpus"]), []).append(boot)
         for key, group in groups.items():
             self.assertEqual([g["variant"] for g in group], by_key[key], key)
             self.assertEqual([g["pos"] for g in group],
@@ -116,20 +116,20 @@ class Plan(unittest.TestCase):
                 self.assertEqual(g["id"],
                                  f"r{g['rep']:02d}-{g['variant']}-c{g['cpus']}")
                 self.assertEqual(g["state"], "planned")
-        return cells
+        return boots
 
-    def test_every_cell_has_its_position(self):
+    def test_every_boot_has_its_position(self):
         for order in ("balanced", "alternate", "random"):
             c = campaign(["before", "after", "before~aa"], order, 6)
-            cells = self.check_positions(c)
-            self.assertEqual(len(cells), 6 * 2 * 3)
-            self.assertTrue(all("clock" not in x for x in cells))
+            boots = self.check_positions(c)
+            self.assertEqual(len(boots), 6 * 2 * 3)
+            self.assertTrue(all("clock" not in x for x in boots))
 
     def test_balanced_plan_counterbalances_each_vcpu_count(self):
         vs = ["before", "after", "before~aa"]
-        cells = cm.plan(campaign(vs, "balanced", 6))
+        boots = cm.plan(campaign(vs, "balanced", 6))
         for cpus in (1, 2):
-            counts = Counter((x["variant"], x["pos"]) for x in cells
+            counts = Counter((x["variant"], x["pos"]) for x in boots
                              if x["cpus"] == cpus)
             self.assertEqual(set(counts.values()), {2})
             self.assertEqual(len(counts), 9)
@@ -137,9 +137,9 @@ class Plan(unittest.TestCase):
     def test_icount_stops_after_its_repetitions(self):
         c = campaign(["before", "after", "before~aa"], "balanced", 8,
                      clock={"1": "icount", "2": "wall"}, icount_reps=3)
-        cells = self.check_positions(c)
-        one = [x for x in cells if x["cpus"] == 1]
-        two = [x for x in cells if x["cpus"] == 2]
+        boots = self.check_positions(c)
+        one = [x for x in boots if x["cpus"] == 1]
+        two = [x for x in boots if x["cpus"] == 2]
         self.assertEqual(sorted({x["rep"] for x in one}), [1, 2, 3])
         self.assertEqual(sorted({x["rep"] for x in two}), list(range(1, 9)))
         self.assertEqual(len(one), 3 * 3)

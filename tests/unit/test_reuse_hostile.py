@@ -3,15 +3,15 @@
 # this module at the normal priority, not niced beside a kernel build.
 """./run.sh campaign FILE --reuse OLD on an OLD that lies (issue #43, holes
 6 and 7), through the real command: a stand-in build tree, and a
-stand-in QEMU that ends at once (a cell not taken fails in a second, no
+stand-in QEMU that ends at once (a boot not taken fails in a second, no
 boot anywhere).
 
-OLD is made as a campaign makes it, with its icount cells finished by
+OLD is made as a campaign makes it, with its icount boots finished by
 hand (meta.json "ok", points with their SHA256SUMS), then damaged: a
 FIFO job.conf, a 1 GiB sparse file, manifest keys out of range or
-unknown, a problem with an escape sequence, a forged cell whose files do
+unknown, a problem with an escape sequence, a forged boot whose files do
 not check, 1e400.  Each run ends within BOUND_S; what cannot be read is
-one line and exit 2 before the new directory is made; a cell that cannot
+one line and exit 2 before the new directory is made; a boot that cannot
 be taken is booted again, with one line why."""
 
 import hashlib
@@ -52,7 +52,7 @@ class ReuseHostile(unittest.TestCase):
             f.write(CAMPAIGN)
         cls.env = dict(os.environ, LOCKBENCH_BUILD=build, LB_QEMU="fail")
         cls.env["PATH"] = standin.qemu_path(cls.tmp, cls.env)
-        # OLD as ./run.sh campaign creates it, its cells then finished.
+        # OLD as ./run.sh campaign creates it, its boots then finished.
         cls.pristine = os.path.join(cls.tmp, "pristine")
         subprocess.run([PY, "-c", "import argparse, sys; from scripts.campaign import main; "
                         "main.create(argparse.Namespace(file=sys.argv[1], out=sys.argv[2], "
@@ -114,14 +114,14 @@ class ReuseHostile(unittest.TestCase):
         self.assertNotIn("Traceback", cp.stdout + cp.stderr)
         return cp.returncode, cp.stdout, cp.stderr
 
-    def cells(self):
+    def boots(self):
         return {c["id"]: c for c in self.manifest(self.new)["cells"]}
 
     def test_all_taken_from_a_good_run(self):
         rc, out, err = self.campaign()
         self.assertEqual(rc, 0, out + err)
-        self.assertIn("9 of 9 cells taken", out)
-        c = self.cells()["r01-before-c1"]
+        self.assertIn("9 of 9 boots taken", out)
+        c = self.boots()["r01-before-c1"]
         self.assertEqual((c["state"], c["wall_s"], c["reused_from"]), ("done", 12.5, self.old))
 
     def test_unreadable_run_refused_before_anything_is_made(self):
@@ -155,19 +155,19 @@ class ReuseHostile(unittest.TestCase):
         with open(self.m, "w") as f:
             f.write(text)
 
-    def test_cells_that_cannot_be_taken_are_booted_again(self):
-        cells = os.path.join(self.old, "cells")
-        # a 1 GiB sparse file in one cell
-        with open(os.path.join(cells, "r01-before-c1", "points", "p", "perf.data"), "wb") as f:
+    def test_boots_that_cannot_be_taken_are_booted_again(self):
+        boots = os.path.join(self.old, "cells")
+        # a 1 GiB sparse file in one boot
+        with open(os.path.join(boots, "r01-before-c1", "points", "p", "perf.data"), "wb") as f:
             f.truncate(1 << 30)
         # a link and a FIFO in two others
-        os.symlink("/etc/passwd", os.path.join(cells, "r01-after-c1", "console.log"))
-        os.mkfifo(os.path.join(cells, "r02-before-c1", "console.log"))
-        # a forged cell: its files do not check against its SHA256SUMS
-        with open(os.path.join(cells, "r02-after-c1", "points", "p", "results.txt"), "w") as f:
+        os.symlink("/etc/passwd", os.path.join(boots, "r01-after-c1", "console.log"))
+        os.mkfifo(os.path.join(boots, "r02-before-c1", "console.log"))
+        # a forged boot: its files do not check against its SHA256SUMS
+        with open(os.path.join(boots, "r02-after-c1", "points", "p", "results.txt"), "w") as f:
             f.write("forged\n")
-        # a cell whose runner did not say ok
-        with open(os.path.join(cells, "r03-before-c1", "meta.json"), "w") as f:
+        # a boot whose runner did not say ok
+        with open(os.path.join(boots, "r03-before-c1", "meta.json"), "w") as f:
             f.write('{"state": "hung"}')
 
         def edit(m):
@@ -177,16 +177,16 @@ class ReuseHostile(unittest.TestCase):
                      tries=[{"state": "done", "problems": ["\x1b]0;title\x07"], "evil": 1}])
         self.manifest(self.old, edit)
         rc, out, err = self.campaign()
-        self.assertEqual(rc, 1, out + err)  # the cells booted again fail (no QEMU)
+        self.assertEqual(rc, 1, out + err)  # the boots booted again fail (no QEMU)
         self.assertLess(self.took, BOUND_S)
         for cid, why in (("r01-before-c1", "a sparse file"),
                          ("r01-after-c1", "console.log: a symbolic link"),
                          ("r02-before-c1", "console.log: a FIFO"),
                          ("r02-after-c1", "points/p/results.txt does not match its SHA-256"),
                          ("r03-before-c1", "meta.json does not say ok")):
-            self.assertIn(f"cell {cid} not taken (booted again): ", err)
+            self.assertIn(f"boot {cid} not taken (booted again): ", err)
             self.assertIn(why, [ln for ln in err.splitlines() if cid in ln][0])
-        got = self.cells()
+        got = self.boots()
         self.assertEqual(sorted(c for c, x in got.items() if x.get("reused_from")),
                          ["r01-before~aa-c1", "r02-before~aa-c1", "r03-after-c1",
                           "r03-before~aa-c1"])

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""One cell's lifecycle on this host: start its runner (guest/run_guest.py)
+"""One boot's lifecycle on this host: start its runner (guest/run_guest.py)
 in cells/.tmp-ID, then record how it ended in the manifest and move it to
-cells/ID, or aside to cells/ID.partial-N when it did not finish.
+cells/ID, or aside to cells/ID.partial-N when it did not finish (cells/:
+the run directory's folder of boots, a name every run directory has).
 
 Apart from scripts/campaign/main.py (the entry point) and the runner of many
-cells (scripts/campaign/run.py) because both ways of running cells (side
+boots (scripts/campaign/run.py) because both ways of running boots (side
 by side here, or on --hosts: scripts/campaign/hosts.py) and --resume end a
-cell the same way, through finish_cell and set_aside_unfinished.
+boot the same way, through finish_boot and set_aside_unfinished.
 """
 import hashlib
 import os
@@ -46,21 +47,21 @@ def is_regular(path):
 
 
 def clear_tmp(tmp):
-    """Make way for a cell's runner at TMP (cells/.tmp-ID): whatever is
+    """Make way for a boot's runner at TMP (cells/.tmp-ID): whatever is
     there goes (dirlock.clear: a link is unlinked, never followed nor
     removed through), unless a runner holds it: its files are not ours
     to remove, and a second runner there would mix two boots."""
     if not dirlock.clear(tmp):
         raise campaign_file.CampaignError(
             f"{tmp}: a runner is at work in it (another campaign's?): refusing to start "
-            f"its cell there")
+            f"its boot there")
 
 
-def job_name(cell):
-    """The job file a cell runs, in the campaign's directory: job.conf
+def job_name(boot):
+    """The job file a boot runs, in the campaign's directory: job.conf
     (every point), or job-HASH.conf where a look left it some points
     (scripts/campaign/run.py narrow)."""
-    pts = cell.get("points")
+    pts = boot.get("points")
     if not pts:
         return "job.conf"
     return f"job-{hashlib.sha256(' '.join(pts).encode()).hexdigest()[:12]}.conf"
@@ -76,24 +77,24 @@ def job_file(d, c, points):
     return path
 
 
-def start_cell(d, man, cell, job_path, pin=()):
-    tmp = os.path.join(d, "cells", f".tmp-{cell['id']}")
+def start_boot(d, man, boot, job_path, pin=()):
+    tmp = os.path.join(d, "cells", f".tmp-{boot['id']}")
     # cells/ a link would take the runner, and what clear_tmp removes,
     # elsewhere (safeio.Unsafe).
     safeio.check_dir(os.path.join(d, "cells"))
     clear_tmp(tmp)
     c = man.data["campaign"]
-    cmd = [PY, "-m", "guest.run_guest", campaign_file.booted_variant(c, cell["variant"]),
-           "--cpus", str(cell["cpus"]), "--mem", str(c["mem_mb"]),
+    cmd = [PY, "-m", "guest.run_guest", campaign_file.booted_variant(c, boot["variant"]),
+           "--cpus", str(boot["cpus"]), "--mem", str(c["mem_mb"]),
            "--job", job_path, "--out", tmp] + (["--pin", ",".join(map(str, pin))] if pin else [])
-    if cell.get("clock", WALL) != WALL:
-        cmd += ["--clock", cell["clock"]]
+    if boot.get("clock", WALL) != WALL:
+        cmd += ["--clock", boot["clock"]]
     if c.get("silence_s"):
         cmd += ["--silence", str(c["silence_s"])]
     if c.get("meter") is False:
         cmd += ["--no-meter"]
     if pin:
-        cell["pin"] = list(pin)
+        boot["pin"] = list(pin)
     # A new file, through no link (a link planted there was truncated and
     # got the runner's log: safeio.open_new unlinks it first).
     log = safeio.open_new(os.path.relpath(tmp + ".log", d), 0o644, root=d)
@@ -103,7 +104,7 @@ def start_cell(d, man, cell, job_path, pin=()):
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=ROOT),
                                 preexec_fn=qemu.die_with_parent(signal.SIGTERM))
-    cell["state"] = "running"
+    boot["state"] = "running"
     man.save()
     return proc, tmp
 
@@ -120,50 +121,50 @@ def rename(src, dst, replace=False):
     """Rename SRC to DST, both in one folder (cells/) or DST below SRC's
     folder, through that folder's descriptor; DST replaced (its name,
     never a link's target) only with REPLACE."""
-    cells, name = folder_of(src)
-    with cells:
-        cells.rename(name, os.path.relpath(dst, cells.path), replace=replace)
+    folder, name = folder_of(src)
+    with folder:
+        folder.rename(name, os.path.relpath(dst, folder.path), replace=replace)
 
 
 def keep_aside(path):
-    """Move an unfinished cell's files to PATH.partial-N (a name nothing,
+    """Move an unfinished boot's files to PATH.partial-N (a name nothing,
     not even a dangling link, holds), through cells/' descriptor."""
-    cells, name = folder_of(path)
-    with cells:
+    folder, name = folder_of(path)
+    with folder:
         n = 1
-        while cells.exists(f"{name}.partial-{n}"):
+        while folder.exists(f"{name}.partial-{n}"):
             n += 1
-        cells.rename(name, f"{name}.partial-{n}", replace=False)
+        folder.rename(name, f"{name}.partial-{n}", replace=False)
     return f"{path}.partial-{n}"
 
 
 def move_log(log, dest):
-    """Move a runner's log into its cell's directory as DEST (a name below
+    """Move a runner's log into its boot's directory as DEST (a name below
     the log's folder, cells/): a regular file only; anything else there
     (a link to a file outside, a FIFO) is unlinked, not moved in where a
-    reader of the cell would follow it.  Both through cells/' descriptor:
-    the cell folder on the way is opened with no link followed."""
-    cells, name = folder_of(log)
-    with cells:
+    reader of the boot would follow it.  Both through cells/' descriptor:
+    the boot folder on the way is opened with no link followed."""
+    folder, name = folder_of(log)
+    with folder:
         try:
-            st = cells.stat(name)
+            st = folder.stat(name)
         except FileNotFoundError:
             return
         if stat.S_ISREG(st.st_mode):
-            cells.rename(name, os.path.relpath(dest, cells.path))
+            folder.rename(name, os.path.relpath(dest, folder.path))
         elif not stat.S_ISDIR(st.st_mode):
-            cells.unlink(name)
+            folder.unlink(name)
 
 
 def set_aside_unfinished(tmp, wait_s=dirlock.RUNNER_END_S):
-    """Move a killed campaign's unfinished cell TMP, with its runner's
+    """Move a killed campaign's unfinished boot TMP, with its runner's
     log, to TMP.partial-N once its runner has ended (dirlock): a runner
-    still at work there would write into the cell started next at the
+    still at work there would write into the boot started next at the
     same path.  Returns the new path, or None: nothing there, or a link
     or file in its place, unlinked (never followed, nor waited on)."""
     if not is_dir(tmp):
         dirlock.clear(tmp)
-        # A runner's log left alone is kept for start_cell to replace; a
+        # A runner's log left alone is kept for start_boot to replace; a
         # link or FIFO in its place goes now.
         if os.path.lexists(tmp + ".log") and not is_regular(tmp + ".log"):
             dirlock.clear(tmp + ".log")
@@ -181,10 +182,10 @@ def set_aside_unfinished(tmp, wait_s=dirlock.RUNNER_END_S):
 
 
 def read_meta(d, tmp):
-    """(A cell's meta.json, None) or (None, why not): missing, a link, not
+    """(A boot's meta.json, None) or (None, why not): missing, a link, not
     a regular file, not JSON this harness reads (NaN or Infinity
     included: lockbench/safeio.py), not a JSON object.  Read under the
-    campaign directory D through no link: a remote host's cell is not
+    campaign directory D through no link: a remote host's boot is not
     trusted."""
     try:
         meta = safeio.read_json(os.path.relpath(os.path.join(tmp, "meta.json"), d),
@@ -206,15 +207,15 @@ def seconds(v):
     return v if 0 <= v < MAX_SECONDS else None  # NaN compares false
 
 
-def ended_words(cell):
-    """How a cell that did not finish ended, for the progress line: its
+def ended_words(boot):
+    """How a boot that did not finish ended, for the progress line: its
     state and its first problem, the state said once.  The manifest keeps
     each problem as "STATE: LINE" (what analysis/tidy/boots.py and safety.py
-    read), so a problem of the cell's own state ("interrupted: harness
-    got SIGINT" for an interrupted cell) is shown without its prefix:
+    read), so a problem of the boot's own state ("interrupted: harness
+    got SIGINT" for an interrupted boot) is shown without its prefix:
     "interrupted: harness got SIGINT", not "interrupted: interrupted: ..."."""
-    state = str(cell.get("state"))
-    probs = cell.get("problems")
+    state = str(boot.get("state"))
+    probs = boot.get("problems")
     if not probs or not isinstance(probs, list):
         return state
     first = str(probs[0])
@@ -223,12 +224,12 @@ def ended_words(cell):
     return f"{state}: {first}"
 
 
-def finish_cell(d, man, cell, tmp, interrupted, refused=None, lost=None, host=None):
-    """Record how the cell in TMP ended and move it into place; REFUSED
+def finish_boot(d, man, boot, tmp, interrupted, refused=None, lost=None, host=None):
+    """Record how the boot in TMP ended and move it into place; REFUSED
     (a line) fails it whatever its meta.json says; LOST (a line) says why
     no meta.json came, in place of "no readable meta.json" (a --hosts
     host that went away); HOST names the --hosts host of this try."""
-    final = os.path.join(d, "cells", cell["id"])
+    final = os.path.join(d, "cells", boot["id"])
     meta, why = read_meta(d, tmp)
     if is_dir(tmp):
         move_log(tmp + ".log", os.path.join(tmp, "runner.log"))
@@ -244,18 +245,18 @@ def finish_cell(d, man, cell, tmp, interrupted, refused=None, lost=None, host=No
         if os.path.lexists(final):
             keep_aside(final)
         rename(tmp, final)
-        cell["state"] = "done"
+        boot["state"] = "done"
     else:
-        cell["state"] = state
+        boot["state"] = state
         if is_dir(tmp):
             if os.path.lexists(final):
                 keep_aside(final)
             rename(tmp, final)
-            kept = cell["kept"] = os.path.basename(keep_aside(final))
+            kept = boot["kept"] = os.path.basename(keep_aside(final))
     problems = []
     if meta:
-        cell["wall_s"] = seconds(meta.get("wall_s"))
-        cell["boot_to_workload_s"] = seconds(meta.get("boot_to_workload_s"))
+        boot["wall_s"] = seconds(meta.get("wall_s"))
+        boot["boot_to_workload_s"] = seconds(meta.get("boot_to_workload_s"))
         got = meta.get("problems")
         # One line each: a host's meta.json is not trusted to keep them so.
         problems = [campaign_file.CONTROL_RE.sub(" ", f"{p.get('state')}: {p.get('line')}"[:300])
@@ -264,12 +265,12 @@ def finish_cell(d, man, cell, tmp, interrupted, refused=None, lost=None, host=No
         problems = [f"error: {lost}" if lost else f"error: no readable meta.json ({why})"]
     now = ([refused] if refused else []) + problems[:10]
     if now or meta:
-        cell["problems"] = now
+        boot["problems"] = now
     # Every try that ended stays on record, the failed ones too: a boot
     # that hung or reported lockdep is a result about its kernel even when
-    # --resume's next try of the cell succeeds (analysis/tidy/boots.py).
-    cell.setdefault("tries", []).append(
-        {"state": cell["state"], "problems": now, **({"kept": kept} if kept else {}),
+    # --resume's next try of the boot succeeds (analysis/tidy/boots.py).
+    boot.setdefault("tries", []).append(
+        {"state": boot["state"], "problems": now, **({"kept": kept} if kept else {}),
          **({"host": host} if host else {})})
     man.save()
     return meta
