@@ -25,7 +25,7 @@ def rate_metrics(m, res):
     got = point_metrics.compute({metrics.RESULTS: res}, given=m)
     return {k: v for k, v in got.items() if metrics.METRICS[k].rule.stat == "rate"}
 
-FAILED_CELL = {"id": "r07-after-c2", "variant": "after", "cpus": 2,
+FAILED_BOOT = {"id": "r07-after-c2", "variant": "after", "cpus": 2,
                "rep": 7, "state": "failed", "oversubscribed": False}
 
 
@@ -35,8 +35,8 @@ class EndToEnd(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="analysis-e2e-")
         cls.dir = os.path.join(cls.tmp, "synth-20240101T000000Z")
         synth.make_run(cls.dir, effects={"p1": 0.90, "p2": 1.00},
-                       wrong_count_cell="r03-after-c2",
-                       extra_cells=[FAILED_CELL])
+                       wrong_count_boot="r03-after-c2",
+                       extra_boots=[FAILED_BOOT])
         # one missing file: a reported problem, not a zero
         os.remove(os.path.join(cls.dir, "cells", "r05-before-c2", "points",
                                "p2", "perf-stat.csv"))
@@ -424,8 +424,8 @@ class Outcomes(unittest.TestCase):
     def test_every_point_has_an_outcome(self):
         with tempfile.TemporaryDirectory() as tmp:
             d = os.path.join(tmp, "run")
-            synth.make_run(d, reps=3, extra_cells=[dict(
-                FAILED_CELL, id="r04-after-c2", rep=4)])
+            synth.make_run(d, reps=3, extra_boots=[dict(
+                FAILED_BOOT, id="r04-after-c2", rep=4)])
             cdir = os.path.join(d, "cells")
             synth.fail_point(d, "r01-after-c2", "p1", "progress")
             synth.fail_point(d, "r01-after-c2", "p2", "registry")
