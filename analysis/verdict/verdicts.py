@@ -156,7 +156,8 @@ class _Cells:
         """The host meter's reading of each boot of sel (None without one)."""
         if not self.meter:
             return [None] * len(sel)
-        return [self.meter.get((v, cpus, point, boot)) for v, boot in zip(sel["variant"], sel["cell"])]
+        return [self.meter.get((v, cpus, point, boot))
+                for v, boot in zip(sel["variant"], sel["cell"])]
 
     def role(self, d0, b, v, cpus, clock):
         want, _how = self.plan.primary_for(cpus, d0["point"])
