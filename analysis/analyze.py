@@ -35,7 +35,7 @@ def make_parser():
         "tables to DIR/tidy/: cells, samples, lockstat, hist, threads, "
         "crosscheck, outcomes, medians, comparisons, problems, notes (and perf_lock when "
         "perf-lock.txt files exist). analysis/TIDY.md documents every file "
-        "and column. Only cells in state 'done' are analyzed; missing or "
+        "and column. Only boots in state 'done' are analyzed; missing or "
         "malformed raw files are reported (warnings on stderr, "
         "problems.csv), never read as zeros. Bench-module lock operation "
         "counts are cross-checked against lock_stat acquisitions of "
@@ -44,7 +44,7 @@ def make_parser():
         "variant's lookups take no lock). lock_stat 0.3 "
         "dumps have no avg columns: averages are computed as total/count.",
         epilog="Bad input (no manifest, a malformed manifest, no analyzable "
-        "cell): one line on stderr, exit status 2.")
+        "boot): one line on stderr, exit status 2.")
     p.add_argument("dir", metavar="DIR", help="a results/<name>-<stamp> "
                    "directory")
     p.add_argument("--quiet", "-q", action="store_true",
@@ -65,7 +65,7 @@ class Frames(NamedTuple):
     is judged by."""
     rd: object  # rundir.RunDir
     samples: object
-    cells: object
+    cells: object  # tidy/cells.csv: one row per boot (the format's name)
     problems: object
     outcomes: object  # None: a run analysed before outcomes.csv
     lockstat: object  # None: lockstat.csv not read as a table
@@ -106,9 +106,9 @@ def tidy_tables(path, rd):
     it has no sample at all."""
     t = tables.build(rd)
     if not t.tables["samples"]:
-        done = sum(1 for c in rd.cells if c.state == "done")
-        why = ("no cell is in state 'done'" if not done else
-               f"no usable samples in the {done} done cell(s)"
+        done = sum(1 for b in rd.boots if b.state == "done")
+        why = ("no boot is in state 'done'" if not done else
+               f"no usable samples in the {done} done boot(s)"
                + (f" (first problem: {t.warnings[-1]})" if t.warnings else ""))
         raise ParseError(path, None, why)
     return t
@@ -223,7 +223,7 @@ def _run(args):
     bad = sum(1 for r in t.tables["crosscheck"] if r.get("ok") == 0)
     print(f"{PROG}: wrote {os.path.join(args.dir, TIDY_DIR)}/: "
           f"{len(t.tables['samples'])} samples from "
-          f"{sum(1 for c in rd.cells if c.state == 'done')} done cells, "
+          f"{sum(1 for b in rd.boots if b.state == 'done')} done boots, "
           f"{len(t.tables['problems'])} problems, "
           f"{bad} crosscheck disagreements")
     return 0

@@ -41,7 +41,7 @@ def undecided(comps):
 
 def look(path):
     """undecided() of run directory path, judged in memory: the campaign
-    saves the look in manifest.json next, and a cell it makes `unneeded`
+    saves the look in manifest.json next, and a boot it makes `unneeded`
     changes cells.csv and problems.csv, so tables written now would be
     stale by then.  Raises ParseError (a CliError) on bad input."""
     _rd, _t, _m, c = analyze.analyze(path, write=False)

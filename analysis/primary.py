@@ -24,7 +24,7 @@ from lockbench.defaults import CLOCKS, ICOUNT, WALL
 
 #: the default campaign's choices (campaigns/default.toml), per regime:
 #: (clock, paced) -> metric; a tight wall-clock loop is judged on
-#: throughput_run only where the steal division holds (pinned cells;
+#: throughput_run only where the steal division holds (pinned boots;
 #: else UNPINNED_DEFAULT)
 DEFAULTS = {
     (ICOUNT, False): "insn_per_op",
@@ -50,7 +50,7 @@ SHARED_PROBE_DEFAULT = "lookup_lat_median_ns"
 
 
 def clock_of(campaign, cpus):
-    """"wall" or "icount": the clock of the campaign's cells of `cpus`
+    """"wall" or "icount": the clock of the campaign's boots of `cpus`
     vCPUs (campaigns from before the key: wall)."""
     clocks = campaign.get("clock")
     if isinstance(clocks, dict):
@@ -60,7 +60,7 @@ def clock_of(campaign, cpus):
 
 
 def pinned(campaign, cpus):
-    """Whether the campaign pins the vCPU threads of its cells of `cpus`
+    """Whether the campaign pins the vCPU threads of its boots of `cpus`
     vCPUs: pin = true (the default) and 2 vCPUs or more (measured:
     docs/measurements.md, "Pinning vCPU threads"; scripts/campaign/run.py
     pin_for hands out the cores)."""

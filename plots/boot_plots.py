@@ -46,7 +46,7 @@ def steal(sel, warn):
         try:
             float(r[STEAL_MAX]), float(r[THROUGHPUT])
         except ValueError:
-            raise PlotsError(f"samples.csv: cell {r['cell']} point {r['point']}: "
+            raise PlotsError(f"samples.csv: boot {r['cell']} point {r['point']}: "
                              f"{STEAL_MAX} or {THROUGHPUT} is not a number") from None
     rows.sort(key=sel.key("point", "variant", "cpus", "rep"))
     v, points, cpus = sel.common(rows)
@@ -190,17 +190,17 @@ def cdf(sel, warn):
         lo = max([i for i, f in enumerate(fr) if f <= 0] or [0])
         hi = min([i for i, f in enumerate(fr) if f >= 1] or [len(fr) - 1])
         kept.extend(series[lo:hi + 1])
-    cells = []
+    boots = []  # (boot id: hist.csv's column cell, variant index)
     for r in kept:
-        if r["cell"] not in [c for c, _ in cells]:
-            cells.append((r["cell"], sel.vorder[r["variant"]] + 1))
+        if r["cell"] not in [b for b, _ in boots]:
+            boots.append((r["cell"], sel.vorder[r["variant"]] + 1))
     ops = [op for op in ("lookup", "write") if any(r["op"] == op for r in kept)]
     what = f"{run.point_label(pid)}, {cpus} vCPUs"
     if cpus in run.oversubscribed():
         what += " (oversubscribed)"
     v = {"variants": " ".join(run.variants),
-         "cells": " ".join(c for c, _ in cells),
-         "cellvar": " ".join(str(k) for _, k in cells),
+         "boots": " ".join(b for b, _ in boots),
+         "bootvar": " ".join(str(k) for _, k in boots),
          "what": what,
          "empty": " ".join(op for op in ("lookup", "write") if op not in ops),
          "footer": run.setup_line({cpus})}

@@ -38,8 +38,8 @@ class MissingTool(PlotsError):
 
 
 #: the largest tidy table read (DIR/tidy/*.csv, observer.csv): hist.csv,
-#: the largest, has 32 rows a cell, point and op, tens of MB for a
-#: campaign of thousands of cells; more is not analyze's output
+#: the largest, has 32 rows a boot, point and op, tens of MB for a
+#: campaign of thousands of boots; more is not analyze's output
 TIDY_MAX_BYTES = 256 << 20
 #: answer.txt and legend.txt: a few KB of text
 TEXT_MAX_BYTES = 1 << 20
@@ -174,9 +174,10 @@ class Run:
         its long form: a plot title has room for words)."""
         return self.rd.point_label(pid, long=True)
 
-    def done_cells(self):
+    def done_boots(self):
         """(variant, cpus, oversubscribed) of each boot that was analysed:
-        tidy/cells.csv when there, else the manifest's done cells."""
+        tidy/cells.csv (one row per boot) when there, else the manifest's
+        done boots."""
         out = []
         if self.has("cells.csv"):
             for r in self.tidy("cells.csv", ("variant", "cpus", "state")):
@@ -184,17 +185,17 @@ class Run:
                     out.append((r["variant"], to_int(r["cpus"], "cells.csv cpus"),
                                 r.get("oversubscribed") == "1"))
         else:
-            for c in self.rd.cells:
-                if c.state == "done":
-                    out.append((c.variant, c.cpus, c.oversubscribed))
+            for b in self.rd.boots:
+                if b.state == "done":
+                    out.append((b.variant, b.cpus, b.oversubscribed))
         return out
 
     def oversubscribed(self):
-        return sorted({c for _, c, o in self.done_cells() if o})
+        return sorted({c for _, c, o in self.done_boots() if o})
 
     def boots(self, cpus=None):
-        """done_cells() at these vCPU counts (all when cpus is None)."""
-        return [c for c in self.done_cells() if cpus is None or c[1] in cpus]
+        """done_boots() at these vCPU counts (all when cpus is None)."""
+        return [c for c in self.done_boots() if cpus is None or c[1] in cpus]
 
     def guests(self):
         """run_setup.guests() of the analysed boots."""

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The paired ratio: boots of two variants matched by repetition.
 
-Within a repetition the two variants' cells run next to each other in
-time (1-vCPU cells side by side, 2-vCPU cells one after the other), so a
+Within a repetition the two variants' boots run next to each other in
+time (1-vCPU boots side by side, 2-vCPU boots one after the other), so a
 host that is slow for a while is slow for both. The log ratio of each
 pair, d_i = log(variant_i / baseline_i), has that shared speed divided
 out; the estimate is the one-sample Hodges-Lehmann estimate, the median

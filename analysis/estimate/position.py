@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The position effect: does a cell's place in its repetition's order
+"""The position effect: does a boot's place in its repetition's order
 move its numbers?
 
-The cells of a repetition run one after the other (two side by side at 1
+The boots of a repetition run one after the other (two side by side at 1
 vCPU), so the first may meet a host still warming up, or a neighbour's
 tail (page cache, frequency, another guest's exit), that the later ones
 do not. A comparison is fair only if each variant holds each place
@@ -20,7 +20,7 @@ host and are not independent). Per vCPU count and position: the number
 of boots, the median of their normalised values with its 95% CI
 (analysis.estimate.stats.median_ci), which variants held the position how often,
 and a Kruskal-Wallis test across positions (Kruskal and Wallis, JASA 47,
-1952). Cells whose position is unknown (pos 0: manifests from before
+1952). Boots whose position is unknown (pos 0: manifests from before
 positions were recorded) are left out.
 
 Pure functions; never prints.
@@ -53,20 +53,20 @@ def _kruskal(groups):
         return math.nan
 
 
-def _boot_values(samples, cells, metric_for):
+def _boot_values(samples, boots, metric_for):
     """{cpus: [(pos, variant, normalised value), ...]}, one entry per boot
     with a position and a usable value."""
     by_id = {}
-    for c in cells:
+    for b in boots:
         try:
-            pos = int(c.pos)
+            pos = int(b.pos)
         except (TypeError, ValueError):
             continue
         if pos > 0:
-            by_id[c.id] = (c.variant, int(c.cpus), pos)
+            by_id[b.id] = (b.variant, int(b.cpus), pos)
     if samples is None or samples.empty or not by_id:
         return {}
-    s = samples[samples["cell"].isin(by_id)]
+    s = samples[samples["cell"].isin(by_id)]  # column cell: the boot's id
     if s.empty:
         return {}
     want = {}
@@ -87,36 +87,36 @@ def _boot_values(samples, cells, metric_for):
         # place lowers a throughput and raises a latency, and the points of
         # one boot must not cancel each other out.
         lower = metrics.direction(g["metric"].iloc[0]) == "lower"
-        for cell, v in zip(g["cell"], g["value"].astype(float)):
+        for boot, v in zip(g["cell"], g["value"].astype(float)):
             if v > 0:
-                per_boot.setdefault(cell, []).append(med / v if lower
+                per_boot.setdefault(boot, []).append(med / v if lower
                                                      else v / med)
     out = {}
-    for cell, vals in per_boot.items():
-        variant, cpus, pos = by_id[cell]
+    for boot, vals in per_boot.items():
+        variant, cpus, pos = by_id[boot]
         out.setdefault(cpus, []).append((pos, variant, float(np.median(vals))))
     return out
 
 
-def position_table(samples, cells, metric_for, confidence=0.95):
-    """samples: DataFrame of samples.csv rows; cells: rundir.Cell (or
+def position_table(samples, boots, metric_for, confidence=0.95):
+    """samples: DataFrame of samples.csv rows; boots: rundir.Boot (or
     anything with .id, .variant, .cpus, .pos); metric_for(cpus, point) ->
     the metric to look at. One row per vCPU count x position (COLUMNS);
     n counts boots; p_kruskal is the vCPU count's, on every row of it."""
     import pandas as pd
-    order = []  # variants in the order the cells name them
-    for c in cells:
-        if c.variant not in order:
-            order.append(c.variant)
+    order = []  # variants in the order the boots name them
+    for b in boots:
+        if b.variant not in order:
+            order.append(b.variant)
     rows = []
-    for cpus, boots in sorted(_boot_values(samples, cells, metric_for).items()):
-        positions = sorted({p for p, _v, _x in boots})
-        groups = {p: [x for q, _v, x in boots if q == p] for p in positions}
+    for cpus, values in sorted(_boot_values(samples, boots, metric_for).items()):
+        positions = sorted({p for p, _v, _x in values})
+        groups = {p: [x for q, _v, x in values if q == p] for p in positions}
         p = _kruskal(list(groups.values()))
         for pos in positions:
             med, lo, hi, _level = median_ci(groups[pos], confidence)
             held = {}
-            for q, v, _x in boots:
+            for q, v, _x in values:
                 if q == pos:
                     held[v] = held.get(v, 0) + 1
             text = ", ".join(f"{v} {held[v]}" for v in order if v in held)

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """The run directory written by `run.sh campaign`: manifest.json and the
-per-cell raw files. Loading only; no analysis here.
+per-boot raw files. Loading only; no analysis here.
 
     DIR/manifest.json
-    DIR/cells/<cell id>/points/<point id>/results.txt, lock_stat.txt,
+    DIR/cells/<boot id>/points/<point id>/results.txt, lock_stat.txt,
                                           perf-stat.csv, perf-lock.txt (opt.)
+
+(`cells/` and the manifest's "cells": the boots, under the format's
+names, which every run directory written so far has.)
 """
 
 import math
@@ -62,7 +65,7 @@ def point_label(pid, read_pct=None, mailboxes=None, miss_pct=None,
 
 
 @dataclass(frozen=True)
-class Cell:
+class Boot:
     id: str
     variant: str
     cpus: int
@@ -76,7 +79,7 @@ class Cell:
     pinned: bool = False  # its vCPU threads pinned one a host core
     host: str = ""  # the --hosts host it ran on ("": this host)
     # the --hosts host's (CPU model, cores) as its runner read them there;
-    # () for a cell of this host (RunDir.host) or a host that said nothing
+    # () for a boot of this host (RunDir.host) or a host that said nothing
     host_cpu: tuple = ()
     # the points it ran, where a look left it only the undecided ones
     # (scripts/campaign/run.py, "open points"); () for every point
@@ -93,7 +96,7 @@ def host_kind(model, cores):
 
 
 def _host_cpu(c):
-    """A --hosts cell's host_cpu (scripts/campaign/hosts.py) as a (model,
+    """A --hosts boot's host_cpu (scripts/campaign/hosts.py) as a (model,
     cores) tuple; () when it has none or it is not one."""
     info = c.get("host_cpu")
     if not isinstance(info, dict) or not isinstance(info.get("cpu_model"), str):
@@ -110,7 +113,7 @@ class RunDir:
     host: dict
     builds: dict
     points: list  # of Point, manifest order
-    cells: list  # of Cell, manifest order
+    boots: list  # of Boot, manifest order (its "cells")
     variants: list  # manifest order
 
     @property
@@ -146,10 +149,10 @@ class RunDir:
         got = self.campaign.get("cpus")
         if isinstance(got, list) and all(isinstance(c, int) for c in got):
             return got
-        return sorted({c.cpus for c in self.cells})
+        return sorted({b.cpus for b in self.boots})
 
     def clock(self, cpus):
-        """"wall" or "icount": how the cells of `cpus` vCPUs kept time."""
+        """"wall" or "icount": how the boots of `cpus` vCPUs kept time."""
         return primarymod.clock_of(self.campaign, int(cpus))
 
     def primary_for(self, cpus, pid):
@@ -216,31 +219,31 @@ class RunDir:
         recorded."""
         return self.host.get("cores")
 
-    def cell_host(self, cell):
-        """(CPU model, cores) of the machine a cell ran on: a --hosts
-        cell's, as read there, else this campaign's host's; None where
+    def boot_host(self, boot):
+        """(CPU model, cores) of the machine a boot ran on: a --hosts
+        boot's, as read there, else this campaign's host's; None where
         not recorded."""
-        if cell.host:
-            return cell.host_cpu or (None, None)
+        if boot.host:
+            return boot.host_cpu or (None, None)
         return self.host.get("cpu_model"), self.host.get("cores")
 
     def host_kinds(self, cpus):
-        """{kind of machine: {variant: done cells}} of the done cells of
+        """{kind of machine: {variant: done boots}} of the done boots of
         CPUS vCPUs ('AMD EPYC, 2 cores', 'unrecorded'): more than one kind,
         and the ratio at that vCPU count is taken across machine kinds."""
         out = {}
-        for c in self.cells:
-            if c.cpus == int(cpus) and c.state == "done":
-                k = host_kind(*self.cell_host(c)) or "unrecorded"
+        for b in self.boots:
+            if b.cpus == int(cpus) and b.state == "done":
+                k = host_kind(*self.boot_host(b)) or "unrecorded"
                 out.setdefault(k, {})
-                out[k][c.variant] = out[k].get(c.variant, 0) + 1
+                out[k][b.variant] = out[k].get(b.variant, 0) + 1
         return out
 
     def arch(self, variant):
-        """The guest architecture of a variant's boots: its cells' arch
+        """The guest architecture of a variant's boots: its boots' arch
         (build-meta.json's first, see _arch), else its build's; "unknown"
         when neither is recorded."""
-        arch = next((c.arch for c in self.cells if c.variant == variant),
+        arch = next((b.arch for b in self.boots if b.variant == variant),
                     None)
         return str(arch or (self.builds.get(variant) or {}).get("arch")
                    or "unknown")
@@ -275,21 +278,21 @@ class RunDir:
                 if v != self.baseline and v not in ctl]
 
     def steal_refusal(self, variant, cpus):
-        """Why the host's steal cannot be divided out of the done cells of
+        """Why the host's steal cannot be divided out of the done boots of
         variant at `cpus` vCPUs (throughput_run), or None: only a vCPU
         thread that owns its host core waits on that core's run queue
         alone, and only this host's steal is measured the same way for
         both sides."""
-        cells = [c for c in self.cells if c.variant == variant
-                 and c.cpus == int(cpus) and c.state == "done"]
-        if not cells:
+        boots = [b for b in self.boots if b.variant == variant
+                 and b.cpus == int(cpus) and b.state == "done"]
+        if not boots:
             return None
-        if any(c.oversubscribed for c in cells):
-            return "oversubscribed cells"
-        if any(c.host for c in cells):
-            return "cells run on --hosts"
-        if not all(c.pinned for c in cells):
-            return "unpinned cells"
+        if any(b.oversubscribed for b in boots):
+            return "oversubscribed boots"
+        if any(b.host for b in boots):
+            return "boots run on --hosts"
+        if not all(b.pinned for b in boots):
+            return "unpinned boots"
         return None
 
     def has_lock_stat(self, variant):
@@ -333,8 +336,9 @@ class RunDir:
                     break
         return out
 
-    def point_dir(self, cell, point):
-        return os.path.join(self.path, "cells", cell.id, "points", point.id)
+    def point_dir(self, boot, point):
+        # cells/: the boots' folder, under the format's name
+        return os.path.join(self.path, "cells", boot.id, "points", point.id)
 
     def raw_files(self):
         """Every raw file (for staleness checks of DIR/tidy)."""
@@ -349,8 +353,8 @@ def _int_or_zero(v):
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 
-def _cell_points(mpath, c, points, where):
-    """A cell's own points (manifest "points": a subset of the campaign's
+def _boot_points(mpath, c, points, where):
+    """A boot's own points (manifest "points": a subset of the campaign's
     ids, in its order), () for all of them; ParseError otherwise."""
     own = c.get("points")
     if own is None:
@@ -381,7 +385,7 @@ def _arch(builds, campaign, path, cid, variant):
     arch = (builds.get(variant) or {}).get("arch")
     if not arch:
         # under the run directory, no link followed (safeio root=): the
-        # cell id is the manifest's, which may say anything
+        # boot id is the manifest's, which may say anything
         meta = os.path.join("cells", cid, "meta.json")
         try:
             got = safeio.read_json(meta, MAX_FILE_BYTES, root=path)
@@ -408,7 +412,7 @@ def load_json(path, name):
 
 
 def _tries(c):
-    """The cell's ended tries as recorded (scripts/campaign/boot.py
+    """The boot's ended tries as recorded (scripts/campaign/boot.py
     finish_boot), each {"state": str, "problems": [str], "kept": the
     folder its files were kept aside in, or ""}; a manifest from before
     tries were kept: its one state, problems and kept, when it ended."""
@@ -502,7 +506,8 @@ def load(path):
                             primary_metric=p.get("primary_metric")))
     if not points:
         raise ParseError(mpath, None, "manifest: campaign.points is empty")
-    cells = []
+    boots = []
+    # manifest "cells": the boots (the format's name)
     for i, c in enumerate(_need(mpath, manifest, "cells", list, "manifest")):
         where = f"cells[{i}]"
         cid = _need(mpath, c, "id", str, where)
@@ -513,7 +518,7 @@ def load(path):
             cores = host.get("cores")
             over = isinstance(cores, int) and cpus > cores
         clock = c.get("clock", WALL)
-        cells.append(Cell(id=cid, variant=variant, cpus=cpus,
+        boots.append(Boot(id=cid, variant=variant, cpus=cpus,
                           rep=_need(mpath, c, "rep", int, where),
                           state=str(c.get("state", "")),
                           oversubscribed=bool(over),
@@ -526,11 +531,11 @@ def load(path):
                           and len(c["pin"]) >= cpus,
                           host=str(c.get("host") or ""),
                           host_cpu=_host_cpu(c) if c.get("host") else (),
-                          points=_cell_points(mpath, c, points, where)))
+                          points=_boot_points(mpath, c, points, where)))
     variants = [str(v) for v in campaign.get("variants") or []]
-    for c in cells:
-        if c.variant not in variants:
-            variants.append(c.variant)
+    for b in boots:
+        if b.variant not in variants:
+            variants.append(b.variant)
     return RunDir(path=path, manifest=manifest, campaign=campaign, host=host,
-                  builds=builds, points=points, cells=cells,
+                  builds=builds, points=points, boots=boots,
                   variants=variants)

@@ -448,7 +448,7 @@ def unsafe_paras(prim, f):
                 f"Answer for {v} against {b}: {safety.UNSAFE}. {bad[0]} "
                 f"had a lockdep report (\"{rep['line'][:120]}\") in "
                 f"{rep['boots']} boot{'s' if rep['boots'] > 1 else ''}, "
-                f"first in {rep['cell']}: that kernel can deadlock, so no "
+                f"first in {rep['boot']}: that kernel can deadlock, so no "
                 f"performance verdict is given.")
     return paras
 

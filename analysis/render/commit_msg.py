@@ -173,7 +173,7 @@ def _cut(table, verdicts, keep):
 def lock_rates(prim, samples):
     """lock_stat of the class per primary pair x vCPU count (prim: the
     verdict table's primary rows), from samples
-    (samples.csv as a data frame): per boot (a cell), the class's
+    (samples.csv as a data frame): per boot (column `cell`), the class's
     contentions, wait time and acquisitions summed over the primary
     points of that vCPU count, as contentions per 1000 acquisitions and
     wait (ns) per acquisition; then the median over boots, per side.

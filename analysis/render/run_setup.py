@@ -36,11 +36,11 @@ def setup_facts(rd, done):
     cpus = sorted({c for _v, c in boots})
     cores = "?" if rd.host_cores is None else rd.host_cores
     model = host.get("cpu_model", "unknown CPU")
-    ran = [rd.cell_host(c) for c in rd.cells
-           if c.state == "done" and c.cpus in cpus and c.host]
-    if ran:  # --hosts cells: the machines they ran on, not this one
-        ran += [rd.cell_host(c) for c in rd.cells
-                if c.state == "done" and c.cpus in cpus and not c.host]
+    ran = [rd.boot_host(b) for b in rd.boots
+           if b.state == "done" and b.cpus in cpus and b.host]
+    if ran:  # --hosts boots: the machines they ran on, not this one
+        ran += [rd.boot_host(b) for b in rd.boots
+                if b.state == "done" and b.cpus in cpus and not b.host]
         known = sorted({k for _m, k in ran if type(k) is int})
         cores = span(known) if known else "?"
         models = {m for m, _k in ran if m}

@@ -21,14 +21,15 @@ from lockbench.defaults import ICOUNT
 
 
 def pinned_s(rundir):
-    """How the done cells' vCPU threads sat on the host's cores (campaign
-    pin = true: the manifest names each cell's cores, one per vCPU)."""
-    done = [c for c in rundir.manifest.get("cells", []) if c.get("state") == "done"]
-    pinned = sum(len(c.get("pin") or ()) >= c.get("cpus", 1) for c in done)
+    """How the done boots' vCPU threads sat on the host's cores (campaign
+    pin = true: the manifest names each boot's cores, one per vCPU)."""
+    # manifest "cells": the boots (the format's name)
+    done = [b for b in rundir.manifest.get("cells", []) if b.get("state") == "done"]
+    pinned = sum(len(b.get("pin") or ()) >= b.get("cpus", 1) for b in done)
     if not done or not pinned:
         return "vCPU threads not pinned"
     return ("vCPU threads pinned, one per host core" if pinned == len(done) else
-            f"vCPU threads pinned, one per host core, in {pinned} of {len(done)} cells")
+            f"vCPU threads pinned, one per host core, in {pinned} of {len(done)} boots")
 
 
 def boots_range(samples, primary):
@@ -40,7 +41,7 @@ def boots_range(samples, primary):
     if not len(samples):
         return 0, 0
     keys = ["variant", "cpus", "point"]
-    ns = samples.groupby(keys)["cell"].nunique()
+    ns = samples.groupby(keys)["cell"].nunique()  # column cell: the boot
     ns.update(samples[samples["metric"] == primary].groupby(keys)["value"].count())
     return int(ns.min()), int(ns.max())
 
@@ -89,12 +90,13 @@ def look_open(stopped):
                    and isinstance(x.get("open"), list)), key=lambda x: x[0])
 
 
-def header_facts(rundir, cells, samples, baseline, primary, unsafe,
+def header_facts(rundir, boots, samples, baseline, primary, unsafe,
                  tally=None, overrides=None):
-    """Facts for the headers: a dict of short strings; unsafe: the run's
+    """Facts for the headers: a dict of short strings; boots: tidy/cells.csv
+    (one row per boot) as a data frame; unsafe: the run's
     safety.lockdep_reports(). The setup itself is run_setup.setup_facts(),
-    the plots' footer's too; this adds the counts of samples and cells."""
-    done = cells[cells["analyzed"] == 1] if len(cells) else cells
+    the plots' footer's too; this adds the counts of samples and boots."""
+    done = boots[boots["analyzed"] == 1] if len(boots) else boots
     over = done[done["oversubscribed"] == 1] if len(done) else done
     setup = run_setup.setup_facts(rundir, list(zip(
         done["variant"], (int(c) for c in done["cpus"]),
@@ -123,12 +125,12 @@ def header_facts(rundir, cells, samples, baseline, primary, unsafe,
         # {cpus: {kind of machine: {variant: boots}}} (--hosts): more than
         # one kind at a vCPU count is said in the answer
         "host_kinds": setup["host_kinds"],
-        "over_cells": len(over),
-        "not_done": int(((cells["analyzed"] == 0)
-                         & (cells["state"] != "unneeded")).sum())
-        if len(cells) else 0,
-        "unneeded": int((cells["state"] == "unneeded").sum())
-        if len(cells) else 0,
+        "over_boots": len(over),
+        "not_done": int(((boots["analyzed"] == 0)
+                         & (boots["state"] != "unneeded")).sum())
+        if len(boots) else 0,
+        "unneeded": int((boots["state"] == "unneeded").sum())
+        if len(boots) else 0,
         "looks": list(rundir.looks),
         "pinned": pinned_s(rundir),
         "stopped_at": rundir.stopped.get("stopped_at"),
@@ -282,7 +284,7 @@ def _answer_lines(rundir, table, f, pairs, baseline, thresholds):
     for para in answer_text(table, f, thresholds):
         out += answer_markdown(para)
     for v, rep in f["unsafe"].items():
-        out += [f"Lockdep's report in boot {rep['cell']} of {v} "
+        out += [f"Lockdep's report in boot {rep['boot']} of {v} "
                 f"({rep['boots']} of its boots had one; the whole console: "
                 f"{rep['log']}):", "", "```"]
         out += rep["splat"] or [rep["line"]]
@@ -301,7 +303,7 @@ def _setup_lines(f, table, problems, thresholds, notes):
            f"{f['kernels']}."]
     lost = sum(t["lost"] for t in f["tally"].values())
     out.append(f"- n = {f['n']} boots per variant, vCPU count and point "
-               f"({f['done']} done cells"
+               f"({f['done']} done boots"
                + (f", {f['not_done']} not done" if f["not_done"] else "")
                + (f", {f['unneeded']} unneeded after the early stop"
                   if f["unneeded"] else "") + ")"
@@ -316,18 +318,18 @@ def _setup_lines(f, table, problems, thresholds, notes):
         out.append(f"- **{cs}**")
     if f.get("contexts"):
         out.append(f"- **{f['contexts']}**")
-    if f["over_cells"]:
+    if f["over_boots"]:
         out.append(f"- Oversubscribed (more vCPUs than host cores, marked "
-                   f"`*`): {f['over_cells']} cells with "
+                   f"`*`): {f['over_boots']} boots with "
                    f"{'/'.join(map(str, f['over_cpus']))} vCPUs; lock-holder "
                    f"preemption dominates there.")
     else:
-        out.append("- No cell is oversubscribed (vCPUs <= host cores).")
+        out.append("- No boot is oversubscribed (vCPUs <= host cores).")
     out += [f"- {line}" for line in legend(thresholds, table)]
     xc = problems[problems["file"] == "crosscheck"] if len(problems) else \
         problems
     if len(xc):
-        out.append(f"- **Cross-check: {len(xc)} cell x point(s) where the "
+        out.append(f"- **Cross-check: {len(xc)} boot x point(s) where the "
                    f"module's lock operations and lock_stat's acquisitions "
                    f"disagree by more than 1%** (tidy/problems.csv).")
     for text in notes:
@@ -409,10 +411,10 @@ def _metric_row(row, cols, over, marks):
 
 
 def _position_lines(rundir, samples):
-    """summary.md's section on whether a cell's place in its repetition
+    """summary.md's section on whether a boot's place in its repetition
     moved its numbers (position_section); none without samples."""
     pos = position.position_table(
-        samples, rundir.cells,
+        samples, rundir.boots,
         lambda c, p: rundir.primary_for(c, p)[0]) if samples is not None \
         else None
     if pos is None or not len(pos):
@@ -457,7 +459,7 @@ def legend(th, table):
         f"verdict whose host-speed probe moved by more than "
         f"{100 * th.probe_tolerance:g}% between the kernels), "
         f"`withheld (steal)` (a `throughput_run` verdict in unpinned, "
-        f"oversubscribed or --hosts cells, or a favourable one where the "
+        f"oversubscribed or --hosts boots, or a favourable one where the "
         f"variant's own QEMU threads ran more than "
         f"{guards.OWN_TOLERANCE_PCT:g} point of a core x (1 - steal) more "
         f"than the baseline's, or were not measured), `conflict` "

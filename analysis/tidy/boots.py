@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Every boot counts: each try of each cell, how it ended, counted on its
+"""Every boot counts: each try of each boot, how it ended, counted on its
 variant's side per vCPU count (tidy/boots.csv), and the test that turns
 a side losing more boots than its baseline into a verdict.
 
@@ -25,17 +25,18 @@ FAILURES = "harm (failures)"
 
 
 def boot_rows(rundir):
-    """One row per ended try of every cell (BOOTS_COLUMNS): lost = 1 when
-    the kernel lost it, counted = 0 when the harness ended it."""
+    """One row per ended try of every boot (BOOTS_COLUMNS; its column
+    `cell`: the boot's id, the format's name): lost = 1 when the kernel
+    lost it, counted = 0 when the harness ended it."""
     rows = []
-    for cell in rundir.cells:
-        for i, t in enumerate(cell.tries, 1):
+    for boot in rundir.boots:
+        for i, t in enumerate(boot.tries, 1):
             state = t["state"]
             lost = int(state in KERNEL_LOST)
             probs = t.get("problems") or []
-            rows.append({"campaign": rundir.name, "variant": cell.variant,
-                         "arch": cell.arch, "cpus": cell.cpus,
-                         "rep": cell.rep, "cell": cell.id, "try": i,
+            rows.append({"campaign": rundir.name, "variant": boot.variant,
+                         "arch": boot.arch, "cpus": boot.cpus,
+                         "rep": boot.rep, "cell": boot.id, "try": i,
                          "state": state, "lost": lost,
                          "counted": int(state not in NOT_COUNTED),
                          "problem": probs[0][:200] if probs and lost else ""})

@@ -17,7 +17,7 @@ def compute(sources, clock=WALL, given=None):
     """{metric: value} of one point: every metric of the registry whose
     source is in `sources` (rule.source -> its parsed object; a source
     that is absent or does not count is left out or None), whose clock
-    is the cell's and whose derived_from metrics were computed, in the
+    is the boot's and whose derived_from metrics were computed, in the
     registry's order.  `given`: metrics known already (kept as they
     are).  A statistic without a value (no timed op, a zero amount of
     work) gives no metric, never a zero or inf."""

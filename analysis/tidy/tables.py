@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Raw run directory -> tidy tables (lists of row dicts, see TIDY.md).
 
-build(rundir) reads every done cell x point, never prints, and returns a
+build(rundir) reads every done boot x point, never prints, and returns a
 Tidy: one list of rows per tidy file, plus `problems` (rows for
 problems.csv), `warnings` (strings) and `notes` (strings: facts about a
 variant's kernel that change what is measured, e.g. no lock_stat; not
@@ -65,10 +65,10 @@ class Tidy:
         self.tables["notes"].append({"variant": variant, "note": text})
         self.notes.append(f"{variant}: {text}")
 
-    def problem(self, cell, point, file, text):
+    def problem(self, boot, point, file, text):
         self.tables["problems"].append(
-            {"cell": cell, "point": point, "file": file, "problem": text})
-        where = "/".join(x for x in (cell, point, file) if x)
+            {"cell": boot, "point": point, "file": file, "problem": text})
+        where = "/".join(x for x in (boot, point, file) if x)
         self.warnings.append(f"{where}: {text}" if where else text)
 
 
@@ -112,23 +112,23 @@ def _folder(root, rel):
     return None
 
 
-def _parse(tidy, cell, point, rundir, name, parser, optional=False):
+def _parse(tidy, boot, point, rundir, name, parser, optional=False):
     """(the parsed file, None), or (None, why) after a problem row saying
     why (why is None for an optional file that is absent).  The file is
     read under the run directory with every component opened without
     following a link (parser(rel, root=)): a point folder swapped for a
     link after _folder checked it is refused, never read (issue #43)."""
-    rel = os.path.join("cells", cell.id, "points", point.id, name)
+    rel = os.path.join("cells", boot.id, "points", point.id, name)
     if not os.path.lexists(os.path.join(rundir.path, rel)):
         if optional:
             return None, None
-        tidy.problem(cell.id, point.id, name, "missing")
+        tidy.problem(boot.id, point.id, name, "missing")
         return None, f"{name} missing"
     try:
         return parser(rel, root=rundir.path), None
     except ParseError as e:
         where = f"line {e.line}: " if e.line is not None else ""
-        tidy.problem(cell.id, point.id, name, where + e.message)
+        tidy.problem(boot.id, point.id, name, where + e.message)
         return None, f"{name}: {where}{e.message}"
     except Exception as e:
         # A bug of a parser on one file must not lose every other point's
@@ -138,7 +138,7 @@ def _parse(tidy, cell, point, rundir, name, parser, optional=False):
             raise
         why = f"internal parser error (a bug): {type(e).__name__}: " \
             f"{clip(str(e), 200)}"
-        tidy.problem(cell.id, point.id, name, why)
+        tidy.problem(boot.id, point.id, name, why)
         return None, f"{name}: {why}"
 
 
@@ -170,11 +170,11 @@ def outcome(res, why):
         "end status=FAILURE"
 
 
-def _check_params(tidy, cell, point, res):
+def _check_params(tidy, boot, point, res):
     for k in POINT_PARAMS:
         want, got = getattr(point, k), res.param.get(k)
         if want is not None and got is not None and want != got:
-            tidy.problem(cell.id, point.id, "results.txt",
+            tidy.problem(boot.id, point.id, "results.txt",
                          f"param {k}={got} but the manifest says {want}")
 
 
@@ -184,49 +184,50 @@ def build(rundir, tolerance=CROSSCHECK_TOLERANCE):
     t = tidy.tables
     lock_class = rundir.lock_class
     not_done = []
-    for cell in rundir.cells:
+    for boot in rundir.boots:
+        # tidy/cells.csv: one row per boot (the format's name)
         t["cells"].append({
-            "campaign": rundir.name, "variant": cell.variant,
-            "arch": cell.arch, "cpus": cell.cpus, "rep": cell.rep,
-            "cell": cell.id, "state": cell.state,
-            "oversubscribed": int(cell.oversubscribed),
-            "analyzed": int(cell.state == "done")})
+            "campaign": rundir.name, "variant": boot.variant,
+            "arch": boot.arch, "cpus": boot.cpus, "rep": boot.rep,
+            "cell": boot.id, "state": boot.state,
+            "oversubscribed": int(boot.oversubscribed),
+            "analyzed": int(boot.state == "done")})
         # "unneeded": planned past the look where the campaign stopped
-        if cell.state not in ("done", "unneeded"):
-            not_done.append(f"{cell.id} ({cell.state or 'no state'})")
+        if boot.state not in ("done", "unneeded"):
+            not_done.append(f"{boot.id} ({boot.state or 'no state'})")
     if not_done:
         for cid in not_done:
             t["problems"].append({"cell": cid.split(" ")[0], "point": "",
                                   "file": "manifest.json",
-                                  "problem": "cell not done: no samples "
+                                  "problem": "boot not done: no samples "
                                   "(its tries are in boots.csv)"})
-        tidy.warnings.append(f"{len(not_done)} cell(s) not done, no samples "
+        tidy.warnings.append(f"{len(not_done)} boot(s) not done, no samples "
                              f"(a lost boot counts against its kernel: "
                              f"boots.csv): " + ", ".join(not_done))
-    # Every try of every cell, lost ones too (analysis/tidy/boots.py).
+    # Every try of every boot, lost ones too (analysis/tidy/boots.py).
     t["boots"] = boots.boot_rows(rundir)
     for v, text in variant_notes(rundir):
         tidy.note(v, text)
     order_v = {v: i for i, v in enumerate(rundir.variants)}
     order_p = {p.id: i for i, p in enumerate(rundir.points)}
-    cells = sorted((c for c in rundir.cells if c.state == "done"),
-                   key=lambda c: (order_v.get(c.variant, 99), c.cpus, c.rep,
-                                  c.id))
+    done = sorted((b for b in rundir.boots if b.state == "done"),
+                  key=lambda b: (order_v.get(b.variant, 99), b.cpus, b.rep,
+                                 b.id))
     points = sorted(rundir.points, key=lambda p: order_p[p.id])
-    for cell in cells:
-        # A cell a look left the undecided points only ran those.
-        mine = [p for p in points if not cell.points or p.id in cell.points]
-        why = _folder(rundir.path, os.path.join("cells", cell.id))
+    for boot in done:
+        # A boot a look left the undecided points only ran those.
+        mine = [p for p in points if not boot.points or p.id in boot.points]
+        why = _folder(rundir.path, os.path.join("cells", boot.id))
         if why:
-            why = f"cell directory {why}"
-            tidy.problem(cell.id, "", "", why)
+            why = f"boot directory {why}"
+            tidy.problem(boot.id, "", "", why)
             for point in mine:
                 t["outcomes"].append(dict(
-                    _point_key(rundir, cell, point), outcome="missing",
+                    _point_key(rundir, boot, point), outcome="missing",
                     detail=why))
             continue
         for point in mine:
-            _one_point(tidy, rundir, cell, point, lock_class, tolerance)
+            _one_point(tidy, rundir, boot, point, lock_class, tolerance)
     _warn_steal(tidy)
     return tidy
 
@@ -250,33 +251,33 @@ def _warn_steal(tidy):
         f"have set their numbers (TIDY.md, host steal)")
 
 
-def _point_key(rundir, cell, point):
+def _point_key(rundir, boot, point):
     """The key columns and the point's parameters (samples, outcomes)."""
-    return {"campaign": rundir.name, "variant": cell.variant,
-            "arch": cell.arch, "cpus": cell.cpus, "rep": cell.rep,
-            "cell": cell.id, "point": point.id,
+    return {"campaign": rundir.name, "variant": boot.variant,
+            "arch": boot.arch, "cpus": boot.cpus, "rep": boot.rep,
+            "cell": boot.id, "point": point.id,
             **{k: getattr(point, k) for k in POINT_PARAMS}}
 
 
-def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
-    """The rows of one cell x point: its raw files read in turn (each
+def _one_point(tidy, rundir, boot, point, lock_class, tolerance):
+    """The rows of one boot x point: its raw files read in turn (each
     one's rows and problems), then its samples from what they gave."""
-    pkey = _point_key(rundir, cell, point)
+    pkey = _point_key(rundir, boot, point)
     key = {k: pkey[k] for k in KEYS}
     # the ids as the manifest has them, not normalized: "a/../b" must be
     # refused, not read through whatever "a" is
-    why = _folder(rundir.path, os.path.join("cells", cell.id, "points",
+    why = _folder(rundir.path, os.path.join("cells", boot.id, "points",
                                             point.id))
     if why:
         why = f"point directory {why}"
-        tidy.problem(cell.id, point.id, "", why)
+        tidy.problem(boot.id, point.id, "", why)
         tidy.tables["outcomes"].append(dict(pkey, outcome="missing",
                                             detail=why))
         return
-    read = functools.partial(_parse, tidy, cell, point, rundir)
-    res = _results(tidy, cell, point, pkey, read)
-    rows = _lock_stat(tidy, rundir, cell, point, key, lock_class, read)
-    _crosscheck(tidy, rundir, cell, point, key, res, rows, tolerance)
+    read = functools.partial(_parse, tidy, boot, point, rundir)
+    res = _results(tidy, boot, point, pkey, read)
+    rows = _lock_stat(tidy, rundir, boot, point, key, lock_class, read)
+    _crosscheck(tidy, rundir, boot, point, key, res, rows, tolerance)
     ps, mine = _perf(tidy, rundir, key, lock_class, read)
     # The host's side of the point, written by the runner (optional: runs
     # before it, and runs without the guest's run markers, have none).
@@ -288,10 +289,10 @@ def _one_point(tidy, rundir, cell, point, lock_class, tolerance):
         RESULTS: res, LOCK_STAT: rows or None, PERF_STAT: ps,
         PERF_LOCK: mine[0] if mine else None,
         HOST_STEAL: steal or None, HOST_METER: meter or None}
-    _samples(tidy, cell, point, pkey, compute(sources, cell.clock))
+    _samples(tidy, boot, point, pkey, compute(sources, boot.clock))
 
 
-def _results(tidy, cell, point, pkey, read):
+def _results(tidy, boot, point, pkey, read):
     """results.txt: the point's outcome, its threads and histograms, its
     problems; the parsed Results or None."""
     t = tidy.tables
@@ -302,8 +303,8 @@ def _results(tidy, cell, point, pkey, read):
     if res is None:
         return None
     for w in res.warnings:
-        tidy.problem(cell.id, point.id, "results.txt", w)
-    _check_params(tidy, cell, point, res)
+        tidy.problem(boot.id, point.id, "results.txt", w)
+    _check_params(tidy, boot, point, res)
     for th in res.threads:
         t["threads"].append(dict(key, **{
             k: th.get(k, "") for k in COLUMNS["threads"][len(KEYS):]}))
@@ -318,31 +319,31 @@ def _results(tidy, cell, point, pkey, read):
                                   cum_fraction=cum / total if total
                                   else None))
     if res.param.get("timing", 1) != 0 and not res.lat:
-        tidy.problem(cell.id, point.id, "results.txt",
+        tidy.problem(boot.id, point.id, "results.txt",
                      "timing is on but there are no lat lines")
     if not res.ok:
         failed = [text for _, text in failed_checks(res)]
-        tidy.problem(cell.id, point.id, "results.txt",
+        tidy.problem(boot.id, point.id, "results.txt",
                      "end status=FAILURE, point not used"
                      + (f" ({'; '.join(failed)})" if failed else ""))
     return res
 
 
-def _lock_stat(tidy, rundir, cell, point, key, lock_class, read):
+def _lock_stat(tidy, rundir, boot, point, key, lock_class, read):
     """lock_stat.txt (a kernel built with lock_stat): its rows of the
     lock class, in lockstat.csv and returned ([] without them)."""
-    if not rundir.has_lock_stat(cell.variant):
+    if not rundir.has_lock_stat(boot.variant):
         return []
     ls, _ = read("lock_stat.txt", lockstat.parse_file)
     if ls is None:
         return []
     rows = ls.select(exact=lock_class)
     if ls.debug_disabled:
-        tidy.problem(cell.id, point.id, "lock_stat.txt",
+        tidy.problem(boot.id, point.id, "lock_stat.txt",
                      "lock debugging disabled (a lockdep warning): "
                      "lock_stat may be incomplete")
     if not rows:
-        tidy.problem(cell.id, point.id, "lock_stat.txt",
+        tidy.problem(boot.id, point.id, "lock_stat.txt",
                      f"class {lock_class} not in the dump")
     for r in rows:
         tidy.tables["lockstat"].append(
@@ -351,10 +352,10 @@ def _lock_stat(tidy, rundir, cell, point, key, lock_class, read):
     return rows
 
 
-def _crosscheck(tidy, rundir, cell, point, key, res, rows, tolerance):
+def _crosscheck(tidy, rundir, boot, point, key, res, rows, tolerance):
     """The point's crosscheck.csv row, a problem where it is off."""
     t = tidy.tables
-    if not rundir.has_lock_stat(cell.variant):
+    if not rundir.has_lock_stat(boot.variant):
         row = dict(key, **{c: None for c in COLUMNS["crosscheck"][len(KEYS):]})
         row["relation"] = "no_lock_stat"
         if res is not None:
@@ -363,10 +364,10 @@ def _crosscheck(tidy, rundir, cell, point, key, res, rows, tolerance):
         t["crosscheck"].append(row)
     elif res is not None and rows:
         cc = crosscheck_row(res.lockops, rows, tolerance,
-                            rundir.lookup_lock(cell.variant))
+                            rundir.lookup_lock(boot.variant))
         t["crosscheck"].append(dict(key, **cc))
         if not cc["ok"]:
-            tidy.problem(cell.id, point.id, "crosscheck",
+            tidy.problem(boot.id, point.id, "crosscheck",
                          f"bench lockops read={cc['lockops_read']} write="
                          f"{cc['lockops_write']} vs lock_stat R="
                          f"{cc['lockstat_r_acq']} W={cc['lockstat_w_acq']} "
@@ -396,14 +397,14 @@ def _perf(tidy, rundir, key, lock_class, read):
     return ps, [r for r in pl if r.name == lock_class]
 
 
-def _samples(tidy, cell, point, pkey, metrics):
+def _samples(tidy, boot, point, pkey, metrics):
     """The point's samples.csv rows, in the registry's order; a value
     that is not a finite number is a problem, not a sample."""
     for metric in METRICS:
         if metric in metrics and not math.isfinite(metrics[metric]):
-            tidy.problem(cell.id, point.id, "", f"{metric} is "
+            tidy.problem(boot.id, point.id, "", f"{metric} is "
                          f"{metrics[metric]}: left out of samples")
         elif metric in metrics:
             tidy.tables["samples"].append(dict(
                 pkey, metric=metric, value=metrics[metric],
-                unit=unit_of(metric, cell.clock)))
+                unit=unit_of(metric, boot.clock)))

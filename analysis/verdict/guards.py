@@ -16,8 +16,8 @@ guard that compared with a verdict Holm had already made `inconclusive
   held still between the kernels;
 - own_threads: a favourable `throughput_run` verdict stands only where
   the variant's own QEMU threads could not have bought it (the tolerance
-  shrinks with the steal it divides out), and only in cells where the
-  division holds at all (pinned, local, not oversubscribed);
+  shrinks with the steal it divides out), and only where the division
+  holds at all (boots pinned, local, not oversubscribed);
 - conflicts: a raw metric and its `_ref` or `_run` twin on opposite sides
   are both `conflict`;
 - flag_steal: every row of a cell where the host kept a vCPU waiting
@@ -211,7 +211,7 @@ def own_threads(rows, samples, th, refusal=None):
     were on a host core (1 - steal_pct/100), crediting the kernel with
     the time the host took.  It holds only where each vCPU thread owns a
     host core (refusal(variant, cpus) -> why not, or None: unpinned,
-    oversubscribed or --hosts cells), and the one part of that time a
+    oversubscribed or --hosts boots), and the one part of that time a
     kernel could cause itself is its own QEMU's other threads (main loop,
     RCU, workers) running on its vCPUs' cores.  A favourable verdict
     stands only where they are measured on both sides and the variant's

@@ -5,7 +5,7 @@ interrupt context, where a spinlock deadlocks), and every lock_stat
 kernel runs with PROVE_LOCKING (kernel-patches/configs/lockstat.config).
 
 A boot whose console had a lockdep report (guest/run_guest.py records it
-as a "lockdep: LINE" problem of the cell, whatever state the boot ended
+as a "lockdep: LINE" problem of the boot, whatever state the boot ended
 in: lockdep, or hung when the deadlock then happened) makes its variant
 unsafe: every comparison the variant takes part in is `unsafe`, and the
 report shows the splat before the numbers.  A variant with no such boot
@@ -30,31 +30,31 @@ STAMP_RE = re.compile(r"^\[ *[0-9]+\.[0-9]+\] ")
 
 
 def lockdep_reports(rundir):
-    """{variant: {"cell": id, "line": the report's line, "boots": n,
+    """{variant: {"boot": id, "line": the report's line, "boots": n,
     "log": the console.log's path in the run, "splat": [lines], "refused":
     why the log was not read, or ""}} for every variant with a lockdep
     report in any boot; the first such boot (manifest order) gives the
-    cell and splat.
+    boot and splat.
     An A/A control boots its baseline's kernel (rundir.controls): its
     reports count for the baseline."""
     booted = {c: b for b, c in rundir.controls}
     out = {}
-    # Every try of a cell (rundir.Cell.tries): a report seen once is never
+    # Every try of a boot (rundir.Boot.tries): a report seen once is never
     # erased by a later, clean try of it (--resume).
-    for c in rundir.cells:
-        for t in c.tries:
+    for b in rundir.boots:
+        for t in b.tries:
             lines = [p[len(PREFIX):] for p in t["problems"]
                      if p.startswith(PREFIX)]
             if not lines:
                 continue
-            variant = booted.get(c.variant, c.variant)
+            variant = booted.get(b.variant, b.variant)
             if variant in out:
                 out[variant]["boots"] += 1
                 continue
-            log = os.path.join("cells", os.path.basename(t["kept"] or c.id),
+            log = os.path.join("cells", os.path.basename(t["kept"] or b.id),
                                "console.log")
             quoted, refused = splat(rundir.path, log, lines[0])
-            out[variant] = {"cell": c.id, "line": lines[0], "boots": 1,
+            out[variant] = {"boot": b.id, "line": lines[0], "boots": 1,
                             "log": log, "splat": quoted, "refused": refused}
     return out
 

@@ -156,7 +156,8 @@ class _Cells:
         """The host meter's reading of each boot of sel (None without one)."""
         if not self.meter:
             return [None] * len(sel)
-        return [self.meter.get((v, cpus, point, c)) for v, c in zip(sel["variant"], sel["cell"])]
+        return [self.meter.get((v, cpus, point, boot))
+                for v, boot in zip(sel["variant"], sel["cell"])]
 
     def role(self, d0, b, v, cpus, clock):
         want, _how = self.plan.primary_for(cpus, d0["point"])
@@ -292,11 +293,12 @@ def _writers_cell(metric, cpus, clock, d0, points):
 
 
 def _meter(samples):
-    """{(variant, cpus, point, cell): host_meter_ns} of the samples."""
+    """{(variant, cpus, point, boot): host_meter_ns} of the samples (the
+    boot's id: samples.csv's column `cell`)."""
     if "cell" not in samples.columns:  # samples without boots: no meter
         return {}
     m = samples[samples["metric"] == adjusted.METER]
-    return {(v, int(c), str(p), cell): float(x) for v, c, p, cell, x in
+    return {(v, int(c), str(p), boot): float(x) for v, c, p, boot, x in
             zip(m["variant"], m["cpus"], m["point"], m["cell"], m["value"])}
 
 

@@ -6,30 +6,30 @@
 # panels: lookup, write.
 #
 # Usage: gnuplot -e "infile='DIR/plots/data/cdf.csv'; variants='before after'; \
-#            cells='r01-before-c4 r01-after-c4'; cellvar='1 2'; \
+#            boots='r01-before-c4 r01-after-c4'; bootvar='1 2'; \
 #            what='p2, 4 vCPUs'" plots/gnuplot/cdf.gp
-#   infile: rows of analysis/TIDY.md hist.csv (cell, op, bucket_hi_ns,
-#   cum_fraction) of one point and vCPU count, a cell's rows next to each
-#   other.
-#   cells: the boots (cell ids) to draw; cellvar: the variant index of each,
-#   cells of a variant next to each other.  what: the title's subject.
+#   infile: rows of analysis/TIDY.md hist.csv (cell: the boot's id, op,
+#   bucket_hi_ns, cum_fraction) of one point and vCPU count, a boot's rows
+#   next to each other.
+#   boots: the boots (their ids) to draw; bootvar: the variant index of
+#   each, boots of a variant next to each other.  what: the title's subject.
 #   empty: 'lookup' and/or 'write' when that op has no histogram.
 #   Common variables: plots/gnuplot/style.gp.
 
 _me = ARG0
 _d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))
 load _d(_me, strlen(_me)) . "style.gp"
-if (!exists("cells") || !exists("cellvar")) {
-	print _me . ": set cells='CELL ...' and cellvar='1 ...'"
+if (!exists("boots") || !exists("bootvar")) {
+	print _me . ": set boots='BOOT ...' and bootvar='1 ...'"
 	exit status 2
 }
 if (!exists("what")) what = ""
 if (!exists("empty")) empty = ""
-nb = words(cells)
+nb = words(boots)
 ops = "lookup write"
-cv(j) = word(cellvar, j) + 0
+cv(j) = word(bootvar, j) + 0
 first(j) = j == 1 || cv(j) != cv(j - 1)
-sel(j, o) = strcol("cell") eq word(cells, j) && strcol("op") eq word(ops, o)
+sel(j, o) = strcol("cell") eq word(boots, j) && strcol("op") eq word(ops, o)
 
 # A probability axis stretched towards 1 (-log10(1 - y)), so that the tail
 # (p99, p99.9, ...) is as visible as the median; y = 1 is at infinity, so a

@@ -122,11 +122,11 @@ def perf_stat_csv(duration_ms, cpus, seed):
             "<not supported>,,instructions,0,100.00,,\n")
 
 
-def fail_point(run, cell, point, check):
+def fail_point(run, boot, point, check):
     """Make a point of a run written by make_run end status=FAILURE with
     one check failed: "progress" (a starved thread: cpu 1 made no op,
     threads_without_ops=1) or "registry"."""
-    path = os.path.join(run, "cells", cell, "points", point, "results.txt")
+    path = os.path.join(run, "cells", boot, "points", point, "results.txt")
     with open(path) as f:
         lines = f.read().splitlines()
     out = []
@@ -146,13 +146,13 @@ def fail_point(run, cell, point, check):
 
 
 def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
-             wrong_count_cell=None, extra_cells=(), base_ops=100000.0,
+             wrong_count_boot=None, extra_boots=(), base_ops=100000.0,
              noise=0.005, variants=None, compare=None):
     """Write a run directory at path; returns the manifest dict.
 
     effects: point id -> throughput factor after/before (default 1.0).
-    wrong_count_cell: a cell id whose lock_stat acquisitions are 5% off.
-    extra_cells: manifest cell dicts added as-is (e.g. a failed cell).
+    wrong_count_boot: a boot id whose lock_stat acquisitions are 5% off.
+    extra_boots: manifest boot dicts added as-is (e.g. a failed boot).
     variants, compare: see the module's docstring."""
     effects = effects or {}
     rnd = random.Random(seed)
@@ -162,13 +162,13 @@ def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
          "patches": ["0001", "0002"]}]
     spec = {x["name"]: x for x in specs}
     variants = [x["name"] for x in specs]
-    cells = []
+    boots = []  # the manifest's "cells" (the format's name)
     os.makedirs(path, exist_ok=True)
     for rep in range(1, reps + 1):
         for c in cpus:
             for v in variants:  # interleaved, as the runner does
                 cid = f"r{rep:02d}-{v}-c{c}"
-                cells.append({"id": cid, "variant": v, "cpus": c, "rep": rep,
+                boots.append({"id": cid, "variant": v, "cpus": c, "rep": rep,
                               "state": "done", "oversubscribed": c > 2})
                 cdir = os.path.join(path, "cells", cid)
                 os.makedirs(cdir, exist_ok=True)
@@ -185,7 +185,7 @@ def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
                     s = rnd.randrange(1 << 30)
                     text, rd, wr = results_txt(p, c, s, ops, threads=c,
                                                lat_scale=1 / factor)
-                    if cid == wrong_count_cell:
+                    if cid == wrong_count_boot:
                         rd = int(rd * 1.05)
                     if sv["lock"] == "rcu":
                         rd = 0
@@ -199,7 +199,7 @@ def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
                             f.write(lockstat_txt(sv["lock"], rd, wr, s))
                     with open(os.path.join(pdir, "perf-stat.csv"), "w") as f:
                         f.write(perf_stat_csv(p["duration_ms"], c, s))
-    cells.extend(extra_cells)
+    boots.extend(extra_boots)
     manifest = {
         "format": 1,
         "campaign": {"name": "synth", "variants": variants,
@@ -218,7 +218,7 @@ def make_run(path, effects=None, cpus=(2,), reps=6, seed=7,
                        "patches": [{"name": n, "sha256": n * 8}
                                    for n in spec[v].get("patches", [])]}
                    for v in variants},
-        "cells": cells,
+        "cells": boots,
     }
     with open(os.path.join(path, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
@@ -292,7 +292,7 @@ def make_default_run(path, effects=None, writers=None, reps=8, icount_reps=3,
             "before-plain": "none", "after-plain": "none"}
     if plain:
         variants += ["before-plain", "after-plain"]
-    cells = []
+    boots = []  # the manifest's "cells" (the format's name)
     os.makedirs(path, exist_ok=True)
     for cpus, n, clock in ((1, icount_reps, "icount"), (2, reps, "wall")):
         for rep in range(1, n + 1):
@@ -300,7 +300,7 @@ def make_default_run(path, effects=None, writers=None, reps=8, icount_reps=3,
                 if v.endswith("-plain") and cpus != 1:
                     continue
                 cid = f"r{rep:02d}-{v}-c{cpus}"
-                cells.append({"id": cid, "variant": v, "cpus": cpus,
+                boots.append({"id": cid, "variant": v, "cpus": cpus,
                               "rep": rep, "pos": pos, "state": "done",
                               "oversubscribed": False, "clock": clock,
                               "tries": [{"state": "done", "problems": []}],
@@ -367,7 +367,7 @@ def make_default_run(path, effects=None, writers=None, reps=8, icount_reps=3,
                            ["0001", "0002"] if v.startswith("after")
                            else ["0001"])]}
                    for v in variants if "~" not in v},
-        "cells": cells,
+        "cells": boots,
     }
     with open(os.path.join(path, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)

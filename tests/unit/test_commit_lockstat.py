@@ -32,7 +32,7 @@ NS = {"ns": 1, "us": 1e3, "ms": 1e6, "insn": 1, "k insn": 1e3}
 
 def make(path, campaign=None, fail=(), **kw):
     """A synthetic run (synth.make_run(**kw)), its manifest's campaign
-    updated with `campaign`, the points in `fail` ((cell, point))
+    updated with `campaign`, the points in `fail` ((boot, point))
     ended FAILURE; then analyze and report.  Returns commit-msg.txt."""
     synth.make_run(path, **kw)
     if campaign:
@@ -42,8 +42,8 @@ def make(path, campaign=None, fail=(), **kw):
         man["campaign"].update(campaign)
         with open(mf, "w") as f:
             json.dump(man, f)
-    for cell, point in fail:
-        synth.fail_point(path, cell, point, "registry")
+    for boot, point in fail:
+        synth.fail_point(path, boot, point, "registry")
     status, _out, err = run_main(analyze.main, [path, "--quiet"])
     assert status == 0, err
     status, _out, err = run_main(report.main, [path, "--quiet"])
@@ -82,8 +82,8 @@ def rows_of(block):
 def expected(path, variant, cpus, points, lock_class="mboxes_lock",
              kinds=("R", "W", "")):
     """(n, median contentions per 1k acq, median wait ns per acq) of the
-    boots of variant at cpus, from tidy/lockstat.csv: per cell, the rows
-    of `kinds` at `points` summed (cells whose points all ended ok)."""
+    boots of variant at cpus, from tidy/lockstat.csv: per boot, the rows
+    of `kinds` at `points` summed (boots whose points all ended ok)."""
     bad = {(r["cell"], r["point"]) for r in read_csv(
         os.path.join(path, "tidy", "outcomes.csv")) if r["outcome"] != "ok"}
     per = {}
@@ -245,12 +245,12 @@ class LockRates(unittest.TestCase):
 
     @staticmethod
     def samples(boots):
-        """boots: {(variant, cell): {point: (cont, wait_us, acq)}}."""
+        """boots: {(variant, boot): {point: (cont, wait_us, acq)}}."""
         rows = []
-        for (v, cell), pts in boots.items():
+        for (v, boot), pts in boots.items():
             for p, vals in pts.items():
                 for m, x in zip(commit_msg.LOCK_TOTALS, vals):
-                    rows.append(dict(variant=v, cpus=2, cell=cell, point=p,
+                    rows.append(dict(variant=v, cpus=2, cell=boot, point=p,
                                      metric=m, value=float(x)))
         return pd.DataFrame(rows)
 

@@ -25,7 +25,7 @@ def rate_metrics(m, res):
     got = point_metrics.compute({metrics.RESULTS: res}, given=m)
     return {k: v for k, v in got.items() if metrics.METRICS[k].rule.stat == "rate"}
 
-FAILED_CELL = {"id": "r07-after-c2", "variant": "after", "cpus": 2,
+FAILED_BOOT = {"id": "r07-after-c2", "variant": "after", "cpus": 2,
                "rep": 7, "state": "failed", "oversubscribed": False}
 
 
@@ -35,8 +35,8 @@ class EndToEnd(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="analysis-e2e-")
         cls.dir = os.path.join(cls.tmp, "synth-20240101T000000Z")
         synth.make_run(cls.dir, effects={"p1": 0.90, "p2": 1.00},
-                       wrong_count_cell="r03-after-c2",
-                       extra_cells=[FAILED_CELL])
+                       wrong_count_boot="r03-after-c2",
+                       extra_boots=[FAILED_BOOT])
         # one missing file: a reported problem, not a zero
         os.remove(os.path.join(cls.dir, "cells", "r05-before-c2", "points",
                                "p2", "perf-stat.csv"))
@@ -76,11 +76,11 @@ class EndToEnd(unittest.TestCase):
             self.assertIn(m, metrics)
         self.assertNotIn("r07-after-c2", {r["cell"] for r in samples})
         outcomes = self.tidy("outcomes.csv")
-        self.assertEqual(len(outcomes), 12 * 2)  # done cells x points
+        self.assertEqual(len(outcomes), 12 * 2)  # done boots x points
         self.assertEqual({(r["outcome"], r["detail"]) for r in outcomes},
                          {("ok", "")})
         hist = self.tidy("hist.csv")
-        self.assertEqual(len(hist), 12 * 2 * 2 * 32)  # cells x points x ops
+        self.assertEqual(len(hist), 12 * 2 * 2 * 32)  # boots x points x ops
         self.assertEqual(len(self.tidy("threads.csv")), 12 * 2 * 2)
         kinds = {(r["variant"], r["kind"]) for r in self.tidy("lockstat.csv")}
         self.assertEqual(kinds, {("before", "R"), ("before", "W"),
@@ -147,7 +147,7 @@ class EndToEnd(unittest.TestCase):
         self.assertLess(md.index("## throughput_ops_s"),
                         md.index("## lookup_lat_median_ns"))
         self.assertIn("| ~ |", md)
-        self.assertIn("Cross-check: 2 cell x point(s)", md)
+        self.assertIn("Cross-check: 2 boot x point(s)", md)
 
     def test_commit_msg(self):
         with open(os.path.join(self.dir, "commit-msg.txt")) as f:
@@ -292,7 +292,7 @@ class Problems(unittest.TestCase):
 
 
 def samples_of(d):
-    """{(cell, point): {metric: value}} of an analyzed run directory."""
+    """{(boot, point): {metric: value}} of an analyzed run directory."""
     out = {}
     for r in read_csv(os.path.join(d, "tidy", "samples.csv")):
         out.setdefault((r["cell"], r["point"]), {})[r["metric"]] = \
@@ -333,15 +333,15 @@ class Rates(unittest.TestCase):
         cls.tmp.cleanup()
 
     @classmethod
-    def pdir(cls, cell, point):
-        return os.path.join(cls.dir, "cells", cell, "points", point)
+    def pdir(cls, boot, point):
+        return os.path.join(cls.dir, "cells", boot, "points", point)
 
     def assertClose(self, got, want):
         # samples.csv writes 10 significant digits
         self.assertTrue(math.isclose(got, want, rel_tol=1e-9), (got, want))
 
-    def results(self, cell, point):
-        return bench_results.parse_file(os.path.join(self.pdir(cell, point),
+    def results(self, boot, point):
+        return bench_results.parse_file(os.path.join(self.pdir(boot, point),
                                                      "results.txt"))
 
     def test_lock_stat_rates_per_acquisition(self):
@@ -365,9 +365,9 @@ class Rates(unittest.TestCase):
         self.assertIn("context_switches_per_mop", m)  # the others stay
 
     def test_perf_stat_rates_per_mop(self):
-        for (cell, point), m in self.samples.items():
-            with self.subTest((cell, point)):
-                ops = self.results(cell, point).total["ops"]
+        for (boot, point), m in self.samples.items():
+            with self.subTest((boot, point)):
+                ops = self.results(boot, point).total["ops"]
                 self.assertClose(m["context_switches_per_mop"],
                                  1e6 * m["context_switches"] / ops)
                 self.assertEqual(m["cpu_migrations_per_mop"], 0)
@@ -419,13 +419,13 @@ class MetricsTable(unittest.TestCase):
 
 
 class Outcomes(unittest.TestCase):
-    """outcomes.csv: one row per done cell x point, failures included."""
+    """outcomes.csv: one row per done boot x point, failures included."""
 
     def test_every_point_has_an_outcome(self):
         with tempfile.TemporaryDirectory() as tmp:
             d = os.path.join(tmp, "run")
-            synth.make_run(d, reps=3, extra_cells=[dict(
-                FAILED_CELL, id="r04-after-c2", rep=4)])
+            synth.make_run(d, reps=3, extra_boots=[dict(
+                FAILED_BOOT, id="r04-after-c2", rep=4)])
             cdir = os.path.join(d, "cells")
             synth.fail_point(d, "r01-after-c2", "p1", "progress")
             synth.fail_point(d, "r01-after-c2", "p2", "registry")
@@ -454,8 +454,8 @@ class Outcomes(unittest.TestCase):
                     "mailboxes="),
                 ("r02-after-c2", "p2"): ("missing", "point directory "
                                          "missing"),
-                ("r03-after-c2", "p1"): ("missing", "cell directory missing"),
-                ("r03-after-c2", "p2"): ("missing", "cell directory missing"),
+                ("r03-after-c2", "p1"): ("missing", "boot directory missing"),
+                ("r03-after-c2", "p2"): ("missing", "boot directory missing"),
             })
             one = next(r for r in rows if r["cell"] == "r01-after-c2"
                        and r["point"] == "p1")

@@ -300,11 +300,11 @@ class AnalyzeKeepsTheGoodPoints(unittest.TestCase):
             d = os.path.join(tmp, "run")
             synth.make_run(d, reps=2)
 
-            def pfile(cell, point, name):
-                return os.path.join(d, "cells", cell, "points", point, name)
+            def pfile(boot, point, name):
+                return os.path.join(d, "cells", boot, "points", point, name)
 
-            def edit(cell, point, old, new):
-                path = pfile(cell, point, "results.txt")
+            def edit(boot, point, old, new):
+                path = pfile(boot, point, "results.txt")
                 with open(path) as f:
                     text = f.read()
                 self.assertIn(old, text)

@@ -228,15 +228,15 @@ class HostKinds(unittest.TestCase):
         rd = rundir.load(self.dir)
         rd.host = dict(rd.host, cpu_model="Local CPU", cores=2)
         boots = []
-        for i, c in enumerate(rd.cells):
+        for i, c in enumerate(rd.boots):
             k = kinds[i % len(kinds)]
             boots.append(c if k is None else dataclasses.replace(c, host=f"ssh h{i}", host_cpu=k))
-        rd.cells = boots
+        rd.boots = boots
         return rd
 
     def facts(self, rd):
         return run_setup.setup_facts(rd, [(c.variant, c.cpus, c.oversubscribed)
-                                          for c in rd.cells if c.state == "done"])
+                                          for c in rd.boots if c.state == "done"])
 
     def test_one_kind(self):
         rd = self.rd([("AMD EPYC", 16)])
@@ -244,7 +244,7 @@ class HostKinds(unittest.TestCase):
         self.assertEqual((f["cores"], f["cpu_model"]), ("16", "AMD EPYC"))
         self.assertEqual(run_setup.mixed_hosts(f), "")
         self.assertIn("on 16 host cores", run_setup.setup_line(rd, [(c.variant, c.cpus, False)
-                                                                     for c in rd.cells]))
+                                                                     for c in rd.boots]))
 
     def test_two_kinds(self):
         rd = self.rd([("AMD EPYC", 16), ("Intel Xeon", 4)])
@@ -254,7 +254,7 @@ class HostKinds(unittest.TestCase):
                          "The boots ran on different kinds of host at 2 vCPUs on 2 kinds "
                          "(AMD EPYC, 16 cores: before 2; Intel Xeon, 4 cores: after 2): a ratio "
                          "across machine kinds is not a ratio on one machine.")
-        self.assertTrue(run_setup.setup_line(rd, [(c.variant, c.cpus, False) for c in rd.cells])
+        self.assertTrue(run_setup.setup_line(rd, [(c.variant, c.cpus, False) for c in rd.boots])
                         .endswith(", 2 vCPUs on several kinds of host (--hosts)"))
 
     def test_hosts_and_this_host(self):

@@ -28,13 +28,13 @@ WORK_LINE = ("  kworker/0:2-22       [000] ...1.     0.458854: workqueue_execute
              "work struct (ptrval): function do_free_init\n")
 
 
-def write_boot(root, cell, elapsed, ops, lock_bump=0, trace=None):
-    """A boot directory cells/CELL with an icount meta.json and a read95
+def write_boot(root, boot, elapsed, ops, lock_bump=0, trace=None):
+    """A boot directory cells/BOOT with an icount meta.json and a read95
     point: results with elapsed_ns and total ops, the lock_stat fixture
     with lock_bump more acquisitions of &rq->__lock, trace lines."""
-    pdir = os.path.join(root, "cells", cell, "points", "read95")
+    pdir = os.path.join(root, "cells", boot, "points", "read95")
     os.makedirs(pdir)
-    with open(os.path.join(root, "cells", cell, "meta.json"), "w") as f:
+    with open(os.path.join(root, "cells", boot, "meta.json"), "w") as f:
         json.dump({"variant": "before", "clock": {"kind": "icount"}}, f)
     with open(RESULTS) as f:
         text = f.read()
@@ -59,9 +59,9 @@ def write_boot(root, cell, elapsed, ops, lock_bump=0, trace=None):
             f.write("# tracer: nop\n" + "".join(trace))
 
 
-def write_run(root, cells):
+def write_run(root, boots):
     with open(os.path.join(root, "manifest.json"), "w") as f:
-        json.dump({"cells": [{"id": c, "variant": v} for c, v in cells]}, f)
+        json.dump({"cells": [{"id": b, "variant": v} for b, v in boots]}, f)
 
 
 class IcountSpread(unittest.TestCase):

@@ -103,11 +103,11 @@ class RulesCompute(unittest.TestCase):
                 if r["metric"] == "lookup_lat_p999_ns"}
         self.assertTrue(p99)
         self.assertEqual(set(p999), set(p99))
-        for (cell, point), r in p999.items():
+        for (boot, point), r in p999.items():
             self.assertEqual(r["unit"], "ns")
             res = bench_results.parse_file(os.path.join(
-                tmp, "cells", cell, "points", point, "results.txt"))
+                tmp, "cells", boot, "points", point, "results.txt"))
             self.assertEqual(r["value"], res.lat["lookup"].quantile(0.999))
-            self.assertGreaterEqual(r["value"], p99[(cell, point)]["value"])
+            self.assertGreaterEqual(r["value"], p99[(boot, point)]["value"])
         # and the registry is as it was
         self.assertNotIn("lookup_lat_p999_ns", metrics.METRICS)

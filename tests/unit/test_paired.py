@@ -4,7 +4,7 @@ signed-rank statistic against scipy, and a simulation with known answers.
 
 Simulated repetitions run on this host's two speeds (150k or 85k ops/s,
 chosen per repetition with p = 0.5) with 3% CV per boot. "shared": both
-cells of a repetition see the same speed (side by side, or one right
+boots of a repetition see the same speed (side by side, or one right
 after the other); "independent": each boot draws its own. The variant is
 the baseline scaled by a true ratio. Printed: coverage, false alarms at
 ratio 1 and the median width of the paired CI over the unpaired one.

@@ -36,17 +36,17 @@ def metric_for(_cpus, _point):
 
 
 def make(effect, seed, reps=8, cpus=(1, 2), cv=0.01, pos0=()):
-    """(samples, cells): position 1's throughput times effect[0], 2's
-    times effect[1], ...; cells of the repetitions in pos0 carry pos 0."""
+    """(samples, boots): position 1's throughput times effect[0], 2's
+    times effect[1], ...; boots of the repetitions in pos0 carry pos 0."""
     rng = np.random.default_rng(seed)
-    rows, cells = [], []
+    rows, boots = [], []
     for rep in range(1, reps + 1):
         for cp in cpus:
             i = (rep - 1) % len(VARIANTS)
             order = VARIANTS[i:] + VARIANTS[:i]
             for pos, v in enumerate(order, 1):
                 cid = f"r{rep:02d}-{v}-c{cp}"
-                cells.append(C(cid, v, cp, 0 if rep in pos0 else pos))
+                boots.append(C(cid, v, cp, 0 if rep in pos0 else pos))
                 for pt, ps in POINT_SCALE.items():
                     x = (SCALE[v] * ps * effect[pos - 1]
                          * math.exp(rng.normal(0, cv)))
@@ -59,13 +59,13 @@ def make(effect, seed, reps=8, cpus=(1, 2), cv=0.01, pos0=()):
                     rows.append(dict(base, metric="lookup_lat_median_ns",
                                      value=1000 * pos * rng.random(),
                                      unit="ns"))
-    return pd.DataFrame(rows), cells
+    return pd.DataFrame(rows), boots
 
 
 class Table(unittest.TestCase):
     def test_first_position_slower(self):
-        samples, cells = make((0.9, 1.0, 1.0), seed=1)
-        t = position.position_table(samples, cells, metric_for)
+        samples, boots = make((0.9, 1.0, 1.0), seed=1)
+        t = position.position_table(samples, boots, metric_for)
         self.assertEqual(list(t.columns), list(position.COLUMNS))
         self.assertEqual(sorted(set(t["cpus"])), [1, 2])
         for cp, b in t.groupby("cpus"):
@@ -92,8 +92,8 @@ class Table(unittest.TestCase):
     def test_no_effect(self):
         # seed 3: one draw (p is uniform without an effect: a fixed seed,
         # not a property; the calibration below is the property)
-        samples, cells = make((1.0, 1.0, 1.0), seed=3, cv=0.03)
-        t = position.position_table(samples, cells, metric_for)
+        samples, boots = make((1.0, 1.0, 1.0), seed=3, cv=0.03)
+        t = position.position_table(samples, boots, metric_for)
         self.assertEqual(len(t), 6)
         for m in t["median"]:
             self.assertAlmostEqual(m, 1.0, delta=0.03)
@@ -105,42 +105,42 @@ class Table(unittest.TestCase):
         # p < 0.05 (binomial 95% range for 200 draws: 2% to 8.5%)
         ps = []
         for seed in range(200):
-            samples, cells = make((1.0, 1.0, 1.0), seed=seed, cv=0.03,
+            samples, boots = make((1.0, 1.0, 1.0), seed=seed, cv=0.03,
                                   cpus=(2,))
-            t = position.position_table(samples, cells, metric_for)
+            t = position.position_table(samples, boots, metric_for)
             ps.append(t["p_kruskal"].iloc[0])
         rate = float(np.mean(np.array(ps) < 0.05))
         self.assertGreaterEqual(rate, 0.015)
         self.assertLessEqual(rate, 0.095)
 
     def test_pos0_left_out(self):
-        samples, cells = make((0.9, 1.0, 1.0), seed=1, pos0=(1, 2))
-        t = position.position_table(samples, cells, metric_for)
+        samples, boots = make((0.9, 1.0, 1.0), seed=1, pos0=(1, 2))
+        t = position.position_table(samples, boots, metric_for)
         # 6 repetitions of 8 have positions: 18 boots per vCPU count
         for _cp, b in t.groupby("cpus"):
             self.assertEqual(b["n"].sum(), 18)
-        samples, cells = make((0.9, 1.0, 1.0), seed=1, pos0=range(1, 9))
-        t = position.position_table(samples, cells, metric_for)
+        samples, boots = make((0.9, 1.0, 1.0), seed=1, pos0=range(1, 9))
+        t = position.position_table(samples, boots, metric_for)
         self.assertTrue(t.empty)
         self.assertEqual(list(t.columns), list(position.COLUMNS))
         self.assertEqual(position_section.position_lines(t, lambda _c: METRIC), [])
 
-    def test_cells_without_samples_and_empty(self):
-        samples, cells = make((1.0, 1.0, 1.0), seed=3)
-        t = position.position_table(samples.iloc[0:0], cells, metric_for)
+    def test_boots_without_samples_and_empty(self):
+        samples, boots = make((1.0, 1.0, 1.0), seed=3)
+        t = position.position_table(samples.iloc[0:0], boots, metric_for)
         self.assertTrue(t.empty)
         t = position.position_table(samples, [], metric_for)
         self.assertTrue(t.empty)
 
     def test_untestable(self):
         # one position only, and all values equal: no p
-        samples, cells = make((1.0, 1.0, 1.0), seed=3, cpus=(2,))
-        one = [C(c.id, c.variant, c.cpus, 1) for c in cells]
+        samples, boots = make((1.0, 1.0, 1.0), seed=3, cpus=(2,))
+        one = [C(b.id, b.variant, b.cpus, 1) for b in boots]
         t = position.position_table(samples, one, metric_for)
         self.assertEqual(list(t["pos"]), [1])
         self.assertTrue(math.isnan(t["p_kruskal"].iloc[0]))
         flat = samples.assign(value=5.0)
-        t = position.position_table(flat, cells, metric_for)
+        t = position.position_table(flat, boots, metric_for)
         self.assertEqual(len(t), 3)
         self.assertTrue(t["p_kruskal"].isna().all())
         lines = position_section.position_lines(t, lambda _c: METRIC)
@@ -149,8 +149,8 @@ class Table(unittest.TestCase):
 
 class Lines(unittest.TestCase):
     def test_mentions_each_vcpu_count(self):
-        samples, cells = make((0.9, 1.0, 1.0), seed=1, cpus=(1, 2, 4))
-        t = position.position_table(samples, cells, metric_for)
+        samples, boots = make((0.9, 1.0, 1.0), seed=1, cpus=(1, 2, 4))
+        t = position.position_table(samples, boots, metric_for)
         lines = position_section.position_lines(t, lambda c: f"m{c}")
         self.assertEqual(lines[0], "## Position in the repetition")
         text = "\n".join(lines)
@@ -163,8 +163,8 @@ class Lines(unittest.TestCase):
                              for x in lines), 9)
 
     def test_no_effect_sentence(self):
-        samples, cells = make((1.0, 1.0, 1.0), seed=3, cv=0.03)
-        t = position.position_table(samples, cells, metric_for)
+        samples, boots = make((1.0, 1.0, 1.0), seed=3, cv=0.03)
+        t = position.position_table(samples, boots, metric_for)
         text = "\n".join(position_section.position_lines(t, lambda _c: METRIC))
         self.assertNotIn("compare only counterbalanced", text)
         self.assertEqual(text.count("no sign that the position moved"), 2)

@@ -162,17 +162,17 @@ class Readers(unittest.TestCase):
         d = self.copy("console")
         with open(os.path.join(d, "manifest.json")) as f:
             man = json.load(f)
-        cell = next(c for c in man["cells"] if c["variant"] == "after")
-        cell["problems"] = [f"lockdep: {LOCKDEP_LINE}"]
+        boot = next(c for c in man["cells"] if c["variant"] == "after")
+        boot["problems"] = [f"lockdep: {LOCKDEP_LINE}"]
         with open(os.path.join(d, "manifest.json"), "w") as f:
             json.dump(man, f)
-        log = os.path.join(d, "cells", cell["id"], "console.log")
+        log = os.path.join(d, "cells", boot["id"], "console.log")
         self.plant(log, "link", self.secret)
         # the report goes on (the variant is unsafe all the same); the
         # console it does not read is one line on stderr and in summary.md
         _out, err, _ = self.check(d, [os.path.join(ROOT, "run.sh"), "report",
                                       d, "-q"], status=0)
-        want = f"cells/{cell['id']}/console.log: a symbolic link, not followed"
+        want = f"cells/{boot['id']}/console.log: a symbolic link, not followed"
         refusals = [x for x in err.splitlines() if "console.log" in x]
         self.assertEqual(len(refusals), 1, err)
         self.assertIn(want, refusals[0])
@@ -261,10 +261,10 @@ class Readers(unittest.TestCase):
         self.check(d, [PY, "-m", "plots", d], prog="plots",
                    words=("plots", "a symbolic link"))
 
-    def test_cell_is_a_link_to_a_directory(self):
-        """A cell's folder is a link to a copy of it outside that holds the
+    def test_boot_is_a_link_to_a_directory(self):
+        """A boot's folder is a link to a copy of it outside that holds the
         secret as its results: analyze (run by the report) records the
-        cell as not read, and quotes nothing of it."""
+        boot as not read, and quotes nothing of it."""
         d = self.copy("celllink")
         cid = "r01-after-c2"
         outside = os.path.join(self.tmp, "celllink", "elsewhere")
@@ -278,7 +278,7 @@ class Readers(unittest.TestCase):
                        "--no-plots"], status=0)
         with open(os.path.join(d, "tidy", "problems.csv"), newline="") as f:
             got = {r["cell"]: r["problem"] for r in csv.DictReader(f)}
-        self.assertEqual(got, {cid: f"cell directory cells/{cid}: a symbolic "
+        self.assertEqual(got, {cid: f"boot directory cells/{cid}: a symbolic "
                                     "link, not a directory"})
 
     def test_campaign_cells_is_a_link(self):

@@ -156,7 +156,7 @@ class Simulation(unittest.TestCase):
         # Steal a kernel made that its own QEMU threads do not show can
         # only come from vCPU threads sharing cores, which is why
         # throughput_run is refused in unpinned, oversubscribed and
-        # --hosts cells (guards.own_threads): printed, not asserted, to
+        # --hosts boots (guards.own_threads): printed, not asserted, to
         # show what the conflict with raw throughput judged before Holm
         # still catches there.
         print("\n10 points of hidden self-steal (own QEMU threads show "

@@ -24,9 +24,9 @@ CONSOLE = os.path.join(HERE, "fixtures", "lockdep-console.log")
 LINE = "WARNING: possible circular locking dependency detected"
 
 
-def lockdep_cell(path, cid, variant, console_text):
+def lockdep_boot(path, cid, variant, console_text):
     """A boot that ended with a lockdep report: kept aside, as the
-    campaign runner keeps a cell that is not ok."""
+    campaign runner keeps a boot that is not ok."""
     kept = f"{cid}.partial-1"
     d = os.path.join(path, "cells", kept)
     os.makedirs(d)
@@ -46,7 +46,7 @@ class Unsafe(unittest.TestCase):
             text = f.read()
         # "after" is 10% faster at p1: a number that would say "better"
         synth.make_run(cls.dir, effects={"p1": 1.10, "p2": 1.00},
-                       extra_cells=[lockdep_cell(cls.tmp + "/unsafe", "r07-after-c2",
+                       extra_boots=[lockdep_boot(cls.tmp + "/unsafe", "r07-after-c2",
                                                  "after", text)])
         cls.a = run_main(analyze.main, [cls.dir])
         cls.r = run_main(report.main, [cls.dir])
@@ -101,7 +101,7 @@ class NoSamples(unittest.TestCase):
             for c in man["cells"]:
                 if c["variant"] == "after":
                     shutil.rmtree(os.path.join(d, "cells", c["id"]))
-                    x = lockdep_cell(d, c["id"], "after", text)
+                    x = lockdep_boot(d, c["id"], "after", text)
                     hung.append(dict(x, rep=c["rep"], state="hung",
                                      problems=x["problems"] + ["hung: no output for 60 s"]))
             man["cells"] = [c for c in man["cells"] if c["variant"] != "after"] + hung
@@ -138,8 +138,8 @@ class Safe(unittest.TestCase):
             d = os.path.join(tmp, "ctl")
             text = ("noise\n" + "=" * 20 + "\n" + LINE + "\n```\n\x1b[31mred\n"
                     + "x" * 500 + "\n")
-            synth.make_run(d, reps=2, extra_cells=[
-                lockdep_cell(d, "r03-before~aa-c2", "before~aa", text)])
+            synth.make_run(d, reps=2, extra_boots=[
+                lockdep_boot(d, "r03-before~aa-c2", "before~aa", text)])
             # as campaign_file records a control: its baseline's image
             with open(os.path.join(d, "manifest.json")) as f:
                 man = json.load(f)
@@ -155,16 +155,16 @@ class Safe(unittest.TestCase):
             self.assertEqual(len(splat[4]), 200)
 
     def test_a_later_clean_try_does_not_erase_the_report(self):
-        # --resume ran the cell again and it passed: its lockdep try stays
+        # --resume ran the boot again and it passed: its lockdep try stays
         with tempfile.TemporaryDirectory() as tmp:
             d = os.path.join(tmp, "resumed")
             with open(CONSOLE) as f:
-                cell = lockdep_cell(d, "r03-after-c2", "after", f.read())
-            cell["tries"] = [{"state": "lockdep", "problems": cell["problems"],
-                              "kept": cell["kept"]},
+                boot = lockdep_boot(d, "r03-after-c2", "after", f.read())
+            boot["tries"] = [{"state": "lockdep", "problems": boot["problems"],
+                              "kept": boot["kept"]},
                              {"state": "done", "problems": []}]
-            cell.update(state="done", problems=[])
-            synth.make_run(d, reps=2, extra_cells=[cell])
+            boot.update(state="done", problems=[])
+            synth.make_run(d, reps=2, extra_boots=[boot])
             got = safety.lockdep_reports(rundir.load(d))
             self.assertEqual(set(got), {"after"})
             self.assertEqual(got["after"]["line"], LINE)
@@ -173,9 +173,9 @@ class Safe(unittest.TestCase):
     def test_missing_console_keeps_the_line(self):
         with tempfile.TemporaryDirectory() as tmp:
             d = os.path.join(tmp, "gone")
-            cell = lockdep_cell(d, "r03-after-c2", "after", "")
-            synth.make_run(d, reps=2, extra_cells=[cell])
-            shutil.rmtree(os.path.join(d, "cells", cell["kept"]))
+            boot = lockdep_boot(d, "r03-after-c2", "after", "")
+            synth.make_run(d, reps=2, extra_boots=[boot])
+            shutil.rmtree(os.path.join(d, "cells", boot["kept"]))
             got = safety.lockdep_reports(rundir.load(d))
             self.assertEqual(got["after"]["splat"], [])
             self.assertEqual(got["after"]["line"], LINE)

@@ -282,7 +282,7 @@ class StealMetrics(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="steal-synth-")
         cls.dir = os.path.join(cls.tmp, "synth")
         synth.make_run(cls.dir, reps=2)
-        cls.pdir = lambda cell, p: os.path.join(cls.dir, "cells", cell,
+        cls.pdir = lambda boot, p: os.path.join(cls.dir, "cells", boot,
                                                 "points", p)
         write_steal_file(cls.pdir("r01-before-c2", "p1"), 10, 40)
         write_steal_file(cls.pdir("r01-after-c2", "p1"), 300, 500)
@@ -298,9 +298,9 @@ class StealMetrics(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp)
 
-    def steal(self, cell, point):
+    def steal(self, boot, point):
         return {r["metric"]: r["value"] for r in self.t.tables["samples"]
-                if r["cell"] == cell and r["point"] == point
+                if r["cell"] == boot and r["point"] == point
                 and r["metric"].startswith("steal")}
 
     def test_values(self):
@@ -336,9 +336,9 @@ class StealMetrics(unittest.TestCase):
         # r02-after-c2/p2 (0.1%) are not; 3 points measured.
         self.assertIn("at 1 of 3 measured points: r01-after-c2/p1:", flags[0])
 
-    def metric(self, cell, point, name):
+    def metric(self, boot, point, name):
         got = [r["value"] for r in self.t.tables["samples"]
-               if r["cell"] == cell and r["point"] == point
+               if r["cell"] == boot and r["point"] == point
                and r["metric"] == name]
         return got[0] if got else None
 

@@ -427,13 +427,13 @@ class HostSpeed(unittest.TestCase):
             for i in range(16):
                 thr = 1000 * level * np.exp(rng.normal(0, 0.01)) / (
                     speed[i] if explains else float(other.choice([1.0, 1.3])))
-                cell = f"c{i:02d}-{variant}"
+                boot = f"c{i:02d}-{variant}"
                 for metric, v in [("throughput_ops_s", thr)] + (
                         [("host_meter_ns", 13000 * speed[i])] if meter else []):
                     rows.append({"campaign": "c", "variant": variant, "cpus": 2,
                                  "point": "p1", "read_pct": 90, "mailboxes": 16,
                                  "miss_pct": 0, "duration_ms": 1000, "rep": i + 1,
-                                 "cell": cell, "metric": metric, "unit": "x",
+                                 "cell": boot, "metric": metric, "unit": "x",
                                  "value": v})
         return pd.DataFrame(rows)
 
