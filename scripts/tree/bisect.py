@@ -390,7 +390,7 @@ def write_variant(dirh, tree, commit, like):
     """Write variants/NAME.toml of COMMIT under the bisection's Dir (made
     new and renamed into place: no link followed) and return NAME."""
     info = kernel_tree.resolve(tree, commit)
-    name = kernel_tree.variant_name(info["tree"], info["commit"])
+    name = kernel_tree.tree_variant_name(info["tree"], info["commit"])
     text = kernel_tree.variant_text(info, like)
     try:
         safeio.loads_toml(text.encode("utf-8"), f"{name}.toml")
@@ -589,7 +589,7 @@ def check_state(state):
         if not (isinstance(cells, list) and len(cells) <= 1000 and all(
                 isinstance(c, list) and len(c) == 6 and all(_str(x) for x in c) for c in cells)):
             return f"step {pos}'s cells are not a step's"
-    mine = {kernel_tree.variant_name(tree, c["id"]) for c in [state["good"]] + commits}
+    mine = {kernel_tree.tree_variant_name(tree, c["id"]) for c in [state["good"]] + commits}
     built = state.get("built", [])
     if not isinstance(built, list) or not all(isinstance(v, str) and v in mine for v in built):
         return "built names a variant that is none of its commits'"

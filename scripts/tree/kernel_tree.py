@@ -276,7 +276,7 @@ def donor(build, repo, target_dir, commit, arch, shas):
     return None if best is None else best[1:]
 
 
-def variant_name(tree, commit):
+def tree_variant_name(tree, commit):
     """"linux-1a2b3c4d5e6f": the tree's folder name, cut and cleaned, and
     the commit's first 12 hex digits (variant_name.NAME_RE: at most 32)."""
     base = re.sub(r"[^a-z0-9]+", "-", os.path.basename(tree.rstrip("/")).lower()).strip("-")
@@ -335,7 +335,7 @@ def campaign_text(names, infos):
 
 def write_variants(tree, refs, out, like):
     infos = [resolve(tree, r) for r in refs]
-    names = list(dict.fromkeys(variant_name(i["tree"], i["commit"]) for i in infos))
+    names = list(dict.fromkeys(tree_variant_name(i["tree"], i["commit"]) for i in infos))
     if len(names) != len(infos):
         raise TreeError("two refs name the same commit: name each commit once")
     os.makedirs(out, exist_ok=True)

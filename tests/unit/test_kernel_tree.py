@@ -187,12 +187,12 @@ class Tree(unittest.TestCase):
                 variant.load("tv")
             self.assertIn(words, str(cm.exception))
 
-    def test_variant_name(self):
-        self.assertEqual(kernel_tree.variant_name("/src/Linux.Next/", "ab" * 20),
+    def test_tree_variant_name(self):
+        self.assertEqual(kernel_tree.tree_variant_name("/src/Linux.Next/", "ab" * 20),
                          "linux-next-abababababab")
-        name = kernel_tree.variant_name("/x/" + "a" * 60, "cd" * 20)
+        name = kernel_tree.tree_variant_name("/x/" + "a" * 60, "cd" * 20)
         self.assertTrue(variant_name.NAME_RE.fullmatch(name), name)
-        self.assertTrue(variant_name.NAME_RE.fullmatch(kernel_tree.variant_name("/x/_", "e" * 40)))
+        self.assertTrue(variant_name.NAME_RE.fullmatch(kernel_tree.tree_variant_name("/x/_", "e" * 40)))
 
 
 if __name__ == "__main__":
