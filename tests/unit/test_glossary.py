@@ -25,6 +25,14 @@ RETIRED = {
     r"\bbuild_target\b": ("guest/variant_name.py", ()),
     r"\bparse_target\b": ("variant_name.split_name", ()),
     r"\bcampaign_file\.image\(": ("campaign_file.booted_variant", ()),
+    # a planned boot was a "cell" in the campaign and the analysis
+    r"\b(finish|start|run|campaign)_cells?\b": ("..._boot(s)", ()),
+    r"\bscripts/campaign/cell\.py\b": ("scripts/campaign/boot.py", ()),
+    r"\bclass Cell\b": ("class Boot", ()),
+    r"\b(rundir|rd)\.cells\b": ("rundir.boots", ()),
+    r"campaign: cell ": ("campaign: boot ", ()),
+    r"\bdone cells\b": ("done boots", ()),
+    r"\bCELL_TIMES\b": ("BOOT_TIMES", ()),
     r"\battempts\b": ("len(tries)", ("scripts/campaign/manifest.py",
                                      "scripts/campaign/reuse.py",
                                      "tests/unit/test_campaign_hostile.py",
@@ -80,7 +88,9 @@ class OneWord(unittest.TestCase):
         # The pattern list is not vacuous: each catches its own example.
         for pat, example in ((r"\bresults? director(y|ies)\b", "a Results Directory"),
                              (r"\bbuild targets?\b", "the build targets"),
-                             (r"\battempts\b", 'cell["attempts"]')):
+                             (r"\battempts\b", 'cell["attempts"]'),
+                             (r"\b(finish|start|run|campaign)_cells?\b", "finish_cell(d)"),
+                             (r"campaign: cell ", "campaign: cell r01-before-c2: hung")):
             self.assertRegex(example, re.compile(pat, re.IGNORECASE))
 
 
