@@ -17,7 +17,8 @@
 # names the other work the host did during p1, over 0.1 of a core; on a
 # quiet host an undisturbed point once read 14.1%, QEMU's own threads
 # taking their turn, hence two of them);
-# and analysis/parse/host_steal.py turns the files into steal_pct and steal_max_pct;
+# and tidy (the registry's host-steal rules) turns the files into
+# steal_pct and steal_max_pct;
 # the host speed meter's file of every point holds its samples on each
 # host core, read by tidy as host_meter_ns.
 #
@@ -106,8 +107,9 @@ sed 's/^/    | /' "$out/run.stderr" "$out/run.stdout"
 PYTHONPATH=$LB_ROOT "$LB_PY" - "$out" "$other" <<'PY'
 import json, os, shutil, sys
 from analysis import metrics
+from analysis.metrics import HOST_METER, HOST_STEAL
 from analysis.parse import host_meter, host_steal, rundir
-from analysis.tidy import tables
+from analysis.tidy import point_metrics, tables
 
 out, other = sys.argv[1], float(sys.argv[2])
 TH = metrics.STEAL_FLAG_PCT
@@ -116,6 +118,12 @@ TH = metrics.STEAL_FLAG_PCT
 def fail(msg):
     print(f"FAIL: {msg}")
     sys.exit(1)
+
+
+def steal(rows):
+    """The registry's host-steal metrics of a point's rows, as tidy
+    computes them (analysis/metrics.py, tidy/point_metrics.py)."""
+    return point_metrics.compute({HOST_STEAL: rows})
 
 
 rows = {}
@@ -129,7 +137,7 @@ for p in ("p0", "p1", "p2"):
     # QEMU's other threads follow: the main loop at least, and what they
     # ran is a sliver of a core (both vCPUs' ~200% would be a mix-up)
     others = [r["thread"] for r in allrows if r["thread"] not in rows[p]]
-    own = host_steal.steal_metrics(allrows).get("qemu_other_pct")
+    own = steal(allrows).get("qemu_other_pct")
     if "qemu-system-arm" not in others or own is None or not 0 <= own < 25:
         fail(f"{p}: QEMU's other threads {others}, qemu_other_pct {own}: "
              "want the main loop's row and under 25% of a core")
@@ -151,13 +159,13 @@ print("ok: every point has host-steal.txt with CPU 0/TCG and CPU 1/TCG, windows 
 held = rows["p2"]["CPU 1/TCG"]
 if held["wait_ns"] < 200e6:
     fail(f"p2: CPU 1/TCG waited {held['wait_ns'] / 1e6:.0f} ms, want >= 200 of the 300 held")
-m2 = host_steal.steal_metrics(list(rows["p2"].values()))
+m2 = steal(list(rows["p2"].values()))
 if not m2["steal_max_pct"] > TH:
     fail(f"p2: steal_max_pct {m2['steal_max_pct']:.1f} not above {TH:g}")
 print(f"ok: p2: CPU 1/TCG waited {held['wait_ns'] / 1e6:.0f} ms; steal_max_pct "
       f"{m2['steal_max_pct']:.1f} > {TH:g}")
-m0 = host_steal.steal_metrics(list(rows["p0"].values()))
-m1 = host_steal.steal_metrics(list(rows["p1"].values()))
+m0 = steal(list(rows["p0"].values()))
+m1 = steal(list(rows["p1"].values()))
 calm = min(m0["steal_max_pct"], m1["steal_max_pct"])
 # Two busy vCPU threads fill both cores, so other work takes its time
 # from them: ~50% steal per core of it (0.19 core gave 8-11%).
@@ -219,7 +227,7 @@ for p in ("p0", "p1", "p2"):
         if not 0.5 * want <= r["samples"] <= 1.2 * want + 3 or not 1e3 <= r["median_ns"] <= 1e6:
             fail(f"{p}: core {r['cpu']}: {r['samples']} samples in a window of "
                  f"{want * 20:.0f} ms, median {r['median_ns']} ns")
-    speed[p] = host_meter.meter_metrics(mrows)["host_meter_ns"]
+    speed[p] = point_metrics.compute({HOST_METER: mrows})["host_meter_ns"]
 meter_t = {r["point"]: r["value"] for r in t.tables["samples"] if r["metric"] == "host_meter_ns"}
 if any(abs(meter_t[p] - speed[p]) > 1e-6 for p in speed):
     fail(f"tidy's host_meter_ns {meter_t} differ from the files' {speed}")
