@@ -336,9 +336,14 @@ class RunDir:
                     break
         return out
 
-    def point_dir(self, boot, point):
-        # cells/: the boots' folder, under the format's name
-        return os.path.join(self.path, "cells", boot.id, "points", point.id)
+    @staticmethod
+    def point_rel(boot, point):
+        """A boot's point folder, relative to the run directory (read
+        under it, no link followed: analysis/tidy/tables.py); cells/: the
+        boots' folder, under the format's name.  The ids as the manifest
+        has them, not normalized: "a/../b" must be refused, not read
+        through whatever "a" is."""
+        return os.path.join("cells", boot.id, "points", point.id)
 
     def raw_files(self):
         """Every raw file (for staleness checks of DIR/tidy)."""

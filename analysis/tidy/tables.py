@@ -118,7 +118,7 @@ def _parse(tidy, boot, point, rundir, name, parser, optional=False):
     read under the run directory with every component opened without
     following a link (parser(rel, root=)): a point folder swapped for a
     link after _folder checked it is refused, never read (issue #43)."""
-    rel = os.path.join("cells", boot.id, "points", point.id, name)
+    rel = os.path.join(rundir.point_rel(boot, point), name)
     if not os.path.lexists(os.path.join(rundir.path, rel)):
         if optional:
             return None, None
@@ -264,10 +264,7 @@ def _one_point(tidy, rundir, boot, point, lock_class, tolerance):
     one's rows and problems), then its samples from what they gave."""
     pkey = _point_key(rundir, boot, point)
     key = {k: pkey[k] for k in KEYS}
-    # the ids as the manifest has them, not normalized: "a/../b" must be
-    # refused, not read through whatever "a" is
-    why = _folder(rundir.path, os.path.join("cells", boot.id, "points",
-                                            point.id))
+    why = _folder(rundir.path, rundir.point_rel(boot, point))
     if why:
         why = f"point directory {why}"
         tidy.problem(boot.id, point.id, "", why)
