@@ -159,16 +159,17 @@ def build_identities(c, variant_dirs):
     exit 3 naming the build command, with the --variants folders given."""
     builds = {}
     for v in c["variants"]:
+        booted = campaign_file.booted_variant(c, v)
         try:
-            builds[v] = campaign_manifest.build_identity(campaign_file.booted_variant(c, v))
+            builds[v] = campaign_manifest.build_identity(booted)
         except judge.RunError as e:
             if e.exit_code != 3 or not variant_dirs:
                 raise
             extra = " ".join(f"--variants {d}" for d in variant_dirs)
             raise judge.RunError(3, f"variant {v!r} is not built: run ./run.sh build {extra} "
-                                 f"{campaign_file.booted_variant(c, v)}") from None
+                                 f"{booted}") from None
         # A point whose path the kernel cannot have: refused before a boot.
-        cfg = guest_paths.build_config(campaign_file.booted_variant(c, v))
+        cfg = guest_paths.build_config(booted)
         for p in c["points"] if cfg else ():
             lack = guest_paths.missing(p.get("workload", ""), cfg)
             if lack:
@@ -346,7 +347,7 @@ def _body(args):
     else:
         try:
             stop = campaign_run.run_boots(d, man, jobs, budget_s(args, man.data["campaign"]))
-        except campaign_run.CellRefused as e:
+        except campaign_run.BootRefused as e:
             raise judge.RunError(e.exit_code, f"{e}; the running boots were stopped and "
                                  f"recorded; finish with: ./run.sh campaign --resume {d}") from None
     states = {}

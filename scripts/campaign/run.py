@@ -30,7 +30,7 @@ from scripts.campaign import manifest as campaign_manifest
 
 
 
-class CellRefused(CliError):
+class BootRefused(CliError):
     """A boot that start_boot could not start (its directory in use by a
     runner, a file of it refused): the batch was stopped, its running
     boots recorded."""
@@ -293,7 +293,7 @@ def run_batch(d, man, jobs, reps, prog, tried):
                     prog.say(f"campaign: boot {cid}: {campaign_boot.ended_words(boot)}")
                 prog.show(done, list(running))
     if refused:
-        raise CellRefused(str(refused[0]))
+        raise BootRefused(str(refused[0]))
     return stop
 
 

@@ -28,7 +28,7 @@ RETIRED = {
     # a planned boot was a "cell" in the campaign and the analysis
     r"\b(finish|start|run|campaign)_cells?\b": ("..._boot(s)", ()),
     r"\bscripts/campaign/cell\.py\b": ("scripts/campaign/boot.py", ()),
-    r"\bclass Cell\b": ("class Boot", ()),
+    r"(?-i:\bCell([A-Z]\w*)?\b)": ("Boot...", ()),
     r"\b(rundir|rd)\.cells\b": ("rundir.boots", ()),
     r"campaign: cell ": ("campaign: boot ", ()),
     r"\bdone cells\b": ("done boots", ()),

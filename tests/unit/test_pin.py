@@ -72,7 +72,7 @@ class Apply(helpers.VcpuThread, unittest.TestCase):
         self.assertIn("3 vCPUs but 2 host cores given", rec["why"])
 
 
-class CellCores(unittest.TestCase):
+class BootCores(unittest.TestCase):
     """The campaign's assignment of host cores to boots."""
 
     def test_whole_host(self):
