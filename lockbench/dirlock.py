@@ -14,7 +14,7 @@ resume that moved its directory and started a new runner there before it
 ended had the old runner unlink the new QEMU's results stream, and the
 new boot lost its points with no other sign (CI, t-campaign, stop 23).
 
-A campaign (scripts/campaign/main.py) holds the same lock on its results
+A campaign (scripts/campaign/main.py) holds the same lock on its run
 directory for its whole run, so that a second campaign or --resume there
 is refused: a lock on another directory than any runner's (cells/.tmp-ID),
 so the two never meet.

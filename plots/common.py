@@ -47,7 +47,7 @@ TEXT_MAX_BYTES = 1 << 20
 
 def read_file(root, rel, limit, missing=None):
     """The text of root/rel: a regular file of at most limit bytes, opened
-    with no link followed anywhere under root (lockbench/safeio.py: a results
+    with no link followed anywhere under root (lockbench/safeio.py: a run
     directory may come from anywhere, and a FIFO, a device or a link in it
     must neither hang the plots nor take a file from outside into the
     report); None when it is not there and missing is None, else

@@ -441,7 +441,7 @@ def _tries(c):
 
 
 def not_results_dir(path, command="report"):
-    """One line when PATH is a directory but not a campaign's results
+    """One line when PATH is a directory but not a campaign's run
     directory (no manifest.json): said as that, not as the missing file's
     "No such file or directory"; None otherwise (a missing PATH, or a
     manifest.json that is there, is load()'s to judge).  COMMAND: the

@@ -36,7 +36,7 @@ nor the kernels changed.
 loaded and checked again and re-planned, and the manifest's boots, builds
 and root fs hashes must be that plan's (else exit 2).
 
-This file is the entry point: the arguments, a new campaign's results
+This file is the entry point: the arguments, a new campaign's run
 directory (create) or a --resume's checks (resume), and the summary.  The
 rest lies beside it in scripts/campaign/, one job a file: file.py (the
 campaign file), manifest.py (the plan, manifest.json and what --resume

@@ -3,7 +3,7 @@
 kernels and guest root file systems the campaign started with, and the
 checks --resume makes before it trusts any of it (checked_manifest).
 
-Apart from scripts/campaign/main.py (the entry point) so that what a results
+Apart from scripts/campaign/main.py (the entry point) so that what a run
 directory's manifest holds, and why a resume refuses one, is read in one
 file; the boots' lifecycle (scripts/campaign/boot.py) and the runner
 (scripts/campaign/run.py) change boots' states and save it.
@@ -226,7 +226,7 @@ class Manifest:
 # here beside hosts_remote, the manifest key that records them, so that
 # checked_manifest knows which names it may trust to rm -rf.
 def remote_base(d):
-    """The part of a run's remote folder name that names its results
+    """The part of a run's remote folder name that names its run
     directory D: its name, in characters safe in a shell word."""
     return re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(os.path.abspath(d)))[:64]
 

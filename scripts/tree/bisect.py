@@ -51,7 +51,7 @@ starts a bisection.  Step campaigns are written by lockbench/tomlw.py.
 For git bisect itself (a walk over merges, or your own bisect log),
 --judge is one step as `git bisect run` wants it: the commit REF (HEAD:
 the one git bisect checked out) against GOOD, exit 0 good, 1 bad, 125
-skip, 128 an error (git bisect stops); its steps gather in one results
+skip, 128 an error (git bisect stops); its steps gather in one run
 directory per GOOD, so a commit is judged once:
   git bisect start BAD GOOD
   git bisect run /path/to/run.sh bisect --judge --tree "$PWD" GOOD --campaign FILE

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """./run.sh campaign FILE --dry-run's wall-time estimate
-(scripts/campaign/estimate.py), calibrated from earlier results
+(scripts/campaign/estimate.py), calibrated from earlier run
 directories or from its defaults, and --variants DIR: a folder of variant
 files made known for one run.  No kernel: the builds are a stand-in tree
 (LOCKBENCH_BUILD), as in test_campaign_hostile.py."""
