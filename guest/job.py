@@ -9,9 +9,10 @@ campaign file reaches the guest's shell unchecked.
 import re
 
 from guest import lockload_cases
-from lockbench import workloads
 from lockbench.cli import CliError
-from lockbench.workloads import GENERIC_SPELLING, generic_words
+# Generic lockload cases ("read /proc/iomem"): how they are spelled is
+# lockbench/workloads.py's, which the report and scripts/ use too.
+from lockbench.workloads import GENERIC, GENERIC_SPELLING, generic_words
 
 MAGIC = "lockbench-job v1"
 # Module parameters a point may set, with their allowed ranges (the module
@@ -38,11 +39,6 @@ POINT_KEYS = {
 # that a new case is named once, in its target file.
 WORKLOADS = ("module", *lockload_cases.CASES)
 WORKLOAD_KEYS = ("workload", "duration_ms", "seed", "timing", "writer_hz", "locks_per_op")
-# Generic lockload cases ("read /proc/iomem"): how they are spelled is
-# lockbench/workloads.py's, which the report uses too.
-GENERIC = workloads.GENERIC
-# the job's users (scripts/) spell a workload through it too
-workload_spelled = workloads.workload_spelled
 OPTIONS = {
     "perf_stat": ("0", "1"),
     "perf_lock": ("0", "1"),

@@ -28,7 +28,7 @@ import sys
 import tempfile
 
 from analysis.parse import bench_results, lockstat
-from lockbench import safeio
+from lockbench import safeio, workloads
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from scripts import guest_paths
@@ -69,7 +69,7 @@ def measure_point(pd, lock):
 def judge(lock, workload, measured):
     """K from [(point, ops, acquisitions), ...] (two op counts), or
     CalibrateError naming the rule broken."""
-    shown = jobmod.workload_spelled(workload)
+    shown = workloads.workload_spelled(workload)
     if len(measured) < 2 or len({ops for _p, ops, _a in measured}) < 2:
         raise CalibrateError(f"{shown}: want two runs of different op counts, got "
                              + ", ".join(f"{p}: {o} ops" for p, o, _a in measured))
@@ -113,7 +113,7 @@ def calibrate(variant, lock, workload, cpus=1, out=None):
     from guest.qemu import RunError, artifacts
     tok = jobmod.workload_token(workload)
     if not jobmod.is_generic(tok):
-        raise CalibrateError(f"{workload}: not a generic workload ({jobmod.GENERIC_SPELLING}); "
+        raise CalibrateError(f"{workload}: not a generic workload ({workloads.GENERIC_SPELLING}); "
                              "the shipped cases count their own acquisitions")
     try:
         artifacts(variant)
@@ -171,7 +171,7 @@ def body(args):
             raise CalibrateError(f"--cpus {args.cpus}: must be 1..16")
         k, said = calibrate(args.variant, args.lock, args.workload, args.cpus, args.out)
         tok = jobmod.workload_token(args.workload)
-    wl = repr(jobmod.workload_spelled(tok))
+    wl = repr(workloads.workload_spelled(tok))
     print(f"{PROG}: {args.lock}: {wl} takes it {k} times an op, exactly ({said}): "
           f"locks_per_op={k}")
     return 0

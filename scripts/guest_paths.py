@@ -13,8 +13,7 @@ when every op of a boot failed with ENOENT (enoent()).
 """
 import os
 
-from guest import job as jobmod
-from lockbench import safeio
+from lockbench import safeio, workloads
 from lockbench.paths import BUILD, ROOT
 
 PATHS_FILE = os.path.join(ROOT, "kernel-patches", "paths.toml")
@@ -31,7 +30,7 @@ def entries():
 
 def path_of(workload):
     """The path of a generic read/stat/open workload, else None."""
-    words = jobmod.generic_words(workload)
+    words = workloads.generic_words(workload)
     if not words or words[0] == "syscall":
         return None
     return words[1]

@@ -34,7 +34,7 @@ import os
 import re
 import sys
 
-from lockbench import defaults, safeio, tomlw
+from lockbench import defaults, safeio, tomlw, workloads
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import variant_name, job as jobmod
 from lockbench.paths import ROOT
@@ -123,10 +123,10 @@ def load(name):
         val = data.get(key)
         if not isinstance(val, typ) or not check(val):
             raise TargetError(f"{path}: {key}: must be {allowed}")
-    workloads = []
+    tokens = []
     for w in data["workloads"]:
         try:
-            workloads.append(jobmod.workload_token(w))
+            tokens.append(jobmod.workload_token(w))
         except jobmod.JobError as e:
             raise TargetError(f"{path}: workloads: {e}") from None
     per_op = data.get(LOCKS_PER_OP, {})
@@ -137,25 +137,25 @@ def load(name):
     locks = {}
     for w, k in per_op.items():
         tok = jobmod.workload_token(w) if jobmod.is_generic(w) else None
-        if tok not in workloads:
+        if tok not in tokens:
             raise TargetError(f"{path}: {LOCKS_PER_OP}: {w!r} is not a generic workload "
                               "of workloads")
         if isinstance(k, bool) or not isinstance(k, int) or not lo <= k <= hi:
             raise TargetError(f"{path}: {LOCKS_PER_OP}: {w!r}: must be an integer {lo}..{hi}")
         locks[tok] = k
-    for tok in workloads:
+    for tok in tokens:
         if jobmod.is_generic(tok) and tok not in locks:
             raise TargetError(f"{path}: {LOCKS_PER_OP}: missing for the generic workload "
-                              f"{jobmod.workload_spelled(tok)!r} (./run.sh calibrate measures it)")
+                              f"{workloads.workload_spelled(tok)!r} (./run.sh calibrate measures it)")
     writer = data.get(WRITER)
     if writer is not None:
         if not isinstance(writer, str) or not WRITER_RE.fullmatch(writer):
             raise TargetError(f"{path}: {WRITER}: must be an fs_writer.ko lock= mode "
                               "(bench-module/fs_writer.c)")
-        if all(w == "module" or jobmod.is_generic(w) for w in workloads):
+        if all(w == "module" or jobmod.is_generic(w) for w in tokens):
             raise TargetError(f"{path}: {WRITER}: only for a target with a lockload case "
                               "of its own (the module and a generic workload have no writer)")
-    return {"name": name, **data, "workloads": workloads, LOCKS_PER_OP: locks}
+    return {"name": name, **data, "workloads": tokens, LOCKS_PER_OP: locks}
 
 
 def toml_text(comments, table, tables=()):
@@ -186,7 +186,7 @@ def toml_text(comments, table, tables=()):
 def render(name, file, lock, lock_class, variants, workload, k, base):
     """The text of a target file for a generic WORKLOAD taking the lock K
     times an op (./run.sh convert --workload)."""
-    spelled = jobmod.workload_spelled(jobmod.workload_token(workload))
+    spelled = workloads.workload_spelled(jobmod.workload_token(workload))
     return toml_text(
         [f"{lock} ({file}), driven by the generic lockload workload {spelled!r}:",
          f"written by ./run.sh convert --workload; locks_per_op measured on {base}",
@@ -208,7 +208,7 @@ def campaign(name, target, variants, workload):
     variants (the base may be before@6.12 or before@arm64): the
     campaign names the variant files, with the base's arch and kernel
     version as its arches and kernels where they are not the default."""
-    spelled = jobmod.workload_spelled(jobmod.workload_token(workload))
+    spelled = workloads.workload_spelled(jobmod.workload_token(workload))
     base = variant_name.split_name(variants[0])
     where = {}
     if base.arch != variant_name.DEFAULT_ARCH:
@@ -263,9 +263,9 @@ def _check_workload(workload):
     tok = jobmod.workload_token(workload)
     if not jobmod.is_generic(tok):
         raise TargetError(f"--workload {workload!r}: not a generic workload "
-                          f"({jobmod.GENERIC_SPELLING}); a shipped case has "
+                          f"({workloads.GENERIC_SPELLING}); a shipped case has "
                           "its target already")
-    print(jobmod.workload_spelled(tok))
+    print(workloads.workload_spelled(tok))
     return 0
 
 

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from analysis import primary as primarymod
 from analysis.metrics import PRIMARY_CHOICES
-from lockbench import defaults
+from lockbench import defaults, workloads
 from lockbench.cli import CliError, OneLineParser, run_cli
 from guest import job as jobmod
 from lockbench import safeio
@@ -205,7 +205,7 @@ POINT = {
                          "guest/inside/lockload test case (guest/JOB.md); one kind in a campaign; "
                          "a generic case names its target, as \"read /proc/iomem\"",
                          "one of " + ", ".join(jobmod.WORKLOADS) + ", or "
-                         + jobmod.GENERIC_SPELLING),
+                         + workloads.GENERIC_SPELLING),
     "primary_metric": PointKey(ALL, None, "the metric this point's verdicts are on",
                                TOP["primary_metric"].allowed, shown="the campaign's"),
     "read_pct": PointKey(MODULE, REQUIRED, "percent of ops that are lookups; the rest "
@@ -412,9 +412,9 @@ def _converted_locks(path, where, pairs, converts, points):
     the ratio would measure two kernels alike in every lock the points
     take.  A point drives the lock of every target whose workloads list
     its workload (a module point: mboxes_lock)."""
-    workloads = sorted({p.get("workload", "module") for p in points})
+    used = sorted({p.get("workload", "module") for p in points})
     by_lock = drivers()
-    driven = {lock for lock, (_t, ws) in by_lock.items() if set(ws) & set(workloads)}
+    driven = {lock for lock, (_t, ws) in by_lock.items() if set(ws) & set(used)}
     for a, b in pairs:
         differ = sorted(set(converts[a]) ^ set(converts[b]))
         for lock in differ:
@@ -430,7 +430,7 @@ def _converted_locks(path, where, pairs, converts, points):
             raise CampaignError(
                 f"{path}: {where}: compared variants {a} and {b} differ in the converted lock {lock}, which "
                 f"none of the campaign's points drives (their workloads: "
-                f"{', '.join(workloads)}); {how}")
+                f"{', '.join(used)}); {how}")
 
 
 def parse_duration(text):
@@ -601,16 +601,16 @@ def _target(path, name, points):
         w = p.get("workload", "module")
         if w not in target["workloads"]:
             raise CampaignError(f"{path}: points[{i}].workload: "
-                                f"{jobmod.workload_spelled(w)!r} does not drive target "
+                                f"{workloads.workload_spelled(w)!r} does not drive target "
                                 f"{target['name']} (its workloads: "
-                                f"{', '.join(map(jobmod.workload_spelled, target['workloads']))})")
+                                f"{', '.join(map(workloads.workload_spelled, target['workloads']))})")
         if jobmod.is_generic(w):
             # A generic workload counts the target's K an op.
             k = target["locks_per_op"][w]
             if p.get("locks_per_op", k) != k:
                 raise CampaignError(f"{path}: points[{i}].locks_per_op: {p['locks_per_op']}, "
                                     f"but target {target['name']} says {k} for "
-                                    f"{jobmod.workload_spelled(w)!r}")
+                                    f"{workloads.workload_spelled(w)!r}")
             p["locks_per_op"] = k
     return target
 

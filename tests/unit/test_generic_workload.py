@@ -14,6 +14,7 @@ import subprocess
 import unittest
 
 from analysis.parse import bench_results
+from lockbench import workloads
 from guest import job
 from scripts import calibrate
 from scripts.campaign import file as campaign_file
@@ -54,7 +55,7 @@ class Spelling(unittest.TestCase):
                                ("syscall 54 -1 21505 0", "syscall:54:-1:21505:0")):
             self.assertEqual(job.workload_token(spelled), token)
             self.assertEqual(job.workload_token(token), token)
-            self.assertEqual(job.workload_spelled(token), spelled)
+            self.assertEqual(workloads.workload_spelled(token), spelled)
         self.assertEqual(job.workload_token("proc_lookup"), "proc_lookup")
         self.assertFalse(job.is_generic("proc_lookup"))
 

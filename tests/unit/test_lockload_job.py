@@ -20,6 +20,7 @@ from unittest import mock
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 from analysis.parse import bench_results  # noqa: E402
+from lockbench import workloads
 from guest import job, lockload_cases  # noqa: E402
 
 MAGIC = "lockbench-job v1\n"
@@ -189,9 +190,9 @@ class LockloadOutput(unittest.TestCase):
         r = self.run_ll("--list")
         self.assertEqual((r.returncode, r.stderr), (0, ""))
         listed = dict(ln.split(" ") for ln in r.stdout.splitlines())
-        named = {c: lk for c, lk in listed.items() if c not in job.GENERIC}
+        named = {c: lk for c, lk in listed.items() if c not in workloads.GENERIC}
         self.assertEqual(set(named), set(job.WORKLOADS) - {"module"})
-        self.assertEqual({listed[g] for g in job.GENERIC}, {"unknown"})
+        self.assertEqual({listed[g] for g in workloads.GENERIC}, {"unknown"})
         from scripts import lock_target
         for case, (rel, _writer) in lockload_cases.CASES.items():
             name = os.path.basename(rel)[:-5]

@@ -15,6 +15,7 @@ from unittest import mock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
+from lockbench import workloads
 from guest import job  # noqa: E402
 from scripts import variant  # noqa: E402
 from scripts.campaign import file as campaign_file  # noqa: E402
@@ -95,7 +96,7 @@ class OneSource(unittest.TestCase):
             "guest", "inside", "lockload", "lockload.c"), re.S).group(1)
         rows = self.CASE_RE.findall(table)
         self.assertEqual(len(rows), len(re.findall(r"\{ \"", table)), table)
-        named = {n: (lk, int(r) + int(w)) for n, lk, r, w in rows if n not in job.GENERIC}
+        named = {n: (lk, int(r) + int(w)) for n, lk, r, w in rows if n not in workloads.GENERIC}
         self.assertEqual(set(named), set(job.WORKLOADS) - {"module"})
         for name in target.names():
             t = target.load(name)
