@@ -78,24 +78,20 @@ class Frames(NamedTuple):
 FRAMED = Frames._fields[1:-2]
 
 
-def analyze(path, thresholds=None, compare=True, write=True):
-    """Read the run directory and write DIR/tidy/*.csv.
+def analyze(path, thresholds=None, write=True):
+    """Read the run directory, judge it and write DIR/tidy/*.csv
+    (./run.sh analyze; report builds its tables through frames()).
 
-    Returns (rundir, Tidy, medians DataFrame, compare.Compared or None).
-    compare=False (report, which judges with its own --baseline/--margin
-    and writes comparisons.csv itself, once): no comparisons, and an old
-    comparisons.csv is removed so that the tidy files stay stale until
-    report writes it.  write=False (a look): judged in memory, DIR/tidy
-    left as it is.  Raises ParseError when there is nothing to analyze.
-    Never prints."""
+    Returns (rundir, Tidy, medians DataFrame or None, compare.Compared).
+    write=False (a look): judged in memory, DIR/tidy left as it is, and
+    no medians (medians.csv's table, which nothing judges).  Raises
+    ParseError when there is nothing to analyze.  Never prints."""
     rd = rundir_mod.load(path)
     t = tidy_tables(path, rd)
     thresholds = run_thresholds(rd, thresholds)
     df = table_frames(t, ("samples", "outcomes"))
-    medians = medians_mod.medians_table(df["samples"], thresholds)
-    c = None
-    if compare:
-        c = compare_mod.compare_run(rd, df["samples"], df["outcomes"], thresholds)
+    medians = medians_mod.medians_table(df["samples"], thresholds) if write else None
+    c = compare_mod.compare_run(rd, df["samples"], df["outcomes"], thresholds)
     if write:
         write_tables(path, t, medians, c)
     return rd, t, medians, c
