@@ -11,6 +11,7 @@ import os
 import statistics
 import subprocess
 
+from guest import point_files
 from lockbench import paths, safeio
 
 METER_FILE = "host-meter.txt"
@@ -179,22 +180,12 @@ def write_meter(out, done, marks, why_not=None, cpu_s=None):
         samples, head = read_samples(os.path.join(out, METER_LOG))
     except OSError as e:
         return dict(rec, why_not=f"cannot read {METER_LOG}: {e.strerror or e}")
-    why = []
-    for pid in done:
-        mark = marks.get(pid, {})
-        if "begin" not in mark or "end" not in mark:
-            continue
+
+    def text(pid, mark):
         t0, t1 = mark_ns(mark["begin"][1]), mark_ns(mark["end"][1])
         rows = window_rows(samples, t0, t1) if t0 is not None and t1 is not None else []
-        if not rows:
-            continue
-        try:
-            with safeio.Dir.open(out) as d:
-                d.write_new(f"points/{pid}/{METER_FILE}", meter_text(pid, mark, head, rows))
-        except OSError as e:
-            why.append(f"{pid}: cannot write it: {e.strerror or e}")
-            continue
-        rec["points"].append(pid)
+        return meter_text(pid, mark, head, rows) if rows else None
+    rec["points"], why = point_files.write_windows(out, done, marks, METER_FILE, text)
     if not rec["points"] and not why:
         why.append("no samples within any point's run-begin/run-end window")
     return dict(rec, **({"why_not": "; ".join(why)} if why else {}))

@@ -9,6 +9,7 @@ import re
 import time
 
 from guest.hostspeed import METER_FILE
+from guest import point_files
 from guest.judge import RunError
 from lockbench import safeio
 
@@ -252,22 +253,11 @@ def write_steal(out, done, marks):
     """Write points/ID/host-steal.txt for every verified point with both
     markers and vCPU threads; return what meta.json says about it.  A file
     that cannot be written is left out (absent: not measured), and said."""
-    written, why = [], []
-    for pid in done:
-        mark = marks.get(pid, {})
-        rows = steal_rows(mark["begin"][1], mark["end"][1]) \
-            if "begin" in mark and "end" in mark else []
-        if not any(VCPU_COMM.fullmatch(r["thread"]) for r in rows):
-            continue
-        try:
-            # Never over a file that is there (collect() refuses a guest's),
-            # nor through a link on the way: under the runner's own --out.
-            with safeio.Dir.open(out) as d:
-                d.write_new(f"points/{pid}/{STEAL_FILE}", steal_text(pid, mark, rows))
-        except OSError as e:
-            why.append(f"{pid}: cannot write it: {e.strerror or e}")
-            continue
-        written.append(pid)
+    def text(pid, mark):
+        rows = steal_rows(mark["begin"][1], mark["end"][1])
+        return steal_text(pid, mark, rows) \
+            if any(VCPU_COMM.fullmatch(r["thread"]) for r in rows) else None
+    written, why = point_files.write_windows(out, done, marks, STEAL_FILE, text)
     if not written and not why:
         why.append("no run-begin/run-end markers on the console" if not any(marks.values())
                    else "no QEMU vCPU thread (CPU N/TCG) readable in /proc")

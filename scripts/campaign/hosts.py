@@ -221,7 +221,7 @@ def probe_live(hosts_file, arches, cwd=None):
 # host runs python3 -m guest.run_guest with payload/ as the root;
 # tests/unit/test_hosts_payload.py holds this list to the runner's imports.
 RUNNER_FILES = ("guest/__init__.py", "guest/run_guest.py", "guest/judge.py", "guest/collect.py",
-                "guest/vcpu.py", "guest/hostspeed.py", "guest/meter/host_meter.c",
+                "guest/vcpu.py", "guest/hostspeed.py", "guest/point_files.py", "guest/meter/host_meter.c",
                 "guest/job.py", "guest/lockload_cases.py", "guest/qemu.py",
                 "guest/variant_name.py", "guest/inside/init.sh", "guest/arches.toml",
                 "kernel-patches/kernels.toml",
