@@ -32,7 +32,7 @@ from scipy import stats as sps
 from analysis.parse import rundir as rundir_mod
 from analysis.parse.common import ParseError
 from analysis.render.formatting import pct_s
-from analysis.tidy import tidy_csv
+from analysis.parse.tidy_table import read_table
 from lockbench.cli import EXIT_OK, OneLineParser, UsageError, run_cli
 from lockbench.defaults import ICOUNT
 
@@ -73,7 +73,7 @@ def difference(c1, c2):
 def _primary(path):
     """The primary rows of DIR/tidy/comparisons.csv, as dicts."""
     try:
-        t = tidy_csv.read_table(path, "comparisons.csv")
+        t = read_table(path, "comparisons.csv")
     except ParseError as e:
         raise ParseError(path, None, f"no comparisons ({e.message}): run "
                          f"./run.sh report {path} first") from None

@@ -10,7 +10,6 @@ than the raw files. The plots and report.html are the next step,
 Usage: /usr/bin/python3 -m analysis.report DIR [--baseline V] [--margin M]
 """
 
-import os
 import sys
 from typing import NamedTuple
 
@@ -20,18 +19,13 @@ from lockbench.cli import require
 require("report", "pandas", "scipy")
 
 from analysis import analyze as analyze_mod
-from analysis.estimate import observer as observer_mod
-from analysis.estimate import stats
-from analysis.parse import rundir as rundir_mod
-from analysis.parse.common import ParseError, dir_refusal
-from analysis.render import answer as answer_mod
-from analysis.render import commit_msg, summary
-from analysis.tidy import tables, tidy_csv
-from analysis.tidy.tidy_csv import TIDY_DIR
+from analysis import outputs
+from analysis.estimate import medians as medians_mod
+from analysis.verdict import observer as observer_mod
+from analysis.estimate.thresholds import Thresholds
+from analysis.render import texts as texts_mod
 from analysis.verdict import compare as compare_mod
-from analysis.verdict import verdicts
 from analysis.verdict.table import VerdictTable
-from lockbench import safeio
 from lockbench.cli import OneLineParser, UsageError, run_cli
 
 PROG = "report"
@@ -49,7 +43,7 @@ def _margin(text):
 
 
 def make_parser():
-    d = stats.Thresholds()
+    d = Thresholds()
     p = OneLineParser(
         prog=PROG,
         description="Compare the variants of a run directory, each "
@@ -92,38 +86,6 @@ def make_parser():
     return p
 
 
-def _rw_variants(ls, lock_class):
-    """The variants whose lock_stat rows of lock_class include an -R row
-    (an rwlock: the commit block says it sums -R and -W), from
-    tidy/lockstat.csv; None when that table cannot be read as one (the
-    block then leaves lock_stat out rather than say less than it sums)."""
-    if ls is None or not {"variant", "class", "kind"} <= set(ls.columns):
-        return None
-    mine = ls[(ls["class"].astype(str) == lock_class)
-              & (ls["kind"].astype(str) == "R")]
-    return set(mine["variant"].astype(str))
-
-
-def _short_path(path):
-    """path relative to the current directory when it lies below it."""
-    path = os.path.normpath(path)
-    if os.path.isabs(path):
-        rel = os.path.relpath(path)
-        if not rel.startswith(".."):
-            return rel
-    return path
-
-
-def _write(path, name, text):
-    """DIR/NAME replaced by text (safeio.write_atomic: never written
-    through a link planted at NAME or NAME.tmp)."""
-    f = os.path.join(path, name)
-    try:
-        safeio.write_atomic(f, text)
-    except OSError as e:
-        raise ParseError(f, None, f"cannot write: {e.strerror or e}") from None
-
-
 class Report(NamedTuple):
     """What report() wrote, as values: summary.md's text, commit-msg.txt's
     (the block a campaign prints) and the warnings to print."""
@@ -135,24 +97,30 @@ class Report(NamedTuple):
 def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
            reanalyze=None):
     """Compute and write the summary files; returns a Report.  One pass,
-    stage to stage, each handing its result to the next: the run directory
-    (parse/), its tidy tables (analyze: built now when stale, else read
-    from DIR/tidy), the comparisons (verdict/, with estimate/'s
-    estimators and the guards), the observer effect (estimate/), the texts
-    (render/), and last every file this step writes.
+    stage to stage, each handing its result to the next: the run
+    directory and its tidy tables (analyze.frames: parse/ and tidy/,
+    built now when stale, else read from DIR/tidy), the thresholds and
+    medians (estimate/), the comparisons with their guards (verdict/),
+    the observer effect (verdict/), the texts (render/), and last every
+    file this step writes (outputs.py).
 
     reanalyze: None = when stale, True/False = always/never."""
-    rd = _run_dir(path)
-    th = analyze_mod.run_thresholds(rd, thresholds, margin)
-    f = analyze_mod.frames(path, rd, th, reanalyze)
-    c = compare_mod.compare_run(rd, f.samples, f.outcomes, th, baseline)
-    compare_mod.check(path, c)
-    twins = [t for t in rd.observer_pairs()
-             if t[0] in c.pairs and t[1] in c.pairs]
-    observer = observer_mod.observer_table(c.comps, f.samples, twins,
-                                           rd.primary_metric, th)
-    texts = _texts(path, f, c, observer, th, margin, run_dir)
-    _write_all(path, c, observer, texts)
+    f = analyze_mod.frames(path, reanalyze)
+    th = (thresholds or Thresholds()).for_run(
+        f.rd.margin if margin is None else margin, len(f.rd.looks))
+    medians = medians_mod.medians_table(f.samples, th) if f.built is not None else None
+    c = compare_mod.compare_run(f.rd, f.samples, f.outcomes, th, f.tally, f.unsafe,
+                                baseline, refuse=True)
+    table = VerdictTable(c.comps, f.rd.primary_metric)
+    observer = observer_mod.observer_table(
+        c.comps, f.samples, [t for t in f.twins if t[0] in c.pairs and t[1] in c.pairs],
+        f.rd.primary_metric, th)
+    texts = texts_mod.render_texts(path, f, c, table, observer, th, margin, run_dir)
+    tidy = outputs.tidy_files(f.built, medians, c.comps)
+    observer_csv = (observer_mod.OBSERVER_COLUMNS, observer.to_dict("records"))
+    # an empty observer.csv goes (a link: the link, not its target)
+    outputs.write(path, tidy=tidy, run=[
+        ("observer.csv", observer_csv if len(observer) else None), *texts.items()])
     # a console.log that is not read (a link, a FIFO): one line here, and
     # in summary.md in place of its lockdep report
     warnings = f.warnings + c.warnings + [
@@ -160,82 +128,13 @@ def report(path, baseline=None, margin=None, thresholds=None, run_dir=None,
     return Report(texts["summary.md"], texts["commit-msg.txt"], warnings)
 
 
-def _run_dir(path):
-    """The run directory at path (rundir.load), once DIR/tidy, when there,
-    is known to be a folder and no link: analyze writes its tables there
-    and this reads them, never in a folder elsewhere that a link planted
-    in a run directory names."""
-    tdir = os.path.join(path, TIDY_DIR)
-    why = dir_refusal(tdir) if os.path.lexists(tdir) else None
-    if why:
-        raise ParseError(tdir, None, why)
-    return rundir_mod.load(path)
-
-
-def _texts(path, f, c, observer, th, margin, run_dir):
-    """{file name: text} of summary.md, commit-msg.txt, answer.txt and
-    legend.txt: one set of facts (and one read of any lockdep report) for
-    every output."""
-    rd, baseline = f.rd, c.baseline
-    primary = rd.primary_metric
-    # the one table every text renders, in its one order
-    table = VerdictTable(c.comps, primary)
-    notes = [f"{v}: {text}" for v, text in tables.variant_notes(rd)]
-    overrides = {}
-    if margin is not None and abs(margin - rd.margin) > 1e-12:
-        overrides["margin"] = (rd.margin, margin)
-    if baseline != rd.baseline:
-        overrides["baseline"] = (rd.baseline, baseline)
-    facts = summary.header_facts(rd, f.cells, f.samples, baseline, primary,
-                                 c.unsafe, c.tally, overrides)
-    md = summary.render_markdown(rd, table, facts, f.problems, baseline, th,
-                                 notes, observer, f.samples)
-    # Reproduce names the copy the run directory keeps: the user's own
-    # file may have changed or gone since.
-    where = run_dir or path
-    copy = os.path.join(where, "campaign.toml")
-    campaign_file = copy if os.path.isfile(os.path.join(path, "campaign.toml")) \
-        else _short_path(rd.campaign.get("file") or f"campaigns/{rd.name}.toml")
-    # A campaign of --variants folders reproduces only with them.
-    dirs = rd.manifest.get("variant_dirs")
-    args = [campaign_file]
-    if isinstance(dirs, list) and all(isinstance(x, str) for x in dirs):
-        args = [w for x in dirs for w in ("--variants", x)] + args
-    msg = commit_msg.render_commit_msg(
-        table, facts, th, args, where, samples=f.samples,
-        lock_class=rd.lock_class,
-        rw_variants=_rw_variants(f.lockstat, rd.lock_class),
-        crosscheck=f.crosscheck)
-    answer = "\n\n".join(answer_mod.answer_text(table, facts, th))
-    legend = "\n".join(summary.legend(th, table))
-    # answer.txt and legend.txt: what report.html opens with (the plots
-    # step reads files: analysis/ never imports plots/)
-    return {"summary.md": md, "commit-msg.txt": msg,
-            "answer.txt": answer + "\n", "legend.txt": legend + "\n"}
-
-
-def _write_all(path, c, observer, texts):
-    """Every file of this step: the one comparisons file (what the plots
-    and report.html read), observer.csv, then the texts."""
-    with tidy_csv.tidy_dir(path) as tidy:
-        tidy_csv.write_comparisons(tidy, verdicts.COMPARISONS_COLUMNS, c.comps)
-    with safeio.Dir.open(path) as run:
-        if len(observer):
-            tidy_csv.write_csv(run, "observer.csv", observer_mod.OBSERVER_COLUMNS,
-                               observer.to_dict("records"))
-        else:  # a link: the link goes, not its target
-            run.unlink("observer.csv")
-    for name, text in texts.items():
-        _write(path, name, text)
-
-
 def run(args):
     """The analysis's part of ./run.sh report (plots/pipeline.py runs it,
     then the plots): report() with the options of args, its warnings
     printed (and summary.md unless --quiet); returns the Report."""
-    th = stats.Thresholds().with_(seed=args.seed, resamples=args.resamples)
+    th = Thresholds().with_(seed=args.seed, resamples=args.resamples)
     r = report(args.dir, args.baseline, args.margin, th,
-               run_dir=_short_path(args.dir))
+               run_dir=texts_mod.short_path(args.dir))
     analyze_mod.print_warnings(PROG, r.warnings)
     if not args.quiet:
         sys.stdout.write(r.summary_md)

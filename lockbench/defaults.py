@@ -8,7 +8,7 @@ Thresholds()) uses the campaign's own default."""
 import copy
 
 #: the smallest change that counts as harm or benefit, relative
-#: (campaign key `margin`; stats.Thresholds.margin)
+#: (campaign key `margin`; thresholds.Thresholds.margin)
 MARGIN = 0.05
 #: a guest's clock: the host's wall clock, or QEMU's instruction count
 #: (campaign key `clock`, the runner's --clock, a boot's and a row's
@@ -22,7 +22,7 @@ CLOCKS = (WALL, ICOUNT)
 #: point 1.2-1.6 s beyond its second; icount 1 vCPU boot 3.2-4.8 s,
 #: 3.1-4.5 host seconds per guest second.
 BOOT_TIMES = {WALL: (4.0, 1.5, 1.0), ICOUNT: (4.0, 1.5, 4.5)}
-#: the confidence of a campaign judged at one look (stats.Thresholds)
+#: the confidence of a campaign judged at one look (thresholds.Thresholds)
 CONFIDENCE = 0.95
 #: the format of a run directory's manifest.json that
 #: scripts/campaign/manifest.py writes and analysis/parse/rundir.py reads
@@ -37,7 +37,7 @@ def look_confidence(looks, confidence=CONFIDENCE):
     """The confidence of each look of a campaign that may stop at any of
     `looks` looks: Bonferroni over the looks, so that the chance of a
     false claim at any look stays within 1 - confidence.  The level
-    every verdict is judged at (stats.Thresholds.for_looks) and every
+    every verdict is judged at (thresholds.Thresholds.for_looks) and every
     output prints (report.html too, which reads no statistics)."""
     return confidence if looks <= 1 else 1 - (1 - confidence) / looks
 

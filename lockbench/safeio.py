@@ -151,6 +151,55 @@ def read_text(path, limit, root=None):
     return read_bytes(path, limit, root).decode("utf-8", "replace")
 
 
+def _first_link(root, rel):
+    """The first folder of rel (relative to root) that is a symbolic
+    link, or None."""
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    for i in range(1, len(parts)):
+        here = "/".join(parts[:i])
+        try:
+            if stat.S_ISLNK(os.lstat(os.path.join(root, here)).st_mode):
+                return here
+        except OSError:
+            return None
+    return None
+
+
+def _not_regular(mode):
+    """The words of a refused file of this mode, in the parsers' terms."""
+    if stat.S_ISDIR(mode):
+        return "is a directory"
+    return f"not a regular file ({kind(mode)})"
+
+
+def refusal_words(path, unsafe, root=None, rel=None):
+    """The words the parsers (analysis/parse/common.py) say of a file
+    read_bytes refused with Unsafe unsafe: a folder on the way that is a
+    link, named ("D is a symbolic link, not followed"; rel: the path
+    read under root); a link in words of its own, or, when it leads to
+    a FIFO or a device, the words that file has ("not a regular file
+    (a FIFO)", "is a directory"); else the refusal's own.  By lstat and
+    stat after the refusal, never open: nothing is read through it."""
+    link = _first_link(root, rel) if root is not None and rel else None
+    if link is not None:
+        return f"{link} is a symbolic link, not followed"
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return unsafe.why  # gone, no access: the error as read_bytes had it
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            target = os.stat(path).st_mode
+        except OSError:
+            target = stat.S_IFREG
+        if not stat.S_ISREG(target) and not stat.S_ISDIR(target):
+            return _not_regular(target)
+        return "a symbolic link, not followed"
+    if not stat.S_ISREG(st.st_mode):
+        return _not_regular(st.st_mode)
+    return unsafe.why
+
+
 def _no_constant(name):
     raise ValueError(f"{name} is not a number this harness reads")
 

@@ -58,6 +58,7 @@ PYTHONPATH=$LB_ROOT "$LB_PY" - "$out" <<'PY'
 import csv, glob, os, sys
 import pandas as pd
 from analysis.estimate import stats
+from analysis.estimate.thresholds import Thresholds
 
 out = sys.argv[1]
 
@@ -131,7 +132,7 @@ samples = samples[samples.variant.isin(["before", "before~aa"])]
 for m in ("lookup_lat_median_ns", "throughput_ops_s", "lookup_lat_median_ref"):
     direction = "higher" if m.startswith("throughput") else "lower"
     vals = samples[samples.metric == m]["value"].to_numpy()
-    th = stats.Thresholds().with_(margin=0.10)
+    th = Thresholds().with_(margin=0.10)
     fa = stats.aa_false_alarm_rate(vals, direction, th, splits=300)
     kinds = {}
     for label, k in fa["verdicts"].items():

@@ -37,6 +37,8 @@ from scipy import stats as sps
 
 from analysis.estimate import stats
 
+from analysis.estimate.thresholds import Thresholds
+
 #: the covariate
 METER = "host_meter_ns"
 
@@ -86,7 +88,7 @@ def _widen(est, lo, hi, extra):
             math.exp(le + math.hypot(dhi, extra)))
 
 
-def compare(base, cbase, var, cvar, direction, thresholds=stats.Thresholds()):
+def compare(base, cbase, var, cvar, direction, thresholds=Thresholds()):
     """(stats.Comparison, Fit): the comparison of base and var (one value
     per boot) adjusted by each boot's host meter reading (cbase, cvar,
     the same lengths; None or NaN where not measured) where the meter

@@ -33,6 +33,8 @@ import numpy as np
 
 from analysis.estimate import stats
 
+from analysis.estimate.thresholds import Thresholds
+
 #: the interval's least half-width, relative: counts of about 10^5 to
 #: 10^9 resolve a few parts per million at best
 FLOOR = 1e-6
@@ -92,7 +94,7 @@ def log_interval_many(lb, lv, la=None, control=False):
     return d, np.maximum(w, FLOOR) + EPS
 
 
-def compare(base, var, direction, thresholds=stats.Thresholds(), aa=None,
+def compare(base, var, direction, thresholds=Thresholds(), aa=None,
             min_n=MIN_N, control=False):
     """A stats.Comparison of two groups of exact values (module
     docstring): ratio = mean(var) / mean(base, with aa's boots), CI =

@@ -19,18 +19,19 @@ returned as data (benchstat's benchmath, in spirit).
   U's distribution, the shift and its CI are analysis.estimate.mann_whitney.
 - Verdict against the margin m, for the metric's direction (verdict()).
 
-Holm across a table is analysis.estimate.holm; medians.csv is analysis.tidy.medians.
+Holm across a table is analysis.estimate.holm; medians.csv is analysis.estimate.medians;
+the thresholds every verdict is judged by are analysis.estimate.thresholds.
 """
 
 import functools
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats as sps
 
 from analysis.estimate import mann_whitney
-from lockbench import defaults
+from analysis.estimate.thresholds import Thresholds
 
 NO_HARM, BETTER, WORSE, HARM = "no harm", "better", "worse", "harm"
 INCONCLUSIVE = "inconclusive"
@@ -42,31 +43,6 @@ TAIL = "inconclusive (tail)"
 DECIDED = (BETTER, NO_HARM, WORSE, HARM)
 FAVOURABLE = (BETTER, NO_HARM)
 UNFAVOURABLE = (WORSE, HARM)
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Every number the verdict depends on, in one place (data, not
-    arguments scattered through calls)."""
-    confidence: float = defaults.CONFIDENCE  # of the median CIs and the ratio CI
-    alpha: float = 0.05  # significance of the Mann-Whitney U test
-    margin: float = defaults.MARGIN  # non-inferiority margin, relative
-    min_n: int = 6  # fewer boots in a group: no verdict
-    probe_tolerance: float = 0.02  # _ref verdicts need the probe this still
-    resamples: int = 10000  # bootstrap resamples (ratio of ratios)
-    seed: int = 1  # bootstrap seed
-
-    def with_(self, **kw):
-        return replace(self, **{k: v for k, v in kw.items() if v is not None})
-
-    def for_looks(self, looks):
-        """The thresholds of one look of a campaign that may stop at any of
-        `looks` looks: Bonferroni over the looks, so that the chance of a
-        false claim at any look stays within alpha (1 - confidence)."""
-        if looks <= 1:
-            return self
-        return replace(self, confidence=defaults.look_confidence(
-            looks, self.confidence), alpha=self.alpha / looks)
 
 
 @dataclass(frozen=True)

@@ -74,56 +74,6 @@ def clip(text, width=60):
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def _not_regular(mode):
-    """The words of a refused file of this mode (its kind, in
-    safeio.kind's words)."""
-    if stat.S_ISDIR(mode):
-        return "is a directory"
-    return f"not a regular file ({safeio.kind(mode)})"
-
-
-def _first_link(root, rel):
-    """The first folder of rel (relative to root) that is a symbolic
-    link, or None."""
-    parts = [p for p in rel.split("/") if p not in ("", ".")]
-    for i in range(1, len(parts)):
-        here = "/".join(parts[:i])
-        try:
-            if stat.S_ISLNK(os.lstat(os.path.join(root, here)).st_mode):
-                return here
-        except OSError:
-            return None
-    return None
-
-
-def _refusal(path, root, rel, unsafe, limit):
-    """The words of a file safeio refused: those this module always had
-    (users and tests look for them); a link (safeio follows none) in words
-    of its own, or, when it leads to a FIFO or a device, the words that
-    file always had (stat, not open: nothing is read through it)."""
-    if unsafe.why.startswith("larger than"):  # safeio's words for it
-        return (f"larger than {limit} bytes (MAX_FILE_BYTES in "
-                f"analysis/parse/common.py): not a file this parser reads")
-    link = _first_link(root, rel) if root is not None else None
-    if link is not None:
-        return f"{link} is a symbolic link, not followed"
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return unsafe.why  # gone, no access: the error as safeio had it
-    if stat.S_ISLNK(st.st_mode):
-        try:
-            target = os.stat(path).st_mode
-        except OSError:
-            target = stat.S_IFREG
-        if not stat.S_ISREG(target) and not stat.S_ISDIR(target):
-            return _not_regular(target)
-        return "a symbolic link, not followed"
-    if not stat.S_ISREG(st.st_mode):
-        return _not_regular(st.st_mode)
-    return unsafe.why
-
-
 def read_bytes(path, limit=MAX_FILE_BYTES, root=None):
     """The bytes of a regular file of at most limit bytes; ParseError if
     path is anything else.
@@ -140,8 +90,13 @@ def read_bytes(path, limit=MAX_FILE_BYTES, root=None):
     try:
         return safeio.read_bytes(path, limit, root)
     except safeio.Unsafe as e:
-        raise ParseError(full, None, _refusal(full, root, path, e, limit)) \
-            from None
+        # the words this module always had (users and tests look for
+        # them): safeio.refusal_words, and the size in this module's terms
+        why = (f"larger than {limit} bytes (MAX_FILE_BYTES in "
+               f"analysis/parse/common.py): not a file this parser reads"
+               if e.why.startswith("larger than") else
+               safeio.refusal_words(full, e, root, path))
+        raise ParseError(full, None, why) from None
 
 
 def dir_refusal(path):

@@ -6,6 +6,29 @@ because two outputs must say the same thing: summary.md's header
 line of the plots' footers and report.html (setup_line).  Reads a loaded
 analysis.parse.rundir.RunDir; no file access."""
 
+from lockbench import workloads
+
+
+def analysed(boots):
+    """(variant, cpus, oversubscribed) of each analysed boot of
+    tidy/cells.csv's data frame (one row per boot): setup_facts' done."""
+    done = boots[boots["analyzed"] == 1] if len(boots) else boots
+    return list(zip(done["variant"], (int(c) for c in done["cpus"]),
+                    done["oversubscribed"] == 1)) if len(done) else []
+
+
+def driver_s(points):
+    """What ran the points: "mbox_bench", or "lockload (W, ...)" for
+    guest/inside/lockload points (a generic workload as a campaign spells it)."""
+    loads = []
+    for p in points:
+        w = p.workload
+        if w and w != "module":
+            w = workloads.workload_spelled(str(w))
+            if w not in loads:
+                loads.append(w)
+    return f"lockload ({', '.join(loads)})" if loads else "mbox_bench"
+
 
 def setup_facts(rd, done):
     """The setup behind the analysed boots: the one computation of what
@@ -65,6 +88,8 @@ def setup_facts(rd, done):
                     for src in [(rd.builds.get(v) or {}).get("source")]
                     if isinstance(src, dict) and src.get("commit")},
         "host_kinds": {c: rd.host_kinds(c) for c in cpus},
+        # What drove the lock: the module, or lockload (its workloads).
+        "driver": driver_s(rd.points),
     }
 
 

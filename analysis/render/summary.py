@@ -8,7 +8,6 @@ analysis.render.commit_msg, the number formats analysis.render.formatting."""
 
 from analysis.verdict import guards
 from analysis import metrics
-from analysis.render import run_setup
 from analysis.estimate import position
 from analysis.render import position_section
 from analysis.render.answer import answer_text, clock_sentence, parse_cell_line
@@ -16,7 +15,6 @@ from analysis.render.formatting import (delta_s, median_ci_s, missing,
                                         number_s, p_value_s, pct_s, ratio_s,
                                         row_point_label, row_ratio,
                                         split_warnings, verdict_s)
-from lockbench import workloads
 from lockbench.defaults import ICOUNT
 
 
@@ -44,19 +42,6 @@ def boots_range(samples, primary):
     ns = samples.groupby(keys)["cell"].nunique()  # column cell: the boot
     ns.update(samples[samples["metric"] == primary].groupby(keys)["value"].count())
     return int(ns.min()), int(ns.max())
-
-
-def driver_s(points):
-    """What ran the points: "mbox_bench", or "lockload (W, ...)" for
-    guest/inside/lockload points (a generic workload as a campaign spells it)."""
-    loads = []
-    for p in points:
-        w = p.workload
-        if w and w != "module":
-            w = workloads.workload_spelled(str(w))
-            if w not in loads:
-                loads.append(w)
-    return f"lockload ({', '.join(loads)})" if loads else "mbox_bench"
 
 
 def contexts_s(campaign):
@@ -90,17 +75,15 @@ def look_open(stopped):
                    and isinstance(x.get("open"), list)), key=lambda x: x[0])
 
 
-def header_facts(rundir, boots, samples, baseline, primary, unsafe,
-                 tally=None, overrides=None):
-    """Facts for the headers: a dict of short strings; boots: tidy/cells.csv
-    (one row per boot) as a data frame; unsafe: the run's
-    safety.lockdep_reports(). The setup itself is run_setup.setup_facts(),
-    the plots' footer's too; this adds the counts of samples and boots."""
+def header_facts(rundir, setup, boots, samples, baseline, primary, unsafe,
+                 tally=None, overrides=None, twins=()):
+    """Facts for the headers: a dict of short strings; setup:
+    run_setup.setup_facts() of the analysed boots (the plots' footer's
+    too), to which this adds the counts of samples and boots; boots:
+    tidy/cells.csv (one row per boot) as a data frame; unsafe: the run's
+    lockdep.lockdep_reports(); twins: rundir.observer_pairs()."""
     done = boots[boots["analyzed"] == 1] if len(boots) else boots
     over = done[done["oversubscribed"] == 1] if len(done) else done
-    setup = run_setup.setup_facts(rundir, list(zip(
-        done["variant"], (int(c) for c in done["cpus"]),
-        done["oversubscribed"] == 1)) if len(done) else [])
     nmin, nmax = boots_range(samples, primary)
     kernels = sorted({k for k in setup["kernels"].values() if k})
     archs, qg = setup["archs"], setup["guests"]
@@ -138,7 +121,7 @@ def header_facts(rundir, boots, samples, baseline, primary, unsafe,
         "look_open": look_open(rundir.stopped),
         "think_ns": {p.id: p.think_ns for p in rundir.points},
         # What drove the lock: the module, or lockload (its workloads).
-        "driver": driver_s(rundir.points),
+        "driver": setup["driver"],
         # the contexts it was taken in, where the kernel takes it in more
         "contexts": contexts_s(rundir.campaign),
         "done": len(done),
@@ -147,7 +130,7 @@ def header_facts(rundir, boots, samples, baseline, primary, unsafe,
         # {(base, var): (base_plain, var_plain)}: a compared pair's twin
         # without lockdep and lock_stat (rundir.observer_pairs: the same
         # patches), the production kernels' answer beside it
-        "twins": {a: b for a, b in rundir.observer_pairs()},
+        "twins": {a: b for a, b in twins},
         "clock": {c: rundir.clock(c) for c in setup["cpus"]},
         "tally": tally or {},
         "overrides": overrides or {},

@@ -178,6 +178,19 @@ def _check_params(tidy, boot, point, res):
                          f"param {k}={got} but the manifest says {want}")
 
 
+def build_some(rundir):
+    """build(); ParseError when the run has no sample at all (nothing to
+    analyze), with the first problem that says why."""
+    t = build(rundir)
+    if not t.tables["samples"]:
+        done = sum(1 for b in rundir.boots if b.state == "done")
+        why = ("no boot is in state 'done'" if not done else
+               f"no usable samples in the {done} done boot(s)"
+               + (f" (first problem: {t.warnings[-1]})" if t.warnings else ""))
+        raise ParseError(rundir.path, None, why)
+    return t
+
+
 def build(rundir, tolerance=CROSSCHECK_TOLERANCE):
     """Read the run directory; return a Tidy (never prints)."""
     tidy = Tidy()

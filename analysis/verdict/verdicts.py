@@ -27,8 +27,10 @@ import numpy as np
 import pandas as pd
 
 from analysis.estimate import adjusted, exact, holm, mann_whitney, paired, stats
+
+from analysis.estimate.thresholds import Thresholds
 from analysis.verdict import guards, safety
-from analysis.tidy import medians
+from analysis.estimate import medians
 from analysis import metrics
 from lockbench.defaults import ICOUNT, WALL
 
@@ -102,14 +104,14 @@ class _Plan:
         return ""
 
 
-def comparisons_table(samples, pairs, thresholds=stats.Thresholds(),
+def comparisons_table(samples, pairs, thresholds=Thresholds(),
                       primary="throughput_ops_s", primary_points=None,
                       outcomes=None, controls=(), unsafe=(), plan=None,
                       tally=None):
     """One row per (baseline, variant) pair x cpus x point x metric
     (COMPARISONS_COLUMNS), in the outputs' order (_in_order); `controls`: (baseline,
     control) A/A pairs, judged alike with role `control`; `unsafe`: the
-    variants with a lockdep report (safety.lockdep_reports); `plan`: the
+    variants with a lockdep report (lockdep.lockdep_reports); `plan`: the
     run directory (analysis/parse/rundir.py: primary_for, clock, steal_refusal,
     primary_points), else `primary` at `primary_points` on the wall
     clock; `tally`: the lost boots (analysis/tidy/boots.py tally).  A metric

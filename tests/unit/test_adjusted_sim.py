@@ -34,12 +34,14 @@ import numpy as np
 
 from analysis.estimate import adjusted, stats
 
+from analysis.estimate.thresholds import Thresholds
+
 SIMS = 600
 N = 16
 SD = 0.15
 MARGIN = 0.05
 CONF = 0.975
-TH = stats.Thresholds(confidence=CONF, alpha=1 - CONF, margin=MARGIN)
+TH = Thresholds(confidence=CONF, alpha=1 - CONF, margin=MARGIN)
 FAVOURABLE = stats.FAVOURABLE
 CLAIMS = (stats.BETTER, stats.WORSE, stats.HARM)
 

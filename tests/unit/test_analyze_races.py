@@ -25,12 +25,14 @@ PY = "/usr/bin/python3"
 
 # The real analyze, with the swap put exactly in the window after a
 # check of a point folder (tables._folder) or before the first table is
-# written (tidy_csv.write_text, whatever its arguments).
+# written (safeio.Dir.write_atomic, after analysis/outputs.py has opened
+# DIR/tidy: whatever its arguments).
 WRAPPER = r"""
 import os, sys
 sys.path.insert(0, sys.argv[1])
 from analysis import analyze
-from analysis.tidy import tables, tidy_csv
+from analysis.tidy import tables
+from lockbench import safeio
 run, what, victim = sys.argv[2], sys.argv[3], sys.argv[4]
 swapped = []
 
@@ -49,12 +51,11 @@ if what == "point":
         return why
     tables._folder = folder
 else:
-    real_write = tidy_csv.write_text
-    def write_text(*args):
+    real_write = safeio.Dir.write_atomic
+    def write_atomic(self, *args, **kw):
         swap(os.path.join(run, "tidy"))
-        return real_write(*args)
-    tidy_csv.write_text = write_text
-    analyze.tidy_csv.write_text = write_text
+        return real_write(self, *args, **kw)
+    safeio.Dir.write_atomic = write_atomic
 rc = analyze.main([run])
 print("swapped:", swapped, file=sys.stderr)
 sys.exit(rc)

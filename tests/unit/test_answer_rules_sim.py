@@ -5,7 +5,7 @@ the variant's loss rate), the A/A control's boots pooled with the
 baseline's, and the campaign-wide false-claim rate of the primary
 cells.  A higher-is-better metric, boots lognormal with CV 5% (a quiet
 host), margin 5%, at the default campaign's per-look level 97.5%
-(stats.Thresholds().for_looks(2)).
+(Thresholds().for_looks(2)).
 
 The verdict is stats.compare's (the Hodges-Lehmann typical boot and the
 ratio of means together: stats.combine), computed for many campaigns at
@@ -49,11 +49,13 @@ import unittest
 import numpy as np
 
 from analysis.estimate import mann_whitney, stats
+
+from analysis.estimate.thresholds import Thresholds
 from analysis.tidy import boots
 from analysis.verdict import guards
 
 SIMS = 4000 if os.environ.get("LOCKBENCH_SIM_FULL") else 400
-TH = stats.Thresholds().for_looks(2)
+TH = Thresholds().for_looks(2)
 CONF = TH.confidence
 SIGMA = math.sqrt(math.log1p(0.05 ** 2))
 CLAIMS = (stats.BETTER, stats.WORSE, stats.HARM)

@@ -410,14 +410,14 @@ class DriverAndReproduce(unittest.TestCase):
 
     def test_driver(self):
         from analysis.parse import rundir
-        from analysis.render import summary
+        from analysis.render import run_setup
 
         def pt(w):
             return rundir.Point(id="p", read_pct=None, mailboxes=None, miss_pct=None,
                                 duration_ms=None, workload=w)
-        self.assertEqual(summary.driver_s([pt(None), pt("module")]), "mbox_bench")
-        self.assertEqual(summary.driver_s([pt("read:/proc/iomem"), pt("read:/proc/iomem"),
-                                           pt("proc_lookup")]),
+        self.assertEqual(run_setup.driver_s([pt(None), pt("module")]), "mbox_bench")
+        self.assertEqual(run_setup.driver_s([pt("read:/proc/iomem"), pt("read:/proc/iomem"),
+                                             pt("proc_lookup")]),
                          "lockload (read /proc/iomem, proc_lookup)")
 
     def test_reproduce_names_the_variant_folders(self):

@@ -8,9 +8,10 @@ import os
 import re
 import unittest
 
-from analysis.tidy import medians, tables
+from analysis.estimate import medians
+from analysis.tidy import tables
 from analysis import metrics
-from analysis.estimate import observer
+from analysis.verdict import observer
 from analysis.verdict import verdicts
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(

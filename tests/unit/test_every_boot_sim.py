@@ -59,6 +59,8 @@ import numpy as np
 
 from analysis.estimate import mann_whitney, stats
 
+from analysis.estimate.thresholds import Thresholds
+
 #: simulated campaigns a row (stats.compare is per campaign: ~1 ms each),
 #: and at q = 0, where the false claims and the power are asserted
 SIMS = {0.975: 800, 0.95: 500}
@@ -80,7 +82,7 @@ FALSE_AT_ONE = (stats.BETTER, stats.WORSE, stats.HARM)
 
 
 def thresholds(conf):
-    th = stats.Thresholds().for_looks(2)  # the default campaign's looks
+    th = Thresholds().for_looks(2)  # the default campaign's looks
     return th if conf == th.confidence else th.with_(confidence=conf)
 
 

@@ -44,12 +44,14 @@ import numpy as np
 
 from analysis.estimate import exact, stats
 
+from analysis.estimate.thresholds import Thresholds
+
 SIMS = 10000 if os.environ.get("LOCKBENCH_SIM_FULL") else 2000
 TRUE = 1.0e7  # instructions: icount's counts are 10^5 to 10^9
 RATIOS = (1.0, 1.01, 0.99)
 OFFSETS = (0.0, 1e-5)
 MARGIN = 0.005
-TH = stats.Thresholds(margin=MARGIN)
+TH = Thresholds(margin=MARGIN)
 
 
 def normal(sd):

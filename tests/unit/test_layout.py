@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """The house by stage (analysis/README.md, "Rooms"): each room of
 analysis/ imports only from the rooms below it, analysis/ never imports
-plots/, and no room grows past a dozen files."""
+plots/, no room grows past a dozen files, and a report (and analyze)
+runs the stages in one direction: each stage's modules called in one
+stretch, in the order parse, tidy, estimate, verdict, render, and the
+files written last."""
 
 import ast
 import os
+import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -12,9 +16,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 
 #: the rooms from the bottom up; a module may import its own room and any
 #: room before it in this list
-ORDER = ("schema", "parse", "estimate", "tidy", "verdict", "render",
+ORDER = ("schema", "parse", "tidy", "estimate", "verdict", "render",
          "commands")
-COMMANDS = {"analyze", "report", "looks", "lockstat_cli", "across"}
+COMMANDS = {"analyze", "report", "looks", "lockstat_cli", "across", "outputs"}
 #: the most files (modules, READMEs) one folder holds
 MOST_FILES = 12
 
@@ -55,7 +59,101 @@ def analysis_modules():
                 yield path, rel.removesuffix(".__init__")
 
 
+#: the stages in the order a report runs them; analyze.frames is the
+#: parse and tidy stages (it hands on the tidy tables), outputs.py the
+#: writes, last
+STAGES = ("parse", "tidy", "estimate", "verdict", "render", "outputs")
+
+
+def stage_of(module):
+    """The stage an analysis module's calls belong to, or None (the
+    schema, and anything outside analysis/: safeio, the defaults, the
+    CSV text, which every stage may use)."""
+    if module == "analysis.analyze":
+        return "tidy"
+    if module == "analysis.outputs":
+        return "outputs"
+    room = room_of(module) if module.startswith("analysis.") else None
+    return room if room in STAGES else None
+
+
+def aliases(tree):
+    """{name bound by an import of the module: the analysis module it
+    names (a name imported from a module: that module)}."""
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and \
+                node.module.startswith("analysis"):
+            for a in node.names:
+                sub = f"{node.module}.{a.name}"
+                is_module = os.path.exists(os.path.join(ROOT, *sub.split(".")) + ".py")
+                out[a.asname or a.name] = sub if is_module else node.module
+    return out
+
+
+def stage_calls(path, function):
+    """[(stage, module)] of the calls function makes in path, in the
+    order of the source (a call before its arguments), of the calls
+    into a module of a stage."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    names = aliases(tree)
+    body = next(n for n in ast.walk(tree)
+                if isinstance(n, ast.FunctionDef) and n.name == function)
+    calls = []
+
+    class Visit(ast.NodeVisitor):
+        def visit_Call(self, node):
+            f = node.func
+            while isinstance(f, ast.Attribute):
+                f = f.value
+            if isinstance(f, ast.Call):
+                f = f.func  # Thresholds().for_run(...)
+            mod = names.get(f.id) if isinstance(f, ast.Name) else None
+            stage = stage_of(mod) if mod else None
+            if stage:
+                calls.append((stage, mod))
+            self.generic_visit(node)
+    Visit().visit(body)
+    return calls
+
+
 class Rooms(unittest.TestCase):
+    def one_direction(self, path, function, least):
+        calls = stage_calls(os.path.join(ROOT, path), function)
+        self.assertGreaterEqual(len(calls), least, f"{path}:{function}: too few calls seen")
+        ranks = [STAGES.index(s) for s, _m in calls]
+        self.assertEqual(ranks, sorted(ranks),
+                         f"{path}:{function} goes back a stage: {calls}")
+        mods = [m for _s, m in calls]
+        runs = [m for i, m in enumerate(mods) if i == 0 or mods[i - 1] != m]
+        self.assertEqual(len(runs), len(set(runs)),
+                         f"{path}:{function} comes back to a module: {runs}")
+
+    def test_report_runs_the_stages_in_one_direction(self):
+        self.one_direction("analysis/report.py", "report", 8)
+        self.one_direction("analysis/analyze.py", "analyze", 5)
+        self.one_direction("analysis/analyze.py", "frames", 6)
+        self.one_direction("analysis/render/texts.py", "render_texts", 4)
+
+    def test_one_direction_fails_when_a_stage_comes_back(self):
+        with tempfile.TemporaryDirectory(dir=ROOT) as d:
+            bad = os.path.join(d, "bad.py")
+            with open(bad, "w", encoding="utf-8") as f:
+                f.write("from analysis.estimate import medians\n"
+                        "from analysis.verdict import compare\n"
+                        "def report(x):\n"
+                        "    compare.compare_run(medians.medians_table(x))\n"
+                        "    return medians.medians_table(x)\n")
+            rel = os.path.relpath(bad, ROOT)
+            self.assertEqual(stage_calls(bad, "report"),
+                             [("verdict", "analysis.verdict.compare"),
+                              ("estimate", "analysis.estimate.medians"),
+                              ("estimate", "analysis.estimate.medians")])
+            with self.assertRaises(AssertionError):
+                self.one_direction(rel, "report", 1)
+
+
     def test_imports_point_down(self):
         seen = 0
         for path, name in analysis_modules():

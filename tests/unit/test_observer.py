@@ -14,7 +14,7 @@ import unittest
 import numpy as np
 
 from analysis import analyze, report
-from analysis.estimate import observer
+from analysis.verdict import observer
 from tests.unit import synth
 from tests.unit.helpers import read_csv, run_main
 

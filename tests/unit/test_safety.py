@@ -14,8 +14,7 @@ import unittest
 import pandas as pd
 
 from analysis import analyze, looks, report
-from analysis.parse import rundir
-from analysis.verdict import safety
+from analysis.parse import lockdep, rundir
 from tests.unit import synth
 from tests.unit.helpers import read_csv, run_main
 
@@ -125,7 +124,7 @@ class Safe(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             d = os.path.join(tmp, "safe")
             synth.make_run(d, effects={"p1": 1.10}, reps=6)
-            self.assertEqual(safety.lockdep_reports(rundir.load(d)), {})
+            self.assertEqual(lockdep.lockdep_reports(rundir.load(d)), {})
             self.assertEqual(run_main(analyze.main, [d])[0], 0)
             rows = read_csv(os.path.join(d, "tidy", "comparisons.csv"))
             self.assertNotIn("unsafe", {r["verdict"] for r in rows})
@@ -146,7 +145,7 @@ class Safe(unittest.TestCase):
             man["campaign"]["controls"] = {"before~aa": "before"}
             with open(os.path.join(d, "manifest.json"), "w") as f:
                 json.dump(man, f)
-            got = safety.lockdep_reports(rundir.load(d))
+            got = lockdep.lockdep_reports(rundir.load(d))
             self.assertEqual(set(got), {"before"})
             splat = got["before"]["splat"]
             self.assertEqual(splat[:2], ["=" * 20, LINE])
@@ -165,7 +164,7 @@ class Safe(unittest.TestCase):
                              {"state": "done", "problems": []}]
             boot.update(state="done", problems=[])
             synth.make_run(d, reps=2, extra_boots=[boot])
-            got = safety.lockdep_reports(rundir.load(d))
+            got = lockdep.lockdep_reports(rundir.load(d))
             self.assertEqual(set(got), {"after"})
             self.assertEqual(got["after"]["line"], LINE)
             self.assertTrue(got["after"]["splat"])
@@ -176,7 +175,7 @@ class Safe(unittest.TestCase):
             boot = lockdep_boot(d, "r03-after-c2", "after", "")
             synth.make_run(d, reps=2, extra_boots=[boot])
             shutil.rmtree(os.path.join(d, "cells", boot["kept"]))
-            got = safety.lockdep_reports(rundir.load(d))
+            got = lockdep.lockdep_reports(rundir.load(d))
             self.assertEqual(got["after"]["splat"], [])
             self.assertEqual(got["after"]["line"], LINE)
 

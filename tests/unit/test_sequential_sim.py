@@ -4,7 +4,7 @@
 A campaign with repetitions = { min = 6, max = 30 } looks at 6, 13 and 30
 repetitions (campaign_file.look_schedule) and stops at the first look
 whose verdict is decided (better, no harm, worse, harm), each look judged
-at confidence 1 - 0.05/3 (stats.Thresholds.for_looks). Looking three
+at confidence 1 - 0.05/3 (Thresholds.for_looks). Looking three
 times at 95% would let a false claim through at any of the three; by
 Bonferroni the chance that some look's CI misses the truth is at most
 the sum of the three misses, <= 5%, and a false claim needs a miss.
@@ -21,6 +21,8 @@ import unittest
 import numpy as np
 
 from analysis.estimate import mann_whitney, stats
+
+from analysis.estimate.thresholds import Thresholds
 from scripts.campaign import file as campaign_file
 from tests.unit.test_verdict_sim import draw, mc_bound
 
@@ -59,7 +61,7 @@ def run_campaigns(shape, ratio, looks, confidence, seed):
 class StoppingRule(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        th = stats.Thresholds().for_looks(len(LOOKS))
+        th = Thresholds().for_looks(len(LOOKS))
         cls.rows = {}
         seed = 500
         print(f"\nearly stopping, looks at {LOOKS}, {SIMS} simulated "
@@ -113,10 +115,10 @@ class StoppingRule(unittest.TestCase):
         self.assertEqual(campaign_file.look_schedule(6, 7, 3), [6, 7])
         self.assertEqual(campaign_file.look_schedule(6, 30, 4),
                          [6, 10, 18, 30])
-        th = stats.Thresholds().for_looks(3)
+        th = Thresholds().for_looks(3)
         self.assertAlmostEqual(th.confidence, 1 - 0.05 / 3)
         self.assertAlmostEqual(th.alpha, 0.05 / 3)
-        self.assertEqual(stats.Thresholds().for_looks(1).confidence, 0.95)
+        self.assertEqual(Thresholds().for_looks(1).confidence, 0.95)
 
 
 if __name__ == "__main__":

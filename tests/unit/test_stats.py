@@ -10,10 +10,12 @@ import pandas as pd
 from scipy import stats as sps
 
 from analysis.estimate import mann_whitney, stats
-from analysis.tidy import medians
+
+from analysis.estimate.thresholds import Thresholds
+from analysis.estimate import medians
 from analysis.verdict import verdicts
 
-FAST = stats.Thresholds(resamples=2000)
+FAST = Thresholds(resamples=2000)
 
 
 def noisy(center, n, rel_sd, seed):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """tidy_csv.table_frame (a table judged just after analyze built it) is
-the frame tidy_csv.frame reads back from the table's CSV text (one
+the frame tidy_table.frame reads back from the table's CSV text (one
 judged from DIR/tidy): the same frame, value for value and type for
 type, for every table of four synthetic runs and for the odd values a
 table can hold.  Without this, a fresh report and a re-read one could
@@ -16,13 +16,14 @@ import unittest
 
 from pandas.testing import assert_frame_equal
 
-from analysis.parse import rundir
+from analysis.parse import rundir, tidy_table
 from analysis.tidy import tables, tidy_csv
+from lockbench import csvw
 from tests.unit import synth
 
 
 def read_back(columns, rows):
-    return tidy_csv.frame(tidy_csv.csv_text(columns, rows), "test")
+    return tidy_table.frame(csvw.csv_text(columns, rows), "test")
 
 
 class TableFrame(unittest.TestCase):

@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 
 from analysis.estimate import holm, mann_whitney, stats
+
+from analysis.estimate.thresholds import Thresholds
 from analysis.verdict import verdicts
 
-TH = stats.Thresholds()
+TH = Thresholds()
 
 
 def boots(center, n, rel_sd, seed):

@@ -7,7 +7,8 @@ make one cell of a comparison, is shared with the comparisons table
 (analysis.verdict.verdicts)."""
 
 from analysis import metrics
-from analysis.estimate.stats import Thresholds, describe
+from analysis.estimate.stats import describe
+from analysis.estimate.thresholds import Thresholds
 
 GROUP = ("cpus", "point", "read_pct", "mailboxes", "miss_pct", "duration_ms",
          "metric", "unit")
