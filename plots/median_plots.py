@@ -84,6 +84,9 @@ def latency(sel, warn):
             v[f"plabel{i}"] = v[f"pshort{i}"] + ", " + ", ".join(
                 (f"{c} vCPU{'s' if c > 1 else ''}: " if j == 0 else f"{c}: ")
                 + st for j, (c, st) in enumerate(at.items()))
+    # each panel row's metrics (latency.gp knows no metric's name)
+    for i, o in enumerate(metrics.OPS, 1):
+        v[f"opmetrics{i}"] = " ".join(m for m in every if metrics.op_of(m) == o)
     v["empty"] = " ".join(f"{o}:{p}" for o in metrics.OPS for p in points
                           if not any(r["point"] == p and op(r) == o
                                      for r in rows))
@@ -141,6 +144,7 @@ def throughput(sel, warn):
     v["logpanels"] = log_panels(rows, lambda r: r["point"])
     v["metric"] = metric
     drawn = {r["cpus"]: r["metric"] for r in rows}
+    v["metrics"] = " ".join(sorted(set(drawn.values())))
     if len(set(drawn.values())) > 1:
         v["cpustat"] = " ".join(
             f"{c}:{'run' if drawn[str(c)] == metrics.RUN_TWIN[THROUGHPUT] else 'ops/s'}"

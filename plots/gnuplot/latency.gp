@@ -11,6 +11,9 @@
 #   infile: rows of analysis/TIDY.md medians.csv (the columns variant,
 #   cpus, point, metric, median, ci_lo, ci_hi), the rows of a line next to
 #   each other: make_plots.py writes them in that order.
+#   opmetrics1, opmetrics2: the metrics of the lookup and the write row
+#   (analysis/metrics.py's names, e.g. 'lookup_lat_mean_ns
+#   lookup_lat_median_ns'); a row of infile is drawn in its op's panels.
 #   stat: the statistic in the title, 'mean' (default), 'median' or
 #   'mean or median'; the rows of infile are each cell's (<op>_lat_*_ns:
 #   make_plots.py picks the statistic the answer judges there, and a
@@ -25,8 +28,8 @@
 _me = ARG0
 _d(s, i) = i < 1 ? "" : (s[i:i] eq "/" ? s[1:i] : _d(s, i - 1))
 load _d(_me, strlen(_me)) . "style.gp"
-if (!exists("points") || !exists("cpuslist")) {
-	print _me . ": set points='p1 ...' and cpuslist='1 2 ...'"
+if (!exists("points") || !exists("cpuslist") || !exists("opmetrics1") || !exists("opmetrics2")) {
+	print _me . ": set points='p1 ...', cpuslist='1 2 ...', opmetrics1='M ...' and opmetrics2='M ...'"
 	exit status 2
 }
 if (!exists("stat")) stat = "mean"
@@ -36,7 +39,7 @@ np = words(points)
 ops = "lookup write"
 plabel(p) = exists(sprintf("plabel%d", p)) ? value(sprintf("plabel%d", p)) : word(points, p)
 sel(k, p, o) = strcol("variant") eq word(variants, k) && strcol("point") eq word(points, p) \
-	&& strstrt(strcol("metric"), word(ops, o) . "_lat_") == 1
+	&& hasword(value(sprintf("opmetrics%d", o)), strcol("metric"))
 
 # verdict labels need room right of the last vCPU count
 xmax = words(cpuslist) + (nvl > 0 ? 1 : 0.5)

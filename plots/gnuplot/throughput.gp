@@ -14,7 +14,9 @@
 #   logpanels: the points whose panel has a log y axis (default none).
 #   metric: which throughput (default throughput_ops_s; throughput_run:
 #   per second the vCPUs were on a host core); infile's rows are each
-#   cell's (throughput_*: make_plots.py picks it).
+#   cell's (make_plots.py picks it).
+#   metrics: the metrics of infile's rows to draw (default: metric; with
+#   cpustat, each vCPU count's).
 #   cpustat: where the metric differs by vCPU count, 'CPUS:WORD ...'
 #   (e.g. '1:ops/s 2:run'): each vCPU tick says which.
 #   nvl, vl1, vt1, ...: the verdict labels (plots/gnuplot/style.gp; PANEL = point).
@@ -30,10 +32,11 @@ if (!exists("points") || !exists("cpuslist")) {
 if (!exists("logpanels")) logpanels = ""
 if (!exists("metric")) metric = "throughput_ops_s"
 if (!exists("cpustat")) cpustat = ""
+if (!exists("metrics")) metrics = metric
 np = words(points)
 plabel(p) = exists(sprintf("plabel%d", p)) ? value(sprintf("plabel%d", p)) : word(points, p)
 sel(k, p) = strcol("variant") eq word(variants, k) && strcol("point") eq word(points, p) \
-	&& strstrt(strcol("metric"), "throughput_") == 1
+	&& hasword(metrics, strcol("metric"))
 ctick(i) = cpulabel(i) . (cpustat eq "" ? "" : \
 	" (" . word(cpustat, i)[strstrt(word(cpustat, i), ":") + 1:] . ")")
 col(k, p, name) = sel(k, p) ? column(name) : NaN
