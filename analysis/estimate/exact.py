@@ -33,13 +33,13 @@ import numpy as np
 
 from analysis.estimate import stats
 
-from analysis.estimate.thresholds import Thresholds
+from analysis.estimate.thresholds import EXACT_MIN_N, Thresholds
 
 #: the interval's least half-width, relative: counts of about 10^5 to
 #: 10^9 resolve a few parts per million at best
 FLOOR = 1e-6
 #: the fewest boots a side (and in the A/A pool) for a verdict
-MIN_N = 3
+MIN_N = EXACT_MIN_N
 #: how much the variant's own range counts (module docstring)
 VAR_WEIGHT = 1.5
 #: added to w: two sides each constant at opposite ends of their range

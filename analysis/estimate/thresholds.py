@@ -8,6 +8,11 @@ from dataclasses import dataclass, replace
 
 from lockbench import defaults
 
+#: the fewest boots a side (and in the A/A pool) an exact (icount) cell
+#: is judged with (analysis/estimate/exact.py); Thresholds.min_n is the
+#: wall clock's
+EXACT_MIN_N = 3
+
 
 @dataclass(frozen=True)
 class Thresholds:

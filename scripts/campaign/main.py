@@ -57,8 +57,9 @@ import os
 import shutil
 import sys
 
-from analysis.estimate import exact
-from analysis.estimate.thresholds import Thresholds
+# the least n of a verdict, without the estimators (scipy): a campaign
+# runs its boots without the analysis' packages
+from analysis.estimate.thresholds import EXACT_MIN_N, Thresholds
 from analysis import primary as primarymod
 from lockbench.cli import OneLineParser, run_cli
 from guest import variant_name, judge, qemu
@@ -127,7 +128,7 @@ def plan_lines(c, boots):
     """What --dry-run says after the boots: per vCPU count its clock, its
     boots a side and each point's primary metric (and whether it is the
     default); a warning where the boots a side cannot reach a verdict
-    (Thresholds.min_n on the wall clock, exact.MIN_N under icount),
+    (Thresholds.min_n on the wall clock, EXACT_MIN_N under icount),
     so that a small campaign is not run to learn it."""
     out = []
     for cpus in c["cpus"]:
@@ -140,7 +141,7 @@ def plan_lines(c, boots):
         vcpus = f"{cpus} vCPU{'s' if cpus > 1 else ''}"
         out.append(f"{vcpus} ({clock} clock): up to {a_side} "
                    f"boots a side; primary: {', '.join(metrics)}")
-        need = exact.MIN_N if clock == ICOUNT else Thresholds().min_n
+        need = EXACT_MIN_N if clock == ICOUNT else Thresholds().min_n
         if a_side < need:
             out.append(f"warning: {a_side} boots a side at {vcpus} cannot reach a verdict "
                        f"(at least {need} a side): every verdict there will read "
