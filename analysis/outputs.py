@@ -55,16 +55,17 @@ def write(path, tidy=(), run=()):
         try:
             for where, files in ((sub, tidy), (top, run)):
                 for name, content in files:
-                    if content is None:
-                        where.unlink(name)
-                        continue
-                    if not isinstance(content, str):
+                    if content is not None and not isinstance(content, str):
                         content = csvw.csv_text(*content)
                     try:
-                        where.write_atomic(name, content)
+                        if content is None:
+                            where.unlink(name)
+                        else:
+                            where.write_atomic(name, content)
                     except OSError as e:
                         raise ParseError(where.where(name), None,
-                                         f"cannot write: {e.strerror or e}") from None
+                                         f"cannot {'remove' if content is None else 'write'}: "
+                                         f"{e.strerror or e}") from None
         finally:
             if sub is not None:
                 sub.close()

@@ -134,6 +134,21 @@ class Observer(unittest.TestCase):
         self.assertEqual(len({r["variant"] for r in rows}), 4)
         self.assertFalse(os.path.exists(os.path.join(d, "observer.csv")))
 
+    def test_a_folder_where_observer_csv_goes(self):
+        """Every file is written, or removed, last (analysis/outputs.py):
+        one that cannot be is one line and exit 2, never a traceback."""
+        d = os.path.join(self.tmp, "folder")
+        shutil.copytree(self.dir, d)
+        there = os.path.join(d, "observer.csv")
+        if os.path.lexists(there):
+            os.unlink(there)
+        os.mkdir(there)
+        st, _out, err = run_main(report.main, [d, "--baseline", "before",
+                                               "--resamples", "500", "--quiet"])
+        self.assertEqual(st, 2, err)
+        self.assertEqual(err.strip().splitlines(),
+                         [f"report: {d}/observer.csv: cannot remove: Is a directory"])
+
 
 class RatioOfRatios(unittest.TestCase):
     def test_known_answer(self):
