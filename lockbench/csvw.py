@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The one CSV text form of the tables the harness writes (the tidy
-tables, observer.csv): every value as csv_value spells it, rows as
-csv.writer quotes them, one "\n" per line.  Text only: where it goes is
-the caller's (lockbench/safeio.py writes it), and reading it back into a
-data frame is analysis/tidy/tidy_csv.py's."""
+"""The CSV text form of the analysis' tables (the tidy tables,
+observer.csv): every value as csv_value spells it, rows as csv.writer
+quotes them, one "\n" per line.  Text only: analysis/outputs.py writes
+it (through lockbench/safeio.py), and reading it back into a data frame
+is analysis/parse/tidy_table.py's."""
 
 import csv
 import io

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Estimators: ratios with their CIs (stats.py), the exact rule
-for icount (exact.py), the paired ratio, the rank test, Holm, and the
-exploratory effects (observer.py, position.py).  Pure functions of
-values; they never print and never read files."""
+"""Estimators: the thresholds they are judged by (thresholds.py),
+ratios with their CIs (stats.py), the medians table (medians.py), the
+exact rule for icount (exact.py), the paired ratio, the rank test, Holm,
+and the position effect (position.py).  Pure functions of values; they
+never print and never read files."""

@@ -11,7 +11,7 @@ absent, never zeros.
 What a point's files give is computed elsewhere: its metrics, each by
 its rule in the registry (analysis/metrics.py), in
 analysis.tidy.point_metrics, the cross-check in analysis.tidy.crosscheck;
-writing the tables is analysis.tidy.tidy_csv.
+writing the tables is analysis.outputs (their text: lockbench.csvw).
 """
 
 import functools

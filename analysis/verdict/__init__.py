@@ -2,4 +2,5 @@
 """Verdicts: which pairs are compared (compare.py), the comparisons
 table with Holm and the primary cells (verdicts.py), the guards that keep
 a normalisation, the host or a lost boot from hiding a harm (guards.py),
-and lockdep safety (safety.py)."""
+lockdep safety (safety.py), the verdict table every text renders
+(table.py) and the observer effect of lock statistics (observer.py)."""

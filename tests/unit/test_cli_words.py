@@ -66,7 +66,7 @@ class InterruptedOnce(unittest.TestCase):
 
     def test_manifest_keeps_state_and_line(self):
         """The manifest's problems stay "STATE: LINE" (analysis/tidy/boots.py
-        and safety.py read them so); only the progress line drops the
+        and parse/lockdep.py read them so); only the progress line drops the
         repeated state."""
         with tempfile.TemporaryDirectory() as d:
             tmp = os.path.join(d, "cells", ".tmp-r01-before-c1")
