@@ -210,7 +210,7 @@ def seconds(v):
 def ended_words(boot):
     """How a boot that did not finish ended, for the progress line: its
     state and its first problem, the state said once.  The manifest keeps
-    each problem as "STATE: LINE" (what analysis/tidy/boots.py and safety.py
+    each problem as "STATE: LINE" (what analysis/tidy/boots.py and parse/lockdep.py
     read), so a problem of the boot's own state ("interrupted: harness
     got SIGINT" for an interrupted boot) is shown without its prefix:
     "interrupted: harness got SIGINT", not "interrupted: interrupted: ..."."""
