@@ -76,6 +76,7 @@ def setup_facts(rd, done):
         "qemu": host.get("qemu_version", "?"),
         "cpus": sorted({c for _v, c in boots}),
         "over_cpus": sorted({c for _v, c, o in done if o}),
+        "over_boots": sum(1 for _v, _c, o in done if o),
         "boots": boots,
         "archs": archs,
         "guests": {a: str(qg[a]) for a in archs if a in qg},

@@ -82,8 +82,6 @@ def header_facts(rundir, setup, boots, samples, baseline, primary, unsafe,
     too), to which this adds the counts of samples and boots; boots:
     tidy/cells.csv (one row per boot) as a data frame; unsafe: the run's
     lockdep.lockdep_reports(); twins: rundir.observer_pairs()."""
-    done = boots[boots["analyzed"] == 1] if len(boots) else boots
-    over = done[done["oversubscribed"] == 1] if len(done) else done
     nmin, nmax = boots_range(samples, primary)
     kernels = sorted({k for k in setup["kernels"].values() if k})
     archs, qg = setup["archs"], setup["guests"]
@@ -108,7 +106,7 @@ def header_facts(rundir, setup, boots, samples, baseline, primary, unsafe,
         # {cpus: {kind of machine: {variant: boots}}} (--hosts): more than
         # one kind at a vCPU count is said in the answer
         "host_kinds": setup["host_kinds"],
-        "over_boots": len(over),
+        "over_boots": setup["over_boots"],
         "not_done": int(((boots["analyzed"] == 0)
                          & (boots["state"] != "unneeded")).sum())
         if len(boots) else 0,
@@ -124,7 +122,7 @@ def header_facts(rundir, setup, boots, samples, baseline, primary, unsafe,
         "driver": setup["driver"],
         # the contexts it was taken in, where the kernel takes it in more
         "contexts": contexts_s(rundir.campaign),
-        "done": len(done),
+        "done": sum(setup["boots"].values()),
         "unsafe": unsafe,
         "pairs": list(rundir.comparisons),
         # {(base, var): (base_plain, var_plain)}: a compared pair's twin

@@ -18,24 +18,26 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 HEAVY = ("numpy", "pandas", "scipy")
 
 
+def heavy_after(module):
+    """The packages of HEAVY a fresh Python has loaded after importing
+    module, as a space-separated string."""
+    code = (f"import sys\nimport {module}\n"
+            f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))\n")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60, env=dict(os.environ, PYTHONPATH=ROOT))
+    if p.returncode:
+        raise AssertionError(f"import {module}: {p.stderr}")
+    return p.stdout.strip()
+
+
 class CampaignImports(unittest.TestCase):
     def test_no_analysis_packages_at_start(self):
-        code = ("import sys\n"
-                "import scripts.campaign.main\n"
-                f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))\n")
-        p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                           text=True, timeout=60, env=dict(os.environ, PYTHONPATH=ROOT))
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(p.stdout.strip(), "", "imported at the campaign's start")
+        self.assertEqual(heavy_after("scripts.campaign.main"), "",
+                         "imported at the campaign's start")
 
     def test_the_check_sees_an_import(self):
         # the same check, of a module that does import one: it fails
-        code = ("import sys\n"
-                "import analysis.estimate.exact\n"
-                f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))\n")
-        p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                           text=True, timeout=60, env=dict(os.environ, PYTHONPATH=ROOT))
-        self.assertIn("scipy", p.stdout)
+        self.assertIn("scipy", heavy_after("analysis.estimate.exact"))
 
 
 if __name__ == "__main__":
